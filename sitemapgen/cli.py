@@ -1,0 +1,166 @@
+"""The command line: typer over the library, and nothing more.
+
+Exit codes are decided here and only here: 0 done, 2 bad input (any
+`SitemapgenError`, or a usage error), 130 interrupted. Any other exception is
+a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import __version__
+from .build import build as run_build
+from .config import LastmodFormat, load_config
+from .errors import SitemapgenError
+from .urls import UrlStyle
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Turn a built static-site directory into XML sitemaps that every search engine accepts.",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"sitemapgen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Turn a built static-site directory into XML sitemaps that every search engine accepts."""
+
+
+DocrootArg = Annotated[
+    Path,
+    typer.Argument(help="The built site: the directory a static server serves at the base URL.", show_default=False),
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url", help="Absolute URL the docroot is served at, e.g. https://example.com/docs/.", show_default=False
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="TOML config file. Default: ./sitemapgen.toml, else [tool.sitemapgen] in ./pyproject.toml.",
+        show_default=False,
+    ),
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out", help="Where to write the files (served at the base URL). Default: the docroot.", show_default=False
+    ),
+]
+UrlStyleOpt = Annotated[
+    UrlStyle | None,
+    typer.Option(
+        "--url-style",
+        help="directory: a/index.html -> a/ (default); index: keep index.html; extensionless: a/b.html -> a/b.",
+        show_default=False,
+    ),
+]
+LastmodOpt = Annotated[
+    LastmodFormat | None,
+    typer.Option(
+        "--lastmod-format", help="datetime: 2004-10-26T08:56:39+00:00 (default); date: 2004-10-26.", show_default=False
+    ),
+]
+MaxUrlsOpt = Annotated[
+    int | None,
+    typer.Option("--max-urls-per-sitemap", help="Lower the 50,000-URL limit per sitemap file.", show_default=False),
+]
+MaxBytesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-bytes-per-sitemap",
+        help="Lower the 10,485,760-byte (uncompressed) limit per sitemap file.",
+        show_default=False,
+    ),
+]
+MaxPerIndexOpt = Annotated[
+    int | None,
+    typer.Option("--max-sitemaps-per-index", help="Lower the 1,000-sitemap limit per index file.", show_default=False),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but warnings and errors.")]
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"warning: {message}", err=True)
+
+
+@app.command("build")
+def build_command(
+    docroot: DocrootArg,
+    *,
+    base_url: BaseUrlOpt = None,
+    config: ConfigOpt = None,
+    out: OutOpt = None,
+    url_style: UrlStyleOpt = None,
+    lastmod_format: LastmodOpt = None,
+    max_urls_per_sitemap: MaxUrlsOpt = None,
+    max_bytes_per_sitemap: MaxBytesOpt = None,
+    max_sitemaps_per_index: MaxPerIndexOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz chunks."""
+    given = {
+        "base_url": (base_url, "--base-url"),
+        "url_style": (url_style, "--url-style"),
+        "lastmod_format": (lastmod_format, "--lastmod-format"),
+        "max_urls_per_sitemap": (max_urls_per_sitemap, "--max-urls-per-sitemap"),
+        "max_bytes_per_sitemap": (max_bytes_per_sitemap, "--max-bytes-per-sitemap"),
+        "max_sitemaps_per_index": (max_sitemaps_per_index, "--max-sitemaps-per-index"),
+        "out_dir": (out, "--out"),
+    }
+    flags = {key: pair for key, pair in given.items() if pair[0] is not None}
+    try:
+        settings = load_config(docroot, config_file=config, flags=flags)
+        result = run_build(settings, on_warning=_warn)
+    except SitemapgenError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    if not quiet:
+        typer.echo(f"sitemapgen: {result.summary()}", err=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI with `argv` and return the exit code instead of exiting.
+
+    Typer runs in standalone mode, so usage errors are reported its usual way
+    (exit 2); only the final `SystemExit` is turned into a return value.
+    """
+    try:
+        app(args=argv, prog_name="sitemapgen")
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            return e.code or EXIT_OK
+        typer.echo(e.code, err=True)
+        return 1
+    return EXIT_OK
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

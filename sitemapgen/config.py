@@ -1,0 +1,276 @@
+"""Settings: read from TOML and flags, checked once, then frozen.
+
+Every value is validated in the dataclasses themselves, so a library user who
+builds a `Config` by hand gets the same checks as the CLI. The loader's only
+extra job is to say *where* a bad value came from: the file and key path
+(``sitemapgen.toml: rules[2].priority``) or the flag (``--base-url``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pathspec
+
+from .errors import ConfigError
+from .urls import UrlStyle, normalize_base_url
+
+CONFIG_FILE = "sitemapgen.toml"
+PYPROJECT_FILE = "pyproject.toml"
+PYPROJECT_PREFIX = "tool.sitemapgen."
+
+#: The protocol's hard limits; configuration may only lower them.
+MAX_URLS_PER_SITEMAP = 50_000
+MAX_BYTES_PER_SITEMAP = 10_485_760
+MAX_SITEMAPS_PER_INDEX = 1_000
+#: Below this a sitemap cannot hold its own header plus one long entry.
+MIN_BYTES_PER_SITEMAP = 1_024
+
+
+class ChangeFreq(enum.Enum):
+    """The seven words the protocol allows in ``<changefreq>``."""
+
+    ALWAYS = "always"
+    HOURLY = "hourly"
+    DAILY = "daily"
+    WEEKLY = "weekly"
+    MONTHLY = "monthly"
+    YEARLY = "yearly"
+    NEVER = "never"
+
+
+class LastmodFormat(enum.Enum):
+    """How much of a W3C Datetime ``<lastmod>`` carries."""
+
+    DATETIME = "datetime"  # 2004-10-26T08:56:39+00:00, as `date --iso-8601=seconds -u`
+    DATE = "date"  # 2004-10-26
+
+
+_E = TypeVar("_E", bound=enum.Enum)
+
+
+def _enum_value(kind: type[_E], value: object, key: str) -> _E:
+    if isinstance(value, kind):
+        return value
+    words = ", ".join(repr(m.value) for m in kind)
+    if isinstance(value, str):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    raise ConfigError(key, f"must be one of {words}, got {value!r}")
+
+
+def _check_pattern(pattern: object, key: str) -> str:
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise ConfigError(key, f"must be a non-empty gitignore-style pattern, got {pattern!r}")
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except ValueError as e:
+        raise ConfigError(key, f"invalid pattern {pattern!r}: {e}") from e
+    return pattern
+
+
+def _check_int(value: object, key: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, f"must be a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise ConfigError(key, f"must be between {low:,} and {high:,}, got {value:,}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """Sets priority and/or changefreq for the pages a pattern matches.
+
+    Later rules win, field by field, so a broad rule can come first and
+    narrower exceptions after it, as in a ``.gitignore``.
+    """
+
+    pattern: str
+    priority: float | None = None
+    changefreq: ChangeFreq | None = None
+
+    def __post_init__(self) -> None:
+        _check_pattern(self.pattern, "pattern")
+        if self.priority is not None:
+            p = self.priority
+            if isinstance(p, bool) or not isinstance(p, int | float) or not math.isfinite(p):
+                raise ConfigError("priority", f"must be a number between 0.0 and 1.0, got {p!r}")
+            if not 0.0 <= p <= 1.0:
+                raise ConfigError("priority", f"must be between 0.0 and 1.0, got {p!r}")
+            object.__setattr__(self, "priority", float(p))
+        if self.changefreq is not None:
+            object.__setattr__(self, "changefreq", _enum_value(ChangeFreq, self.changefreq, "changefreq"))
+        if self.priority is None and self.changefreq is None:
+            raise ConfigError("pattern", f"rule for {self.pattern!r} sets neither priority nor changefreq")
+
+
+_RULE_KEYS = ("pattern", "priority", "changefreq")
+
+
+def _unknown_key(key: str, known: Sequence[str], where: str) -> ConfigError:
+    hint = difflib.get_close_matches(key, known, n=1)
+    suggestion = f" (did you mean {hint[0]!r}?)" if hint else f" (known keys: {', '.join(known)})"
+    return ConfigError(f"{where}{key}", f"unknown key{suggestion}")
+
+
+def _rule_from(value: object, index: int) -> Rule:
+    where = f"rules[{index}]"
+    if isinstance(value, Rule):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(where, f"must be a table with pattern and priority/changefreq, got {value!r}")
+    for key in value:
+        if key not in _RULE_KEYS:
+            raise _unknown_key(str(key), _RULE_KEYS, f"{where}.")
+    if "pattern" not in value:
+        raise ConfigError(f"{where}.pattern", "is missing")
+    try:
+        return Rule(**value)
+    except ConfigError as e:
+        raise ConfigError(f"{where}.{e.key}", e.problem) from e
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything one build needs; checked and normalized on construction."""
+
+    docroot: Path
+    base_url: str
+    out_dir: Path | None = None
+    exclude: tuple[str, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    url_style: UrlStyle = UrlStyle.DIRECTORY
+    lastmod_format: LastmodFormat = LastmodFormat.DATETIME
+    max_urls_per_sitemap: int = MAX_URLS_PER_SITEMAP
+    max_bytes_per_sitemap: int = MAX_BYTES_PER_SITEMAP
+    max_sitemaps_per_index: int = MAX_SITEMAPS_PER_INDEX
+    sitemapignore: bool = field(default=True)
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "docroot", Path(self.docroot))
+        if self.out_dir is not None:
+            put(self, "out_dir", Path(self.out_dir))
+        put(self, "base_url", normalize_base_url(self.base_url))
+        if isinstance(self.exclude, str) or not isinstance(self.exclude, Sequence):
+            raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r}")
+        put(self, "exclude", tuple(_check_pattern(p, f"exclude[{i}]") for i, p in enumerate(self.exclude)))
+        if isinstance(self.rules, str | Mapping) or not isinstance(self.rules, Sequence):
+            raise ConfigError("rules", "must be a list of [[rules]] tables")
+        put(self, "rules", tuple(_rule_from(r, i) for i, r in enumerate(self.rules)))
+        put(self, "url_style", _enum_value(UrlStyle, self.url_style, "url_style"))
+        put(self, "lastmod_format", _enum_value(LastmodFormat, self.lastmod_format, "lastmod_format"))
+        _check_int(self.max_urls_per_sitemap, "max_urls_per_sitemap", 1, MAX_URLS_PER_SITEMAP)
+        _check_int(self.max_bytes_per_sitemap, "max_bytes_per_sitemap", MIN_BYTES_PER_SITEMAP, MAX_BYTES_PER_SITEMAP)
+        _check_int(self.max_sitemaps_per_index, "max_sitemaps_per_index", 1, MAX_SITEMAPS_PER_INDEX)
+        if not isinstance(self.sitemapignore, bool):
+            raise ConfigError("sitemapignore", f"must be true or false, got {self.sitemapignore!r}")
+
+    @property
+    def output_dir(self) -> Path:
+        """Where the files go: `out_dir`, or the docroot itself."""
+        return self.docroot if self.out_dir is None else self.out_dir
+
+
+#: Keys a config file may set: every Config field except the two paths, which
+#: belong to the command line (a config file is shared across checkouts).
+FILE_KEYS = tuple(f.name for f in fields(Config) if f.name not in ("docroot", "out_dir"))
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    """A config table as read from disk, before it is merged with flags."""
+
+    path: Path
+    values: Mapping[str, Any]
+    prefix: str = ""  # "tool.sitemapgen." for a pyproject.toml
+
+    @property
+    def label(self) -> str:
+        return str(self.path)
+
+
+def read_config_file(path: Path, *, pyproject: bool | None = None) -> ConfigFile | None:
+    """Read and syntax-check one TOML file; None if a pyproject.toml has no table.
+
+    Only the shape is checked here (syntax, unknown keys); values are checked
+    when the `Config` is built, so every source gets the same rules.
+    """
+    if pyproject is None:
+        pyproject = path.name == PYPROJECT_FILE
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError as e:
+        raise ConfigError("", "no such config file", source=str(path)) from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError("", f"cannot read config file: {e}", source=str(path)) from e
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError("", f"invalid TOML: {e}", source=str(path)) from e
+    prefix = ""
+    if pyproject:
+        table = data.get("tool", {}).get("sitemapgen")
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise ConfigError("tool.sitemapgen", "must be a table", source=str(path))
+        data, prefix = table, PYPROJECT_PREFIX
+    for key in data:
+        if key not in FILE_KEYS:
+            raise _unknown_key(key, FILE_KEYS, prefix).located(str(path))
+    return ConfigFile(path, data, prefix)
+
+
+def find_config_file(cwd: Path) -> ConfigFile | None:
+    """`sitemapgen.toml` in `cwd`, else `[tool.sitemapgen]` of its pyproject.toml."""
+    own = cwd / CONFIG_FILE
+    if own.is_file():
+        return read_config_file(own, pyproject=False)
+    pyproject = cwd / PYPROJECT_FILE
+    if pyproject.is_file():
+        return read_config_file(pyproject, pyproject=True)
+    return None
+
+
+def load_config(
+    docroot: Path | str,
+    *,
+    config_file: Path | str | None = None,
+    cwd: Path | str | None = None,
+    flags: Mapping[str, tuple[object, str]] | None = None,
+) -> Config:
+    """Merge a config file (explicit, or found in `cwd`) with flags into a `Config`.
+
+    `flags` maps a Config field to ``(value, flag name)``; a flag wins over the
+    file, and an error in it is reported under the flag's name.
+    """
+    if config_file is not None:
+        found = read_config_file(Path(config_file))
+    else:
+        found = find_config_file(Path.cwd() if cwd is None else Path(cwd))
+    values: dict[str, Any] = dict(found.values) if found else {}
+    flag_names: dict[str, str] = {}
+    for key, (value, flag) in (flags or {}).items():
+        values[key] = value
+        flag_names[key] = flag
+    if "base_url" not in values:
+        raise ConfigError("base_url", "is not set: pass --base-url URL or set base_url in sitemapgen.toml")
+    try:
+        return Config(docroot=Path(docroot), **values)
+    except ConfigError as e:
+        top = e.key.split("[", 1)[0].split(".", 1)[0]
+        if top in flag_names:
+            raise ConfigError(flag_names[top], e.problem) from e
+        if found is not None:
+            raise e.located(found.label, found.prefix) from e
+        raise

@@ -1,0 +1,35 @@
+"""The errors sitemapgen raises on purpose.
+
+Everything the user can cause (bad config, bad flags, a missing docroot) is a
+`SitemapgenError` whose message is written for them; the CLI turns it into one
+line and exit code 2. Any other exception is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class SitemapgenError(Exception):
+    """Base of every error meant for the user rather than for a debugger."""
+
+
+class ConfigError(SitemapgenError):
+    """A setting is wrong; the message names where it came from and the key.
+
+    `key` is the dotted path of the offending setting (``rules[2].priority``)
+    and `source` the file or flag it came from, so a caller that merges
+    several sources can re-attribute the error without parsing the text.
+    """
+
+    def __init__(self, key: str, problem: str, *, source: str | None = None) -> None:
+        self.key = key
+        self.problem = problem
+        self.source = source
+        super().__init__(": ".join(part for part in (source, key, problem) if part))
+
+    def located(self, source: str, prefix: str = "") -> ConfigError:
+        """The same problem, attributed to `source` and nested under `prefix`."""
+        return ConfigError(prefix + self.key if self.key else "", self.problem, source=source)
+
+
+class DocrootError(SitemapgenError):
+    """The docroot or output directory cannot be used."""

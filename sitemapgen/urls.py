@@ -1,0 +1,124 @@
+"""From a page's path under the docroot to the absolute URL a crawler fetches.
+
+Paths are percent-encoded from their raw bytes (RFC 3986), so any name the
+filesystem allows, including names that are not valid UTF-8, maps to one URL
+that a static server turns back into the same file. XML escaping happens later,
+in the writer, exactly once.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+from urllib.parse import quote, urlsplit
+
+from .errors import ConfigError
+
+#: Characters left as they are in a path: RFC 3986 unreserved characters (which
+#: `quote` always keeps) plus the sub-delims, ':' and '@' that `pchar` allows.
+#: Everything else, including '%', '?', '#', '"', '<', '>' and space, is encoded.
+_PATH_SAFE = "/!$&'()*+,;=:@"
+_PERCENT_RUN = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_HOST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$")
+
+INDEX_NAMES = ("index.html", "index.htm")
+PAGE_SUFFIXES = (".html", ".htm")
+
+#: The sitemaps.org schema's bounds for `<loc>`; the protocol text says "less
+#: than 2,048 characters", so 2,048 itself is already too long.
+MIN_URL_LENGTH = 12
+MAX_URL_LENGTH = 2047
+
+
+class UrlStyle(enum.Enum):
+    """How a file's path becomes the path of its URL."""
+
+    #: ``a/index.html`` -> ``a/``; ``a/b.html`` -> ``a/b.html`` (what every static server serves)
+    DIRECTORY = "directory"
+    #: ``a/index.html`` -> ``a/index.html``: the URL is the file's path
+    INDEX = "index"
+    #: ``a/index.html`` -> ``a/``; ``a/b.html`` -> ``a/b`` (needs a server that maps it back)
+    EXTENSIONLESS = "extensionless"
+
+
+def is_page_name(name: str) -> bool:
+    """Whether a file name is one of the HTML pages a sitemap lists."""
+    return name.lower().endswith(PAGE_SUFFIXES)
+
+
+def normalize_base_url(raw: str) -> str:
+    """Check a base URL and give it the one spelling every page URL starts with.
+
+    The result has a lower-case scheme and host (IDNA-encoded), keeps an
+    explicit port, and its path is percent-encoded and ends in ``/``, so that
+    joining it with an encoded relative path can never produce ``//`` or lose a
+    segment.
+    """
+    if not isinstance(raw, str) or not raw:
+        raise ConfigError("base_url", "must be a URL such as https://example.com/")
+    try:
+        parts = urlsplit(raw)
+        port = parts.port
+    except ValueError as e:
+        raise ConfigError("base_url", f"is not a valid URL ({e}), got {raw!r}") from e
+    if raw.strip() != raw or any(ch.isspace() for ch in parts.netloc):
+        raise ConfigError("base_url", f"must not contain white space outside its path, got {raw!r}")
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise ConfigError("base_url", f"must start with http:// or https://, got {raw!r}")
+    host = parts.hostname
+    if not host:
+        raise ConfigError("base_url", f"has no host, got {raw!r}")
+    if parts.username is not None or parts.password is not None:
+        raise ConfigError("base_url", f"must not carry a user name or password, got {raw!r}")
+    if parts.query or parts.fragment or raw.endswith(("?", "#")):
+        raise ConfigError("base_url", f"must not have a query or fragment, got {raw!r}")
+    if ":" in host:  # an IPv6 literal; urlsplit has already checked the brackets
+        netloc_host = f"[{host}]"
+    else:
+        try:
+            netloc_host = host.encode("idna").decode("ascii") if not host.isascii() else host
+        except UnicodeError as e:
+            raise ConfigError("base_url", f"has an invalid host name {host!r}") from e
+        if not _HOST.match(netloc_host):
+            raise ConfigError("base_url", f"has an invalid host name {host!r}")
+    netloc = netloc_host if port is None else f"{netloc_host}:{port}"
+    path = quote(parts.path or "/", safe=_PATH_SAFE + "%")
+    if _PERCENT_RUN.search(path):
+        raise ConfigError("base_url", f"has a '%' that is not followed by two hex digits, got {raw!r}")
+    if not path.endswith("/"):
+        path += "/"
+    url = f"{scheme}://{netloc}{path}"
+    if len(url) < MIN_URL_LENGTH:
+        raise ConfigError(
+            "base_url",
+            f"is shorter than the {MIN_URL_LENGTH} characters the sitemap schema requires of a URL, got {raw!r}",
+        )
+    return url
+
+
+def url_path(relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
+    """The encoded URL path, relative to the base URL, of the page at `relpath`.
+
+    `relpath` uses ``/`` separators and may hold surrogate escapes for bytes
+    that are not UTF-8; they are encoded as the original bytes.
+    """
+    head, _, name = relpath.rpartition("/")
+    if style is not UrlStyle.INDEX and name in INDEX_NAMES:
+        target = f"{head}/" if head else ""
+    elif style is UrlStyle.EXTENSIONLESS:
+        stem = name
+        for suffix in PAGE_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                stem = name[: -len(suffix)]
+                break
+        target = f"{head}/{stem}" if head else stem
+    else:
+        target = relpath
+    return quote(os.fsencode(target), safe=_PATH_SAFE)
+
+
+def page_url(base_url: str, relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
+    """The absolute URL of the page at `relpath`; `base_url` must be normalized."""
+    return base_url + url_path(relpath, style)

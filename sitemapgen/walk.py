@@ -1,0 +1,207 @@
+"""The filesystem walk: which files under the docroot are pages.
+
+The walk is a generator in a fixed order (pages of a directory before its
+subdirectories, ``index.html`` first, the rest by raw name bytes), so the same
+tree always gives the same output and nothing but the current directory's
+listing is held in memory. Anything it passes over is reported through
+`on_skip` as data rather than raised, so one odd file never stops a build.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from .errors import ConfigError, DocrootError
+from .urls import INDEX_NAMES, is_page_name
+
+#: Never listed unless a later pattern re-includes them (``!404.html``):
+#: dot-files and dot-directories (``.git``, ``.well-known``) and error pages.
+DEFAULT_EXCLUDE = (".*", "404.html")
+IGNORE_FILE = ".sitemapignore"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """An HTML file that may be listed.
+
+    `relpath` is relative to the docroot with ``/`` separators; bytes that are
+    not UTF-8 are kept as surrogate escapes (``os.fsencode`` gives them back).
+    """
+
+    relpath: str
+    path: str
+    mtime_ns: int
+
+
+class SkipReason(enum.Enum):
+    """Why a file or directory was not listed; the value reads in a summary."""
+
+    EXCLUDED = "excluded by pattern"
+    EXCLUDED_DIR = "directories excluded by pattern"
+    DIR_SYMLINK = "directory symlinks not followed"
+    SYMLINK_OUTSIDE = "symlinks to outside the docroot"
+    BROKEN_SYMLINK = "broken symlinks"
+    NOT_A_FILE = "not regular files"
+    UNREADABLE = "unreadable"
+    URL_TOO_LONG = "URLs of 2,048 characters or more"
+    DUPLICATE_URL = "duplicate URLs"
+    ENTRY_TOO_LARGE = "entries larger than a sitemap"
+
+    @property
+    def singular(self) -> str:
+        """The reason for one file, as a warning or a count of 1 states it."""
+        return _SINGULAR.get(self, self.value)
+
+    def counted(self, n: int) -> str:
+        """``3 broken symlinks``, ``1 broken symlink``."""
+        return f"{n:,} {self.singular if n == 1 else self.value}"
+
+    @property
+    def warns(self) -> bool:
+        """Whether the user should hear about each such file, not just a count."""
+        return self not in (SkipReason.EXCLUDED, SkipReason.EXCLUDED_DIR, SkipReason.DIR_SYMLINK)
+
+
+_SINGULAR = {
+    SkipReason.EXCLUDED_DIR: "directory excluded by pattern",
+    SkipReason.DIR_SYMLINK: "directory symlink not followed",
+    SkipReason.SYMLINK_OUTSIDE: "symlink to outside the docroot",
+    SkipReason.BROKEN_SYMLINK: "broken symlink",
+    SkipReason.NOT_A_FILE: "not a regular file",
+    SkipReason.URL_TOO_LONG: "URL of 2,048 characters or more",
+    SkipReason.DUPLICATE_URL: "same URL as the page before it",
+    SkipReason.ENTRY_TOO_LARGE: "entry larger than max_bytes_per_sitemap allows",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A file or directory the walk passed over, and why."""
+
+    relpath: str
+    reason: SkipReason
+    detail: str = ""
+
+
+def read_ignore_file(docroot: Path) -> list[str]:
+    """The patterns of the docroot's ``.sitemapignore``, checked line by line."""
+    path = docroot / IGNORE_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError("", f"cannot read: {e}", source=str(path)) from e
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except ValueError as e:
+            raise ConfigError(f"line {number}", f"invalid pattern {line!r}: {e}", source=str(path)) from e
+    return lines
+
+
+def exclusion_spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    """One spec of the defaults followed by `patterns`, so later ones (``!x``) win."""
+    return pathspec.GitIgnoreSpec.from_lines([*DEFAULT_EXCLUDE, *patterns])
+
+
+#: index.html before index.htm, as static servers look for them, so that of two
+#: files with one URL the one a server would serve is the one listed.
+_INDEX_RANK = {name: rank for rank, name in enumerate(INDEX_NAMES)}
+
+
+def _sort_key(name: str) -> tuple[int, bytes]:
+    return (_INDEX_RANK.get(name, len(INDEX_NAMES)), os.fsencode(name))
+
+
+def _inside(target: str, root: str) -> bool:
+    return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def iter_pages(
+    docroot: Path,
+    *,
+    exclude: pathspec.GitIgnoreSpec | None = None,
+    on_skip: Callable[[Skip], None] | None = None,
+) -> Iterator[Page]:
+    """Yield every page under `docroot` in a deterministic order.
+
+    Directory symlinks are never followed (so a loop cannot hang the walk) and
+    a file symlink is a page only when it resolves inside the docroot, so no
+    path outside it can leak into a sitemap.
+    """
+    if not docroot.exists():
+        raise DocrootError(f"docroot not found: {docroot}")
+    if not docroot.is_dir():
+        raise DocrootError(f"docroot is not a directory: {docroot}")
+    spec = exclusion_spec(()) if exclude is None else exclude
+    real_root = os.path.realpath(docroot)
+    skip = on_skip or (lambda _: None)
+    pending: list[tuple[str, str]] = [(os.fspath(docroot), "")]
+    while pending:
+        directory, prefix = pending.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: _sort_key(e.name))
+        except OSError as e:
+            skip(Skip(prefix.rstrip("/") or ".", SkipReason.UNREADABLE, e.strerror or str(e)))
+            continue
+        subdirs: list[tuple[str, str]] = []
+        for entry in entries:
+            relpath = prefix + entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError as e:
+                skip(Skip(relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
+                continue
+            if is_dir:
+                if spec.match_file(relpath + "/"):
+                    skip(Skip(relpath + "/", SkipReason.EXCLUDED_DIR))
+                else:
+                    subdirs.append((entry.path, relpath + "/"))
+                continue
+            if not is_page_name(entry.name):
+                if is_link and os.path.isdir(entry.path):
+                    skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
+                continue
+            if spec.match_file(relpath):
+                skip(Skip(relpath, SkipReason.EXCLUDED))
+                continue
+            page = _page(entry, relpath, is_link, real_root, skip)
+            if page is not None:
+                yield page
+        pending.extend(reversed(subdirs))
+
+
+def _page(
+    entry: os.DirEntry[str], relpath: str, is_link: bool, real_root: str, skip: Callable[[Skip], None]
+) -> Page | None:
+    if is_link:
+        target = os.path.realpath(entry.path)
+        if not os.path.lexists(target) or not os.path.exists(entry.path):
+            skip(Skip(relpath, SkipReason.BROKEN_SYMLINK))
+            return None
+        if os.path.isdir(target):
+            skip(Skip(relpath, SkipReason.DIR_SYMLINK))
+            return None
+        if not _inside(target, real_root):
+            skip(Skip(relpath, SkipReason.SYMLINK_OUTSIDE))
+            return None
+    try:
+        st = entry.stat(follow_symlinks=True)
+    except OSError as e:
+        skip(Skip(relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        skip(Skip(relpath, SkipReason.NOT_A_FILE))
+        return None
+    return Page(relpath, entry.path, st.st_mtime_ns)

@@ -1,0 +1,139 @@
+"""What the tests share: docroots from dicts, reading output back, a real static server."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import http.server
+import os
+import threading
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache, partial
+from importlib import resources
+from pathlib import Path
+
+from lxml import etree
+
+NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+def make_tree(root: Path, files: Mapping[str | bytes, str | bytes]) -> Path:
+    """Create `files` ({relative path: content}) under `root`; bytes paths keep raw names."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        path = os.path.join(os.fsencode(root), rel) if isinstance(rel, bytes) else os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        with open(path, "wb") as f:
+            f.write(data)
+    return root
+
+
+def html(title: str = "page") -> str:
+    return f"<!DOCTYPE html><html><head><title>{title}</title></head><body>{title}</body></html>\n"
+
+
+@cache
+def schema(name: str) -> etree.XMLSchema:
+    """One of the XSDs shipped in the package (not ../shared: a fresh clone has only the repo)."""
+    path = resources.files("sitemapgen") / "schemas" / name
+    with resources.as_file(path) as p:
+        return etree.XMLSchema(etree.parse(str(p)))
+
+
+def read_xml(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+def parse_valid(path: Path, xsd: str) -> etree._Element:
+    """Parse a sitemap or index file and assert it is valid against `xsd`."""
+    data = read_xml(path)
+    assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>'), data[:60]
+    root = etree.fromstring(data)
+    validator = schema(xsd)
+    assert validator.validate(root), f"{path.name}: {validator.error_log}"
+    return root
+
+
+@dataclass(frozen=True)
+class Url:
+    loc: str
+    lastmod: str | None
+    changefreq: str | None
+    priority: str | None
+
+
+def _text(el: etree._Element, tag: str) -> str | None:
+    found = el.find(f"sm:{tag}", NS)
+    return None if found is None else found.text
+
+
+def read_chunk(path: Path) -> list[Url]:
+    root = parse_valid(path, "sitemap.xsd")
+    return [
+        Url(_text(u, "loc") or "", _text(u, "lastmod"), _text(u, "changefreq"), _text(u, "priority"))
+        for u in root.findall("sm:url", NS)
+    ]
+
+
+def read_index(path: Path) -> list[tuple[str, str | None]]:
+    root = parse_valid(path, "siteindex.xsd")
+    return [(_text(s, "loc") or "", _text(s, "lastmod")) for s in root.findall("sm:sitemap", NS)]
+
+
+def index_paths(out: Path) -> list[Path]:
+    """The main index and every extra one, in order."""
+    paths = [out / "sitemap.xml"]
+    n = 2
+    while (out / f"sitemap-index-{n}.xml").exists():
+        paths.append(out / f"sitemap-index-{n}.xml")
+        n += 1
+    return paths
+
+
+def published(out: Path, base_url: str) -> list[Url]:
+    """Every URL the published indexes reach, validating each file on the way."""
+    urls: list[Url] = []
+    for index in index_paths(out):
+        for loc, _ in read_index(index):
+            assert loc.startswith(base_url), loc
+            urls.extend(read_chunk(out / loc[len(base_url) :]))
+    return urls
+
+
+def locs(out: Path, base_url: str) -> list[str]:
+    return [u.loc for u in published(out, base_url)]
+
+
+def output_files(out: Path) -> dict[str, bytes]:
+    """The sitemap files in `out` by name, for byte-for-byte comparisons."""
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name.startswith("sitemap")}
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib's name
+        pass
+
+
+@contextlib.contextmanager
+def static_server(directory: Path) -> Iterator[str]:
+    """Serve `directory` with the standard library's plain static server; yield its root URL."""
+    handler = partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        body: bytes = response.read()
+        return body

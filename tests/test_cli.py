@@ -1,0 +1,609 @@
+"""End-to-end runs of `sitemapgen build` over tmp_path docroots, read back through lxml and the XSDs."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, unquote_to_bytes, urlsplit
+
+import pytest
+
+import sitemapgen
+
+from .conftest import BASE, CliRunner, SiteFactory
+from .helpers import fetch, html, index_paths, locs, output_files, published, read_chunk, read_index, static_server
+
+
+def test_build_writes_index_and_gzipped_chunk(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"index.html": html(), "a/b/index.html": html(), "a/b.html": html(), "style.css": "x"})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert run.out == ""
+    assert run.err.count("\n") == 1
+    assert "listed 3 pages in 1 sitemap" in run.err
+    assert read_index(root / "sitemap.xml") == [(BASE + "sitemap-1.xml.gz", read_index(root / "sitemap.xml")[0][1])]
+    assert locs(root, BASE) == [BASE, BASE + "a/b.html", BASE + "a/b/"]
+    assert (root / "sitemap-1.xml.gz").read_bytes()[:2] == b"\x1f\x8b"
+
+
+TRICKY_NAMES = [
+    pytest.param("with space.html", "with%20space.html", id="space"),
+    pytest.param("über.html", "%C3%BCber.html", id="u-umlaut"),
+    pytest.param("日本語.html", "%E6%97%A5%E6%9C%AC%E8%AA%9E.html", id="cjk"),
+    pytest.param("emoji-🎉.html", "emoji-%F0%9F%8E%89.html", id="emoji"),
+    pytest.param('q"uote.html', "q%22uote.html", id="double-quote"),
+    pytest.param("a<b>c.html", "a%3Cb%3Ec.html", id="angle-brackets"),
+    pytest.param("100%.html", "100%25.html", id="percent"),
+    pytest.param("%41.html", "%2541.html", id="percent-escape-lookalike"),
+    pytest.param("hash#tag.html", "hash%23tag.html", id="hash"),
+    pytest.param("what?.html", "what%3F.html", id="question-mark"),
+    pytest.param("q&a.html", "q&a.html", id="ampersand"),
+    pytest.param("it's.html", "it's.html", id="apostrophe"),
+    pytest.param("a+b;c=d,e.html", "a+b;c=d,e.html", id="sub-delims"),
+    pytest.param("back\\slash.html", "back%5Cslash.html", id="backslash"),
+    pytest.param("tab\tand\nnewline.html", "tab%09and%0Anewline.html", id="control-chars"),
+    pytest.param("-dash.html", "-dash.html", id="leading-dash"),
+    pytest.param(" lead and trail .html", "%20lead%20and%20trail%20.html", id="edge-spaces"),
+    pytest.param("x" * 250 + ".html", "x" * 250 + ".html", id="255-bytes"),
+    pytest.param("dir with space/ü/index.html", "dir%20with%20space/%C3%BC/", id="dirs"),
+]
+
+
+@pytest.mark.parametrize(("name", "encoded"), TRICKY_NAMES)
+def test_tricky_names_are_encoded_once_and_served(
+    site: SiteFactory, cli: CliRunner, name: str, encoded: str, tmp_path: Path
+) -> None:
+    content = html(name)
+    root = site({name: content})
+    with static_server(root) as served:
+        assert cli("build", root, "--base-url", served).code == 0
+        [loc] = locs(root, served)
+        assert loc == served + encoded
+        assert unquote(urlsplit(loc).path) == "/" + name.removesuffix("index.html")
+        assert fetch(loc) == content.encode()
+
+
+def test_name_that_is_not_utf8_is_encoded_from_its_raw_bytes(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({b"caf\xe9.html": html(), b"\xff\xfe/index.html": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    got = locs(root, BASE)
+    assert got == [BASE + "caf%E9.html", BASE + "%FF%FE/"]
+    # The standard library's server decodes paths as UTF-8 and cannot serve these
+    # names; a byte-transparent server (nginx, Apache) maps the raw bytes back:
+    assert [unquote_to_bytes(u[len(BASE) :]) for u in got] == [b"caf\xe9.html", b"\xff\xfe/"]
+
+
+def test_xml_special_characters_are_escaped_exactly_once(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"q&a's.html": html(), "%26amp;.html": html()})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    raw = gzip.decompress((root / "sitemap-1.xml.gz").read_bytes()).decode()
+    assert "<loc>https://example.com/q&amp;a&apos;s.html</loc>" in raw
+    assert "<loc>https://example.com/%2526amp;.html</loc>" in raw
+    assert locs(root, BASE) == [BASE + "%2526amp;.html", BASE + "q&a's.html"]
+
+
+@pytest.mark.parametrize(
+    ("style", "expected"),
+    [
+        pytest.param(None, ["", "a/", "a/b.html", "a/c.htm"], id="directory-default"),
+        pytest.param("directory", ["", "a/", "a/b.html", "a/c.htm"], id="directory"),
+        pytest.param("index", ["index.html", "a/index.html", "a/b.html", "a/c.htm"], id="index"),
+        pytest.param("extensionless", ["", "a/", "a/b", "a/c"], id="extensionless"),
+    ],
+)
+def test_url_styles(site: SiteFactory, cli: CliRunner, style: str | None, expected: list[str]) -> None:
+    root = site({"index.html": html(), "a/index.html": html(), "a/b.html": html(), "a/c.htm": html()})
+    args = ["--url-style", style] if style else []
+    assert cli("build", root, "--base-url", BASE, *args).code == 0
+    assert locs(root, BASE) == [BASE + e for e in expected]
+
+
+def test_url_style_from_config(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"a/b.html": html()})
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\nurl_style = "extensionless"\n')
+    assert cli("build", root, "--config", config).code == 0
+    assert locs(root, BASE) == [BASE + "a/b"]
+
+
+def test_index_and_htm_twins_give_one_url_and_a_warning(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"index.html": html(), "index.htm": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0
+    assert locs(root, BASE) == [BASE]
+    assert "warning: index.htm: skipped, same URL as the page before it" in run.err
+
+
+def test_base_url_with_path_and_port_served_from_a_parent(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"index.html": html("home"), "guide/ü x.html": html("guide")})
+    with static_server(tmp_path) as served:
+        base = served + "public/"
+        assert cli("build", root, "--base-url", base.removesuffix("/")).code == 0
+        urls = locs(root, base)
+        assert urls == [base, base + "guide/%C3%BC%20x.html"]
+        assert [loc for loc, _ in read_index(root / "sitemap.xml")] == [base + "sitemap-1.xml.gz"]
+        assert fetch(urls[1]) == html("guide").encode()
+        assert fetch(read_index(root / "sitemap.xml")[0][0]) == (root / "sitemap-1.xml.gz").read_bytes()
+
+
+def test_every_url_of_the_sample_site_resolves_on_a_static_server(cli: CliRunner, tmp_path: Path) -> None:
+    import shutil
+
+    sample = Path(__file__).parent.parent / "sample_site"
+    root = tmp_path / "sample"
+    shutil.copytree(sample, root, ignore=shutil.ignore_patterns("sitemap*.xml*"))
+    config = sample.parent / "sample_site.toml"
+    with static_server(root) as served:
+        assert cli("build", root, "--config", config, "--base-url", served).code == 0
+        urls = published(root, served)
+        assert len(urls) >= 10
+        for url in urls:
+            path = root / unquote(urlsplit(url.loc).path).lstrip("/")
+            if url.loc.endswith("/"):
+                path = path / "index.html"
+            assert fetch(url.loc) == path.read_bytes(), url.loc
+        listed = {unquote(u.loc[len(served) :]) for u in urls}
+        assert "drafts/next-post.html" not in listed
+        assert "404.html" not in listed
+        assert "docs/café.html" in listed
+
+
+def test_rules_last_match_wins_field_by_field(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"index.html": html(), "blog/post.html": html(), "blog/old/x.html": html(), "docs/a.html": html()})
+    config = tmp_path / "sitemapgen.toml"
+    config.write_text(
+        f"""base_url = "{BASE}"
+[[rules]]
+pattern = "*"
+priority = 0.5
+changefreq = "monthly"
+[[rules]]
+pattern = "blog/"
+changefreq = "weekly"
+[[rules]]
+pattern = "blog/old/"
+priority = 0.1
+[[rules]]
+pattern = "/index.html"
+priority = 1
+"""
+    )
+    assert cli("build", root, "--config", config).code == 0
+    got = {u.loc[len(BASE) :]: (u.priority, u.changefreq) for u in published(root, BASE)}
+    assert got == {
+        "": ("1.0", "monthly"),
+        "blog/post.html": ("0.5", "weekly"),
+        "blog/old/x.html": ("0.1", "weekly"),
+        "docs/a.html": ("0.5", "monthly"),
+    }
+
+
+def test_fields_no_rule_sets_are_left_out(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    [url] = published(root, BASE)
+    assert (url.priority, url.changefreq) == (None, None)
+    assert url.lastmod is not None
+
+
+def test_exclusions(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site(
+        {
+            "index.html": html(),
+            "404.html": html(),
+            "fr/404.html": html(),
+            ".hidden.html": html(),
+            ".git/x.html": html(),
+            "a/.b/c.html": html(),
+            ".well-known/keep.html": html(),
+            "drafts/x.html": html(),
+            "private/secret.html": html(),
+            "private/public.html": html(),
+            "tmp-1.html": html(),
+            ".sitemapignore": "# comment\ntmp-*.html\n",
+        }
+    )
+    config = tmp_path / "sitemapgen.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\nexclude = ["drafts/", "private/*", "!private/public.html", "!.well-known/"]\n'
+    )
+    run = cli("build", root, "--config", config)
+    assert run.code == 0, run.err
+    assert locs(root, BASE) == [BASE, BASE + ".well-known/keep.html", BASE + "private/public.html"]
+    assert "warning" not in run.err
+
+
+def test_sitemapignore_can_be_switched_off(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"a.html": html(), ".sitemapignore": "a.html\n", "b.html": html()})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    assert locs(root, BASE) == [BASE + "b.html"]
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\nsitemapignore = false\n')
+    assert cli("build", root, "--config", config).code == 0
+    assert locs(root, BASE) == [BASE + "a.html", BASE + "b.html"]
+
+
+def test_symlinks(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.html").write_text(html("secret"))
+    root = site({"real.html": html("real"), "sub/page.html": html("sub")})
+    (root / "alias.html").symlink_to("real.html")
+    (root / "leak.html").symlink_to(outside / "secret.html")
+    (root / "broken.html").symlink_to("nowhere.html")
+    (root / "linkdir").symlink_to(root / "sub")
+    (root / "loop").symlink_to(root)
+    (root / "outdir").symlink_to(outside)
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert locs(root, BASE) == [BASE + "alias.html", BASE + "real.html", BASE + "sub/page.html"]
+    assert "warning: leak.html: skipped, symlink to outside the docroot" in run.err
+    assert "warning: broken.html: skipped, broken symlink" in run.err
+    assert str(outside) not in run.err.replace("leak.html", "")
+    assert "3 directory symlinks not followed" in run.err
+
+
+def test_unreadable_entries_warn_and_the_run_goes_on(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"ok.html": html()})
+    os.mkfifo(root / "pipe.html")  # opening it would hang: it must never be opened
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0
+    assert locs(root, BASE) == [BASE + "ok.html"]
+    assert "warning: pipe.html: skipped, not a regular file" in run.err
+
+
+def test_own_output_and_other_files_are_never_listed(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html(), "feed.xml": "<feed/>", "img.png": b"\x89PNG", "sitemap-old.xml.html.txt": ""})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    first = output_files(root)
+    assert cli("build", root, "--base-url", BASE).code == 0
+    assert locs(root, BASE) == [BASE + "a.html"]
+    assert output_files(root) == first
+
+
+def test_lastmod_matches_date_command(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html(), "b.html": html()})
+    os.utime(root / "a.html", ns=(0, 1_098_780_999_999_999_999))  # 2004-10-26T08:56:39.999...
+    os.utime(root / "b.html", ns=(0, -1_500_000_000))  # before the epoch: date -r floors
+    assert cli("build", root, "--base-url", BASE).code == 0
+    got = [u.lastmod for u in published(root, BASE)]
+    expected = [
+        subprocess.run(
+            ["date", "--iso-8601=seconds", "-u", "-r", str(root / name)], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for name in ("a.html", "b.html")
+    ]
+    assert got == expected == ["2004-10-26T08:56:39+00:00", "1969-12-31T23:59:58+00:00"]
+
+
+def test_lastmod_date_only(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    os.utime(root / "a.html", (1098780999, 1098780999))
+    assert cli("build", root, "--base-url", BASE, "--lastmod-format", "date").code == 0
+    assert [u.lastmod for u in published(root, BASE)] == ["2004-10-26"]
+    assert read_index(root / "sitemap.xml")[0][1] == "2004-10-26"
+
+
+def test_index_lastmod_is_newest_in_its_chunk(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(5)})
+    times = [300, 100, 200, 500, 400]
+    for i, t in enumerate(times):
+        os.utime(root / f"p{i}.html", (t, 1_600_000_000 + t))
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "2").code == 0
+    got = [lastmod for _, lastmod in read_index(root / "sitemap.xml")]
+    assert got == ["2020-09-13T12:31:40+00:00", "2020-09-13T12:35:00+00:00", "2020-09-13T12:33:20+00:00"]
+
+
+def test_chunks_at_a_small_url_limit(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i:02}.html": html() for i in range(25)})
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "10").code == 0
+    index = read_index(root / "sitemap.xml")
+    assert [loc for loc, _ in index] == [BASE + f"sitemap-{n}.xml.gz" for n in (1, 2, 3)]
+    assert [len(read_chunk(root / f"sitemap-{n}.xml.gz")) for n in (1, 2, 3)] == [10, 10, 5]
+    assert locs(root, BASE) == [BASE + f"p{i:02}.html" for i in range(25)]
+
+
+def test_chunks_at_the_real_50000_limit(cli: CliRunner, ram_tmp: Path) -> None:
+    root = ram_tmp / "big"
+    for d in range(51):
+        (root / f"d{d:02}").mkdir(parents=True)
+        for i in range(1000 if d < 50 else 1):
+            (root / f"d{d:02}" / f"{i:04}.html").touch()
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert "listed 50,001 pages in 2 sitemaps" in run.err
+    assert [len(read_chunk(root / f"sitemap-{n}.xml.gz")) for n in (1, 2)] == [50_000, 1]
+
+
+def test_chunks_at_a_byte_limit(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"{'long-name-' * 5}{i:03}.html": html() for i in range(40)})
+    assert cli("build", root, "--base-url", BASE, "--max-bytes-per-sitemap", "1500").code == 0
+    chunks = sorted(root.glob("sitemap-*.xml.gz"))
+    assert len(chunks) > 3
+    sizes = [len(gzip.decompress(c.read_bytes())) for c in chunks]
+    assert max(sizes) <= 1500
+    assert len(locs(root, BASE)) == 40  # each page exactly once
+    assert len(set(locs(root, BASE))) == 40
+
+
+def test_more_chunks_than_one_index_may_list(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(7)})
+    run = cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "1", "--max-sitemaps-per-index", "3")
+    assert run.code == 0, run.err
+    assert [p.name for p in index_paths(root)] == ["sitemap.xml", "sitemap-index-2.xml", "sitemap-index-3.xml"]
+    assert [len(read_index(p)) for p in index_paths(root)] == [3, 3, 1]
+    assert sorted(locs(root, BASE)) == sorted(BASE + f"p{i}.html" for i in range(7))
+    assert "wrote 3 index files" in run.err
+
+
+def test_stale_files_of_a_larger_build_are_removed(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(7)})
+    assert (
+        cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "1", "--max-sitemaps-per-index", "3").code == 0
+    )
+    assert cli("build", root, "--base-url", BASE).code == 0
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith("sitemap")) == ["sitemap-1.xml.gz", "sitemap.xml"]
+    assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_long_urls_are_skipped_with_a_warning(site: SiteFactory, cli: CliRunner) -> None:
+    deep = "/".join(["ü" * 100] * 4) + "/page.html"  # each ü becomes %C3%BC: about 2,400 characters
+    root = site({deep: html(), "ok.html": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0
+    assert locs(root, BASE) == [BASE + "ok.html"]
+    assert "skipped, URL of 2,048 characters or more" in run.err
+
+
+def test_rebuild_is_byte_identical(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    files: dict[str | bytes, str | bytes] = {f"s{i % 3}/p{i}.html": html() for i in range(30)}
+    root = site(files | {"ü.html": html()})
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "7", "--out", tmp_path / "one").code == 0
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "7", "--out", tmp_path / "two").code == 0
+    one, two = output_files(tmp_path / "one"), output_files(tmp_path / "two")
+    assert one == two
+    assert len(one) == 6
+    for name, data in one.items():
+        if name.endswith(".gz"):
+            assert data[4:8] == b"\0\0\0\0"  # gzip header mtime
+            assert data[3] & 0x08 == 0  # no file name in the header
+
+
+def test_out_dir_outside_the_docroot(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"a.html": html()})
+    out = tmp_path / "dist" / "maps"
+    assert cli("build", root, "--base-url", BASE, "--out", out).code == 0
+    assert locs(out, BASE) == [BASE + "a.html"]
+    assert not (root / "sitemap.xml").exists()
+
+
+def test_python_dash_m_and_console_script(site: SiteFactory) -> None:
+    root = site({"a.html": html()})
+    for cmd in ([sys.executable, "-m", "sitemapgen"], [str(Path(sys.executable).parent / "sitemapgen")]):
+        ok = subprocess.run([*cmd, "build", str(root), "--base-url", BASE], capture_output=True, text=True)
+        assert ok.returncode == 0, ok.stderr
+        bad = subprocess.run([*cmd, "build", str(root), "--base-url", "ftp://x"], capture_output=True, text=True)
+        assert bad.returncode == 2
+        assert bad.stderr.startswith("error: --base-url: must start with http:// or https://")
+        assert "Traceback" not in bad.stderr
+
+
+def test_usage_errors_exit_2_without_traceback(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    for args in (["build", root, "--nope"], ["build"], ["frobnicate"], ["build", root, "--url-style", "pretty"]):
+        run = cli(*args)
+        assert run.code == 2, args
+        assert "Traceback" not in run.err
+    assert sorted(p.name for p in root.iterdir()) == ["a.html"]
+
+
+def test_interrupt_exits_130(site: SiteFactory, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = site({"a.html": html()})
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sitemapgen.cli.run_build", interrupted)
+    run = cli("build", root, "--base-url", BASE)
+    assert (run.code, run.err) == (130, "interrupted\n")
+
+
+def test_help_and_version(cli: CliRunner) -> None:
+    run = cli("build", "--help")
+    assert run.code == 0
+    assert "--base-url" in run.out
+    version = cli("--version")
+    assert (version.code, version.out) == (0, f"sitemapgen {sitemapgen.__version__}\n")
+    assert cli().code in (0, 2)  # no arguments: help
+
+
+OK = 'base_url = "https://example.com/"\n'  # a valid start for each bad config
+BAD_CONFIGS = [
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\npriority = 1.5\n',
+        "rules[0].priority: must be between 0.0 and 1.0, got 1.5",
+        id="priority-1.5",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\npriority = -0.1\n',
+        "rules[0].priority: must be between 0.0 and 1.0, got -0.1",
+        id="priority-negative",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\npriority = "high"\n',
+        "rules[0].priority: must be a number between 0.0 and 1.0, got 'high'",
+        id="priority-string",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\npriority = true\n',
+        "rules[0].priority: must be a number",
+        id="priority-bool",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "a"\n[[rules]]\npattern = "*"\nchangefreq = "fortnightly"\n',
+        "rules[0].pattern: rule for 'a' sets neither priority nor changefreq",
+        id="rule-sets-nothing",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\nchangefreq = "fortnightly"\n',
+        "rules[0].changefreq: must be one of 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never',"
+        " got 'fortnightly'",
+        id="unknown-changefreq",
+    ),
+    pytest.param(
+        OK + 'exlude = ["x"]\n',
+        "exlude: unknown key (did you mean 'exclude'?)",
+        id="unknown-key",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\nprority = 0.5\n',
+        "rules[0].prority: unknown key (did you mean 'priority'?)",
+        id="unknown-rule-key",
+    ),
+    pytest.param(
+        OK + "[[rules]]\npriority = 0.5\n",
+        "rules[0].pattern: is missing",
+        id="rule-without-pattern",
+    ),
+    pytest.param(OK + "exclude = [\n", "invalid TOML: ", id="toml-syntax"),
+    pytest.param(
+        OK + 'exclude = ["a\\\\"]\n',
+        "exclude[0]: invalid pattern 'a\\\\'",
+        id="invalid-exclude-pattern",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "!"\npriority = 0.5\n',
+        "rules[0].pattern: invalid pattern '!'",
+        id="invalid-rule-pattern",
+    ),
+    pytest.param(
+        OK + 'exclude = "drafts/"\n',
+        "exclude: must be a list of patterns, got 'drafts/'",
+        id="exclude-not-a-list",
+    ),
+    pytest.param(
+        'base_url = "example.com"\n',
+        "base_url: must start with http:// or https://, got 'example.com'",
+        id="base-url-no-scheme",
+    ),
+    pytest.param('base_url = "https:///docs/"\n', "base_url: has no host, got 'https:///docs/'", id="base-url-no-host"),
+    pytest.param(
+        OK + "max_urls_per_sitemap = 50001\n",
+        "max_urls_per_sitemap: must be between 1 and 50,000, got 50,001",
+        id="over-protocol-limit",
+    ),
+    pytest.param(
+        OK + 'url_style = "pretty"\n',
+        "url_style: must be one of 'directory', 'index', 'extensionless', got 'pretty'",
+        id="bad-url-style",
+    ),
+    pytest.param(
+        "base_url = 'https://example.com/'\nexclude = ['\\u00e9']\n\xff", "cannot read config file", id="not-utf8"
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), BAD_CONFIGS)
+def test_bad_config_is_one_line_exit_2_and_writes_nothing(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path, content: str, message: str
+) -> None:
+    root = site({"a.html": html()})
+    before = sorted(p.name for p in root.rglob("*"))
+    config = tmp_path / "bad.toml"
+    config.write_bytes(
+        content.encode("utf-8", "surrogateescape") if "\xff" not in content else content.encode("latin-1")
+    )
+    run = cli("build", root, "--config", config)
+    assert run.code == 2
+    assert run.err.startswith(f"error: {config}: {message}"), run.err
+    assert run.err.count("\n") == 1
+    assert "Traceback" not in run.err
+    assert sorted(p.name for p in root.rglob("*")) == before
+
+
+BAD_FLAGS = [
+    pytest.param(["--base-url", "ftp://example.com/"], "--base-url: must start with http:// or https://", id="ftp"),
+    pytest.param(["--base-url", "https://"], "--base-url: has no host", id="no-host"),
+    pytest.param(["--base-url", "//example.com/"], "--base-url: must start with http:// or https://", id="no-scheme"),
+    pytest.param(["--base-url", "https://example.com:99999/"], "--base-url: is not a valid URL", id="bad-port"),
+    pytest.param(
+        ["--base-url", "https://example.com/?a=1"], "--base-url: must not have a query or fragment", id="query"
+    ),
+    pytest.param(
+        ["--base-url", "https://ex ample.com/"], "--base-url: must not contain white space outside its path", id="space"
+    ),
+    pytest.param(
+        ["--base-url", "https://user:pw@example.com/"], "--base-url: must not carry a user name", id="userinfo"
+    ),
+    pytest.param(["--base-url", "https://exa_mple.com/"], "--base-url: has an invalid host name", id="bad-host"),
+    pytest.param(
+        ["--base-url", "https://example.com/%zz/"], "--base-url: has a '%' that is not followed", id="bad-percent"
+    ),
+    pytest.param([], "base_url: is not set: pass --base-url URL or set base_url in sitemapgen.toml", id="missing"),
+    pytest.param(
+        ["--base-url", BASE, "--max-urls-per-sitemap", "0"], "--max-urls-per-sitemap: must be between 1", id="zero-urls"
+    ),
+    pytest.param(
+        ["--base-url", BASE, "--max-bytes-per-sitemap", "20000000"],
+        "--max-bytes-per-sitemap: must be between",
+        id="big-bytes",
+    ),
+    pytest.param(
+        ["--base-url", BASE, "--max-sitemaps-per-index", "1001"],
+        "--max-sitemaps-per-index: must be between",
+        id="big-index",
+    ),
+    pytest.param(["--base-url", BASE, "--config", "nope.toml"], "nope.toml: no such config file", id="missing-config"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_FLAGS)
+def test_bad_flags_are_one_line_exit_2_and_write_nothing(
+    site: SiteFactory, cli: CliRunner, args: list[str], message: str
+) -> None:
+    root = site({"a.html": html()})
+    run = cli("build", root, *args)
+    assert run.code == 2
+    assert run.err.startswith(f"error: {message}"), run.err
+    assert run.err.count("\n") == 1
+    assert sorted(p.name for p in root.iterdir()) == ["a.html"]
+
+
+def test_missing_docroot(cli: CliRunner, tmp_path: Path) -> None:
+    run = cli("build", tmp_path / "nope", "--base-url", BASE)
+    assert (run.code, run.err) == (2, f"error: docroot not found: {tmp_path / 'nope'}\n")
+    assert not (tmp_path / "nope").exists()
+
+
+def test_docroot_that_is_a_file(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    run = cli("build", tmp_path / "f", "--base-url", BASE)
+    assert (run.code, run.err) == (2, f"error: docroot not a directory: {tmp_path / 'f'}\n")
+
+
+def test_out_inside_the_docroot_is_refused(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    run = cli("build", root, "--base-url", BASE, "--out", root / "maps")
+    assert run.code == 2
+    assert "location rule" in run.err
+    assert not (root / "maps").exists()
+
+
+def test_bad_sitemapignore(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html(), ".sitemapignore": "ok\n\\\n"})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 2
+    assert run.err.startswith(f"error: {root / '.sitemapignore'}: line 2: invalid pattern")
+    assert not (root / "sitemap.xml").exists()
+
+
+def test_no_pages_is_an_error_and_writes_nothing(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"404.html": html(), "x.css": ""})
+    run = cli("build", root, "--base-url", BASE, "--out", tmp_path / "new")
+    assert run.code == 2
+    assert run.err == f"error: no pages to list under {root} (1 excluded by pattern); nothing written\n"
+    assert not (tmp_path / "new").exists()

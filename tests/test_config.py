@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sitemapgen.config import ChangeFreq, Config, LastmodFormat, Rule, load_config
+from sitemapgen.errors import ConfigError
+from sitemapgen.urls import UrlStyle
+
+BASE = "https://example.com/"
+
+
+def test_defaults_are_the_protocol_limits(tmp_path: Path) -> None:
+    config = Config(docroot=tmp_path, base_url="https://example.com")
+    assert config.base_url == BASE
+    assert (config.max_urls_per_sitemap, config.max_bytes_per_sitemap, config.max_sitemaps_per_index) == (
+        50_000,
+        10_485_760,
+        1_000,
+    )
+    assert config.output_dir == tmp_path
+    assert config.url_style is UrlStyle.DIRECTORY
+    assert config.lastmod_format is LastmodFormat.DATETIME
+
+
+def test_values_are_coerced_from_toml_shapes(tmp_path: Path) -> None:
+    config = Config(
+        docroot=str(tmp_path),  # type: ignore[arg-type]
+        base_url=BASE,
+        exclude=["a/"],  # type: ignore[arg-type]
+        rules=[{"pattern": "*", "priority": 1, "changefreq": "daily"}],  # type: ignore[arg-type]
+        url_style="index",  # type: ignore[arg-type]
+    )
+    assert config.exclude == ("a/",)
+    assert config.rules == (Rule("*", 1.0, ChangeFreq.DAILY),)
+    assert isinstance(config.rules[0].priority, float)
+    assert config.url_style is UrlStyle.INDEX
+
+
+def test_library_errors_name_the_field(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^rules\[1\]\.priority: must be between 0.0 and 1.0, got 2$"):
+        Config(docroot=tmp_path, base_url=BASE, rules=(Rule("*", 0.5), {"pattern": "x", "priority": 2}))  # type: ignore[arg-type]
+
+
+def test_lookup_prefers_sitemapgen_toml_over_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.sitemapgen]\nbase_url = "https://py.example/"\n')
+    assert load_config(tmp_path, cwd=tmp_path).base_url == "https://py.example/"
+    (tmp_path / "sitemapgen.toml").write_text('base_url = "https://own.example/"\n')
+    assert load_config(tmp_path, cwd=tmp_path).base_url == "https://own.example/"
+    other = tmp_path / "other.toml"
+    other.write_text('base_url = "https://explicit.example/"\n')
+    assert load_config(tmp_path, cwd=tmp_path, config_file=other).base_url == "https://explicit.example/"
+
+
+def test_flags_override_the_file(tmp_path: Path) -> None:
+    (tmp_path / "sitemapgen.toml").write_text('base_url = "https://own.example/"\nurl_style = "index"\n')
+    config = load_config(tmp_path, cwd=tmp_path, flags={"base_url": ("https://flag.example/", "--base-url")})
+    assert (config.base_url, config.url_style) == ("https://flag.example/", UrlStyle.INDEX)
+
+
+def test_pyproject_without_table_means_no_config(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    with pytest.raises(ConfigError, match="base_url: is not set"):
+        load_config(tmp_path, cwd=tmp_path)
+
+
+def test_pyproject_errors_carry_the_table_path(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.sitemapgen]\nbase_url = "https://x.example/"\nbase = 1\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, cwd=tmp_path)
+    assert (
+        str(info.value)
+        == f"{tmp_path / 'pyproject.toml'}: tool.sitemapgen.base: unknown key (did you mean 'base_url'?)"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.sitemapgen]\nbase_url = "https://x.example/"\nmax_urls_per_sitemap = 0\n'
+    )
+    with pytest.raises(ConfigError, match=r"pyproject.toml: tool.sitemapgen.max_urls_per_sitemap: must be between"):
+        load_config(tmp_path, cwd=tmp_path)
+
+
+def test_flag_errors_name_the_flag_not_the_file(tmp_path: Path) -> None:
+    (tmp_path / "sitemapgen.toml").write_text('base_url = "https://own.example/"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, cwd=tmp_path, flags={"base_url": ("nope", "--base-url")})
+    assert str(info.value) == "--base-url: must start with http:// or https://, got 'nope'"
