@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import http.server
 import os
-import threading
+import socket
+import subprocess
+import sys
+import time
 import urllib.request
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -113,24 +115,33 @@ def output_files(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name.startswith("sitemap")}
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib's name
-        pass
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 @contextlib.contextmanager
 def static_server(directory: Path) -> Iterator[str]:
-    """Serve `directory` with the standard library's plain static server; yield its root URL."""
-    handler = partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    """Serve `directory` with `python -m http.server`, the plainest static server; yield its URL."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(directory)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"http.server did not start on port {port}") from None
+                time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}/"
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def fetch(url: str) -> bytes:
