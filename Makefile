@@ -30,11 +30,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# An explicit --basetemp: pytest 9.2's cleanup of numbered tmp dirs leaks a scandir
-# iterator, which warnings-as-errors turns into a failed run once old dirs pile up.
+# A fresh --basetemp outside the work tree (test docroots must not sit inside this git
+# repo), removed afterwards. Explicit, because pytest 9.2's cleanup of numbered tmp dirs
+# leaks a scandir iterator, which warnings-as-errors turns into a failed run.
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q --basetemp=.pytest-tmp
+	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q --basetemp=$$tmp/t; rc=$$?; rm -rf $$tmp; exit $$rc
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .pytest-tmp .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	rm -f sample_site/sitemap.xml sample_site/sitemap-*.xml sample_site/sitemap-*.xml.gz

@@ -15,11 +15,13 @@ import typer
 
 from . import __version__
 from .build import build as run_build
-from .config import LastmodFormat, load_config
+from .build import explain
+from .config import Config, LastmodFormat, load_config
 from .errors import SitemapgenError
 from .urls import UrlStyle
 
 EXIT_OK = 0
+EXIT_PROBLEM = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
@@ -103,8 +105,43 @@ MaxPerIndexOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but warnings and errors.")]
 
 
+LastmodChainOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--lastmod",
+        help="Where lastmod comes from, first answer wins: a comma list of mtime, git, meta, content. Default: mtime.",
+        show_default=False,
+    ),
+]
+StateFileOpt = Annotated[
+    Path | None,
+    typer.Option("--state-file", help="The content store for --lastmod content.", show_default=False),
+]
+ReadHeadsOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--read-heads/--no-read-heads",
+        help="Read each page's <head> for noindex, canonical, redirects, hreflang (default: on).",
+        show_default=False,
+    ),
+]
+
+
 def _warn(message: str) -> None:
     typer.echo(f"warning: {message}", err=True)
+
+
+def _settings(
+    docroot: Path,
+    config: Path | None,
+    **flags: tuple[object, str],
+) -> Config:
+    """The `Config` from the config file and the flags that were given."""
+    given = {key: pair for key, pair in flags.items() if pair[0] is not None}
+    if "lastmod" in given:
+        value, flag = given["lastmod"]
+        given["lastmod"] = ([part.strip() for part in str(value).split(",")], flag)
+    return load_config(docroot, config_file=config, flags=given)
 
 
 @app.command("build")
@@ -116,24 +153,30 @@ def build_command(
     out: OutOpt = None,
     url_style: UrlStyleOpt = None,
     lastmod_format: LastmodOpt = None,
+    lastmod: LastmodChainOpt = None,
+    state_file: StateFileOpt = None,
+    read_heads: ReadHeadsOpt = None,
     max_urls_per_sitemap: MaxUrlsOpt = None,
     max_bytes_per_sitemap: MaxBytesOpt = None,
     max_sitemaps_per_index: MaxPerIndexOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz chunks."""
-    given = {
-        "base_url": (base_url, "--base-url"),
-        "url_style": (url_style, "--url-style"),
-        "lastmod_format": (lastmod_format, "--lastmod-format"),
-        "max_urls_per_sitemap": (max_urls_per_sitemap, "--max-urls-per-sitemap"),
-        "max_bytes_per_sitemap": (max_bytes_per_sitemap, "--max-bytes-per-sitemap"),
-        "max_sitemaps_per_index": (max_sitemaps_per_index, "--max-sitemaps-per-index"),
-        "out_dir": (out, "--out"),
-    }
-    flags = {key: pair for key, pair in given.items() if pair[0] is not None}
     try:
-        settings = load_config(docroot, config_file=config, flags=flags)
+        settings = _settings(
+            docroot,
+            config,
+            base_url=(base_url, "--base-url"),
+            out_dir=(out, "--out"),
+            url_style=(url_style, "--url-style"),
+            lastmod_format=(lastmod_format, "--lastmod-format"),
+            lastmod=(lastmod, "--lastmod"),
+            state_file=(state_file, "--state-file"),
+            read_heads=(read_heads, "--read-heads"),
+            max_urls_per_sitemap=(max_urls_per_sitemap, "--max-urls-per-sitemap"),
+            max_bytes_per_sitemap=(max_bytes_per_sitemap, "--max-bytes-per-sitemap"),
+            max_sitemaps_per_index=(max_sitemaps_per_index, "--max-sitemaps-per-index"),
+        )
         result = run_build(settings, on_warning=_warn)
     except SitemapgenError as e:
         typer.echo(f"error: {e}", err=True)
@@ -143,6 +186,42 @@ def build_command(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if not quiet:
         typer.echo(f"sitemapgen: {result.summary()}", err=True)
+
+
+@app.command("explain")
+def explain_command(
+    docroot: DocrootArg,
+    pages: Annotated[
+        list[str], typer.Argument(help="Pages to explain: paths relative to DOCROOT, or paths to files in it.")
+    ],
+    *,
+    base_url: BaseUrlOpt = None,
+    config: ConfigOpt = None,
+    url_style: UrlStyleOpt = None,
+    lastmod: LastmodChainOpt = None,
+    state_file: StateFileOpt = None,
+    read_heads: ReadHeadsOpt = None,
+) -> None:
+    """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""
+    try:
+        settings = _settings(
+            docroot,
+            config,
+            base_url=(base_url, "--base-url"),
+            url_style=(url_style, "--url-style"),
+            lastmod=(lastmod, "--lastmod"),
+            state_file=(state_file, "--state-file"),
+            read_heads=(read_heads, "--read-heads"),
+        )
+        answers = [explain(settings, page) for page in pages]
+    except SitemapgenError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    for answer in answers:
+        for line in answer.lines:
+            typer.echo(line)
+    if not all(answer.listed for answer in answers):
+        raise typer.Exit(EXIT_PROBLEM)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,15 +11,18 @@ from __future__ import annotations
 import difflib
 import enum
 import math
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pathspec
 
 from .errors import ConfigError
+from .head import DEFAULT_MAX_BYTES
+from .lastmod import GitSource, LastmodSource
 from .urls import UrlStyle, normalize_base_url
 
 CONFIG_FILE = "sitemapgen.toml"
@@ -139,6 +142,60 @@ def _rule_from(value: object, index: int) -> Rule:
         raise ConfigError(f"{where}.{e.key}", e.problem) from e
 
 
+_GIT_SOURCE_KEYS = ("match", "source")
+
+
+def _git_source_from(value: object, index: int) -> GitSource:
+    where = f"git_sources[{index}]"
+    if isinstance(value, GitSource):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(where, f"must be a table with match and source, got {value!r}")
+    for key in value:
+        if key not in _GIT_SOURCE_KEYS:
+            raise _unknown_key(str(key), _GIT_SOURCE_KEYS, f"{where}.")
+    for key in _GIT_SOURCE_KEYS:
+        if not isinstance(value.get(key), str) or not value[key]:
+            raise ConfigError(f"{where}.{key}", f"must be a non-empty string, got {value.get(key)!r}")
+    try:
+        compiled = re.compile(value["match"])
+    except re.error as e:
+        raise ConfigError(f"{where}.match", f"invalid regular expression {value['match']!r}: {e}") from e
+    try:
+        compiled.sub(value["source"], "")  # checks the template's group references, even with no match
+    except (re.error, IndexError) as e:
+        raise ConfigError(f"{where}.source", f"invalid replacement {value['source']!r}: {e}") from e
+    return GitSource(value["match"], value["source"])
+
+
+def _lastmod_chain(value: object) -> tuple[LastmodSource, ...]:
+    items = [value] if isinstance(value, str | LastmodSource) else value
+    if not isinstance(items, Sequence) or not items:
+        raise ConfigError("lastmod", f"must be a source or a list of sources, got {value!r}")
+    chain = tuple(_enum_value(LastmodSource, item, "lastmod") for item in items)
+    if len(set(chain)) != len(chain):
+        raise ConfigError("lastmod", f"names a source twice: {[c.value for c in chain]}")
+    return chain
+
+
+def _check_regexes(value: object, key: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ConfigError(key, f"must be a list of regular expressions, got {value!r}")
+    for i, pattern in enumerate(value):
+        if not isinstance(pattern, str):
+            raise ConfigError(f"{key}[{i}]", f"must be a regular expression string, got {pattern!r}")
+        try:
+            re.compile(pattern.encode("utf-8"))
+        except re.error as e:
+            raise ConfigError(f"{key}[{i}]", f"invalid regular expression {pattern!r}: {e}") from e
+    return tuple(value)
+
+
+def _check_bool(value: object, key: str) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(key, f"must be true or false, got {value!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything one build needs; checked and normalized on construction."""
@@ -153,7 +210,17 @@ class Config:
     max_urls_per_sitemap: int = MAX_URLS_PER_SITEMAP
     max_bytes_per_sitemap: int = MAX_BYTES_PER_SITEMAP
     max_sitemaps_per_index: int = MAX_SITEMAPS_PER_INDEX
-    sitemapignore: bool = field(default=True)
+    sitemapignore: bool = True
+    read_heads: bool = True
+    check_noindex: bool = True
+    check_canonical: bool = True
+    check_redirects: bool = True
+    hreflang: bool = True
+    head_max_bytes: int = DEFAULT_MAX_BYTES
+    lastmod: tuple[LastmodSource, ...] = (LastmodSource.MTIME,)
+    git_sources: tuple[GitSource, ...] = ()
+    state_file: Path | None = None
+    content_ignore: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -172,13 +239,33 @@ class Config:
         _check_int(self.max_urls_per_sitemap, "max_urls_per_sitemap", 1, MAX_URLS_PER_SITEMAP)
         _check_int(self.max_bytes_per_sitemap, "max_bytes_per_sitemap", MIN_BYTES_PER_SITEMAP, MAX_BYTES_PER_SITEMAP)
         _check_int(self.max_sitemaps_per_index, "max_sitemaps_per_index", 1, MAX_SITEMAPS_PER_INDEX)
-        if not isinstance(self.sitemapignore, bool):
-            raise ConfigError("sitemapignore", f"must be true or false, got {self.sitemapignore!r}")
+        for flag in ("sitemapignore", "read_heads", "check_noindex", "check_canonical", "check_redirects", "hreflang"):
+            _check_bool(getattr(self, flag), flag)
+        _check_int(self.head_max_bytes, "head_max_bytes", 1_024, 16 * 1_048_576)
+        put(self, "lastmod", _lastmod_chain(self.lastmod))
+        if LastmodSource.META in self.lastmod and not self.read_heads:
+            raise ConfigError("lastmod", "source 'meta' reads page heads, but read_heads is false")
+        if isinstance(self.git_sources, str | Mapping) or not isinstance(self.git_sources, Sequence):
+            raise ConfigError("git_sources", "must be a list of [[git_sources]] tables")
+        put(self, "git_sources", tuple(_git_source_from(g, i) for i, g in enumerate(self.git_sources)))
+        if self.state_file is not None:
+            if not isinstance(self.state_file, str | Path) or not str(self.state_file):
+                raise ConfigError("state_file", f"must be a file path, got {self.state_file!r}")
+            put(self, "state_file", Path(self.state_file))
+        put(self, "content_ignore", _check_regexes(self.content_ignore, "content_ignore"))
 
     @property
     def output_dir(self) -> Path:
         """Where the files go: `out_dir`, or the docroot itself."""
         return self.docroot if self.out_dir is None else self.out_dir
+
+    @property
+    def state_path(self) -> Path:
+        """The content store: `state_file`, or beside (never inside) the served output."""
+        if self.state_file is not None:
+            return self.state_file
+        out = self.output_dir.resolve()
+        return out.parent / f".sitemapgen-state-{out.name}.sqlite"
 
 
 #: Keys a config file may set: every Config field except the two paths, which

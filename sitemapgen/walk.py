@@ -45,6 +45,9 @@ class SkipReason(enum.Enum):
 
     EXCLUDED = "excluded by pattern"
     EXCLUDED_DIR = "directories excluded by pattern"
+    NOINDEX = "noindex"
+    CANONICAL = "canonical elsewhere"
+    REDIRECT = "redirects"
     DIR_SYMLINK = "directory symlinks not followed"
     SYMLINK_OUTSIDE = "symlinks to outside the docroot"
     BROKEN_SYMLINK = "broken symlinks"
@@ -66,10 +69,24 @@ class SkipReason(enum.Enum):
     @property
     def warns(self) -> bool:
         """Whether the user should hear about each such file, not just a count."""
-        return self not in (SkipReason.EXCLUDED, SkipReason.EXCLUDED_DIR, SkipReason.DIR_SYMLINK)
+        return self not in _QUIET
 
+
+#: Skips that are the user's own intent (patterns, noindex, canonical, redirect
+#: stubs) are only counted; the others are problems worth a line each.
+_QUIET = frozenset(
+    {
+        SkipReason.EXCLUDED,
+        SkipReason.EXCLUDED_DIR,
+        SkipReason.DIR_SYMLINK,
+        SkipReason.NOINDEX,
+        SkipReason.CANONICAL,
+        SkipReason.REDIRECT,
+    }
+)
 
 _SINGULAR = {
+    SkipReason.REDIRECT: "redirect",
     SkipReason.EXCLUDED_DIR: "directory excluded by pattern",
     SkipReason.DIR_SYMLINK: "directory symlink not followed",
     SkipReason.SYMLINK_OUTSIDE: "symlink to outside the docroot",
@@ -122,7 +139,8 @@ def _sort_key(name: str) -> tuple[int, bytes]:
     return (_INDEX_RANK.get(name, len(INDEX_NAMES)), os.fsencode(name))
 
 
-def _inside(target: str, root: str) -> bool:
+def inside(target: str, root: str) -> bool:
+    """Whether the real path `target` is `root` or below it."""
     return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
 
 
@@ -176,32 +194,32 @@ def iter_pages(
             if spec.match_file(relpath):
                 skip(Skip(relpath, SkipReason.EXCLUDED))
                 continue
-            page = _page(entry, relpath, is_link, real_root, skip)
+            page = page_at(entry.path, relpath, is_link=is_link, real_root=real_root, on_skip=skip)
             if page is not None:
                 yield page
         pending.extend(reversed(subdirs))
 
 
-def _page(
-    entry: os.DirEntry[str], relpath: str, is_link: bool, real_root: str, skip: Callable[[Skip], None]
-) -> Page | None:
+def page_at(path: str, relpath: str, *, is_link: bool, real_root: str, on_skip: Callable[[Skip], None]) -> Page | None:
+    """The `Page` for one file the walk (or `explain`) found, or None after `on_skip`."""
+    skip = on_skip
     if is_link:
-        target = os.path.realpath(entry.path)
-        if not os.path.lexists(target) or not os.path.exists(entry.path):
+        target = os.path.realpath(path)
+        if not os.path.exists(path):
             skip(Skip(relpath, SkipReason.BROKEN_SYMLINK))
             return None
         if os.path.isdir(target):
             skip(Skip(relpath, SkipReason.DIR_SYMLINK))
             return None
-        if not _inside(target, real_root):
+        if not inside(target, real_root):
             skip(Skip(relpath, SkipReason.SYMLINK_OUTSIDE))
             return None
     try:
-        st = entry.stat(follow_symlinks=True)
+        st = os.stat(path)
     except OSError as e:
         skip(Skip(relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
         return None
     if not stat.S_ISREG(st.st_mode):
         skip(Skip(relpath, SkipReason.NOT_A_FILE))
         return None
-    return Page(relpath, entry.path, st.st_mtime_ns)
+    return Page(relpath, path, st.st_mtime_ns)

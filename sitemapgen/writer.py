@@ -25,16 +25,18 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .config import ChangeFreq, LastmodFormat
+from .head import Alternate
 from .walk import Skip, SkipReason
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
 INDEX_NAME = "sitemap.xml"
 _CHUNK_NAME = "sitemap-{}.xml.gz"
 _EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
 _OWN_FILE = re.compile(r"^sitemap-(?:[1-9][0-9]*\.xml\.gz|index-[1-9][0-9]*\.xml)$")
 
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
-_URLSET_OPEN = _XML_DECL + f'<urlset xmlns="{SITEMAP_NS}">\n'.encode()
+_URLSET_OPEN = _XML_DECL + f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">\n'.encode()
 _URLSET_CLOSE = b"</urlset>\n"
 _INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 _INDEX_CLOSE = b"</sitemapindex>\n"
@@ -53,6 +55,7 @@ class Entry:
     lastmod: datetime | None = None
     changefreq: ChangeFreq | None = None
     priority: float | None = None
+    alternates: tuple[Alternate, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,14 @@ def format_entry(entry: Entry, fmt: LastmodFormat) -> bytes:
         parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
     if entry.priority is not None:
         parts += ["<priority>", format_priority(entry.priority), "</priority>"]
+    for alternate in entry.alternates:
+        parts += [
+            '<xhtml:link rel="alternate" hreflang="',
+            escape_xml(alternate.hreflang),
+            '" href="',
+            escape_xml(alternate.href),
+            '"/>',
+        ]
     parts.append("</url>\n")
     return "".join(parts).encode("utf-8")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +11,7 @@ import pytest
 
 from sitemapgen.cli import main
 
-from .helpers import make_tree
+from .helpers import Files, make_tree
 
 BASE = "https://example.com/"
 
@@ -43,14 +43,14 @@ def ram_tmp(tmp_path: Path) -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-SiteFactory = Callable[[Mapping[str | bytes, str | bytes]], Path]
+SiteFactory = Callable[[Files], Path]
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> SiteFactory:
     """A docroot in tmp_path built from {relative path: content}."""
 
-    def make(files: Mapping[str | bytes, str | bytes]) -> Path:
+    def make(files: Files) -> Path:
         return make_tree(tmp_path / "public", files)
 
     return make

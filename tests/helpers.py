@@ -18,10 +18,13 @@ from pathlib import Path
 
 from lxml import etree
 
-NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
 
 
-def make_tree(root: Path, files: Mapping[str | bytes, str | bytes]) -> Path:
+Files = Mapping[str, str | bytes] | Mapping[bytes, str | bytes] | Mapping[str | bytes, str | bytes]
+
+
+def make_tree(root: Path, files: Files) -> Path:
     """Create `files` ({relative path: content}) under `root`; bytes paths keep raw names."""
     root.mkdir(parents=True, exist_ok=True)
     for rel, content in files.items():
@@ -50,13 +53,14 @@ def read_xml(path: Path) -> bytes:
     return gzip.decompress(data) if path.name.endswith(".gz") else data
 
 
-def parse_valid(path: Path, xsd: str) -> etree._Element:
-    """Parse a sitemap or index file and assert it is valid against `xsd`."""
+def parse_valid(path: Path, *xsds: str) -> etree._Element:
+    """Parse a sitemap or index file and assert it is valid against each of `xsds`."""
     data = read_xml(path)
     assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>'), data[:60]
     root = etree.fromstring(data)
-    validator = schema(xsd)
-    assert validator.validate(root), f"{path.name}: {validator.error_log}"
+    for xsd in xsds:
+        validator = schema(xsd)
+        assert validator.validate(root), f"{path.name} against {xsd}: {validator.error_log}"
     return root
 
 
@@ -66,6 +70,7 @@ class Url:
     lastmod: str | None
     changefreq: str | None
     priority: str | None
+    alternates: tuple[tuple[str, str], ...] = ()
 
 
 def _text(el: etree._Element, tag: str) -> str | None:
@@ -74,9 +79,18 @@ def _text(el: etree._Element, tag: str) -> str | None:
 
 
 def read_chunk(path: Path) -> list[Url]:
-    root = parse_valid(path, "sitemap.xsd")
+    """A sitemap's entries; valid against the extensions wrapper, and sitemap.xsd alone if it has none."""
+    data = read_xml(path)
+    plain = b"<xhtml:link" not in data
+    root = parse_valid(path, "sitemap-with-extensions.xsd", *(["sitemap.xsd"] if plain else []))
     return [
-        Url(_text(u, "loc") or "", _text(u, "lastmod"), _text(u, "changefreq"), _text(u, "priority"))
+        Url(
+            _text(u, "loc") or "",
+            _text(u, "lastmod"),
+            _text(u, "changefreq"),
+            _text(u, "priority"),
+            tuple((a.get("hreflang") or "", a.get("href") or "") for a in u.findall("xhtml:link", NS)),
+        )
         for u in root.findall("sm:url", NS)
     ]
 

@@ -257,7 +257,8 @@ def test_unreadable_entries_warn_and_the_run_goes_on(site: SiteFactory, cli: Cli
 
 
 def test_own_output_and_other_files_are_never_listed(site: SiteFactory, cli: CliRunner) -> None:
-    root = site({"a.html": html(), "feed.xml": "<feed/>", "img.png": b"\x89PNG", "sitemap-old.xml.html.txt": ""})
+    files: dict[str, str | bytes] = {"a.html": html(), "feed.xml": "<feed/>", "img.png": b"\x89PNG", "x.html.txt": ""}
+    root = site(files)
     assert cli("build", root, "--base-url", BASE).code == 0
     first = output_files(root)
     assert cli("build", root, "--base-url", BASE).code == 0
@@ -607,3 +608,104 @@ def test_no_pages_is_an_error_and_writes_nothing(site: SiteFactory, cli: CliRunn
     assert run.code == 2
     assert run.err == f"error: no pages to list under {root} (1 excluded by pattern); nothing written\n"
     assert not (tmp_path / "new").exists()
+
+
+def head(*tags: str) -> str:
+    return f"<!DOCTYPE html><html><head><title>t</title>{''.join(tags)}</head><body>body</body></html>\n"
+
+
+HEAD_SITE: dict[str | bytes, str | bytes] = {
+    "index.html": head('<link rel="canonical" href="https://example.com/">'),
+    "ok.html": head('<link rel="canonical" href="ok.html">'),
+    "hidden.html": head('<meta name="robots" content="noindex, follow">'),
+    "bot.html": head("<meta name=GOOGLEBOT content=none>"),
+    "dupe.html": head('<link rel="canonical" href="/ok.html">'),
+    "elsewhere.html": head('<link rel="canonical" href="https://other.example/x">'),
+    "old/index.html": head('<meta http-equiv="refresh" content="0; url=https://example.com/new/">'),
+    "junk.html": "\x00\x01\x02<<<<meta name=robots",
+    "en/index.html": head(
+        '<link rel="alternate" hreflang="en" href="/en/">',
+        '<link rel="alternate" hreflang="de" href="/de/">',
+        '<link rel="alternate" hreflang="x-default" href="/en/">',
+    ),
+}
+
+
+def test_head_signals_decide_what_is_listed(site: SiteFactory, cli: CliRunner) -> None:
+    root = site(HEAD_SITE)
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    urls = published(root, BASE)
+    assert [u.loc for u in urls] == [BASE, BASE + "elsewhere.html", BASE + "junk.html", BASE + "ok.html", BASE + "en/"]
+    assert "skipped 2 noindex, 1 canonical elsewhere, 1 redirect" in run.err
+    assert "warning: elsewhere.html: cross-host canonical https://other.example/x; listed anyway" in run.err
+    [en] = [u for u in urls if u.loc == BASE + "en/"]
+    assert en.alternates == (("en", BASE + "en/"), ("de", BASE + "de/"), ("x-default", BASE + "en/"))
+
+
+@pytest.mark.parametrize(
+    ("setting", "also_listed"),
+    [
+        pytest.param("check_noindex = false", ["bot.html", "hidden.html"], id="noindex-off"),
+        pytest.param("check_canonical = false", ["dupe.html"], id="canonical-off"),
+        pytest.param("check_redirects = false", ["old/"], id="redirects-off"),
+        pytest.param("read_heads = false", ["bot.html", "dupe.html", "hidden.html", "old/"], id="heads-off"),
+    ],
+)
+def test_each_head_check_can_be_switched_off(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path, setting: str, also_listed: list[str]
+) -> None:
+    root = site(HEAD_SITE)
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\n{setting}\n')
+    assert cli("build", root, "--config", config).code == 0
+    listed = {u.loc.removeprefix(BASE) for u in published(root, BASE)}
+    assert listed == {"", "elsewhere.html", "junk.html", "ok.html", "en/", *also_listed}
+
+
+def test_hreflang_can_be_switched_off(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site(HEAD_SITE)
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\nhreflang = false\n')
+    assert cli("build", root, "--config", config).code == 0
+    assert all(not u.alternates for u in published(root, BASE))
+    assert b"<xhtml:link" not in gzip.decompress((root / "sitemap-1.xml.gz").read_bytes())
+
+
+def test_byte_limit_holds_with_many_hreflang_links(site: SiteFactory, cli: CliRunner) -> None:
+    langs = [f"x{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(30)]  # valid xsd:language codes
+    links = [f'<link rel="alternate" hreflang="{lang}" href="/{lang}/page-with-a-long-name.html">' for lang in langs]
+    root = site({f"p{i:02}.html": head(*links) for i in range(20)})
+    assert cli("build", root, "--base-url", BASE, "--max-bytes-per-sitemap", "8000").code == 0
+    chunks = sorted(root.glob("sitemap-*.xml.gz"))
+    assert len(chunks) > 2
+    assert max(len(gzip.decompress(c.read_bytes())) for c in chunks) <= 8000
+    urls = published(root, BASE)
+    assert len(urls) == 20
+    assert all(len(u.alternates) == 30 for u in urls)
+
+
+def test_explain(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({**HEAD_SITE, "drafts/x.html": head(), "404.html": head(), "robots.txt": ""})
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\nexclude = ["drafts/"]\n[[rules]]\npattern = "*"\npriority = 0.4\n')
+    run = cli("explain", root, "ok.html", "hidden.html", "dupe.html", "old/index.html", "--config", config)
+    assert run.code == 1
+    assert run.out.splitlines()[0] == f"ok.html: listed as {BASE}ok.html"
+    assert "  priority 0.4 (from [[rules]])" in run.out
+    assert "hidden.html: not listed: noindex" in run.out
+    assert f"dupe.html: not listed: canonical elsewhere (to {BASE}ok.html)" in run.out
+    assert f"old/index.html: not listed: redirect (to {BASE}new/)" in run.out
+    for page, why in [
+        ("drafts/x.html", "directory drafts/ excluded by pattern 'drafts/'"),
+        ("404.html", "excluded by pattern '404.html'"),
+        ("nope.html", "no such file in the docroot"),
+        ("robots.txt", "not an HTML page"),
+    ]:
+        answer = cli("explain", root, page, "--config", config)
+        assert (answer.code, answer.out.startswith(f"{page}: not listed: {why}")) == (1, True), answer.out
+    by_path = cli("explain", root, root / "en" / "index.html", "--config", config)
+    assert by_path.code == 0
+    assert f"en/index.html: listed as {BASE}en/" in by_path.out
+    assert f"  hreflang de: {BASE}de/" in by_path.out
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith("sitemap")) == []

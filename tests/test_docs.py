@@ -32,3 +32,17 @@ def test_every_option_is_documented(option: str) -> None:
 @pytest.mark.parametrize("key", FILE_KEYS)
 def test_every_config_key_is_documented(key: str) -> None:
     assert f"\n{key} = " in README or f"[[{key}]]" in README
+
+
+def test_the_annotated_config_example_loads(tmp_path: Path) -> None:
+    from sitemapgen.config import load_config
+
+    start = README.index("## Configuration reference")
+    block = README[README.index("```toml\n", start) + len("```toml\n") :]
+    block = block[: block.index("```")]
+    config_file = tmp_path / "sitemapgen.toml"
+    config_file.write_text(block)
+    config = load_config(tmp_path, config_file=config_file)
+    assert config.base_url == "https://example.com/"
+    assert len(config.rules) == 3
+    assert len(config.git_sources) == 1

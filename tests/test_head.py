@@ -1,0 +1,243 @@
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapgen.head import Alternate, HeadFacts, decode_head, normalize_url, parse_head, read_head, sniff_encoding
+
+PAGE = "https://example.com/docs/page.html"
+
+
+def facts(head: str, url: str = PAGE) -> HeadFacts:
+    return parse_head(f"<!doctype html><html><head>{head}</head><body>x</body></html>", url)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        pytest.param('<meta name="robots" content="noindex">', id="plain"),
+        pytest.param('<META NAME="ROBOTS" CONTENT="NOINDEX">', id="upper-case"),
+        pytest.param('<meta name=" Robots " content=" noindex , nofollow ">', id="spaces-and-comma-list"),
+        pytest.param('<meta name="robots" content="nofollow,noindex">', id="comma-list-second"),
+        pytest.param("<meta name='robots' content='noindex'>", id="single-quotes"),
+        pytest.param("<meta name=robots content=noindex>", id="unquoted"),
+        pytest.param('<meta content="noindex" name="robots">', id="attribute-order"),
+        pytest.param('<meta name="robots" content="none">', id="none"),
+        pytest.param('<meta name="googlebot" content="noindex">', id="googlebot"),
+        pytest.param('<meta name="GoogleBot" content="NoIndex, NoFollow">', id="googlebot-mixed-case"),
+        pytest.param('<meta name="robots" content="noindex"/>', id="self-closing"),
+    ],
+)
+def test_noindex(head: str) -> None:
+    assert facts(head).noindex
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        pytest.param('<meta name="robots" content="index, follow">', id="index"),
+        pytest.param('<meta name="robots" content="nofollow">', id="nofollow-only"),
+        pytest.param('<meta name="bingbot" content="noindex">', id="other-bot"),
+        pytest.param('<meta name="description" content="noindex">', id="other-meta"),
+        pytest.param('<!-- <meta name="robots" content="noindex"> -->', id="commented-out"),
+        pytest.param('<meta name="robots" content="noindexer">', id="not-a-token"),
+    ],
+)
+def test_not_noindex(head: str) -> None:
+    assert not facts(head).noindex
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        pytest.param('<link rel="canonical" href="https://example.com/docs/page.html">', PAGE, id="absolute"),
+        pytest.param('<link rel="canonical" href="page.html">', PAGE, id="relative"),
+        pytest.param('<link rel="canonical" href="../other/">', "https://example.com/other/", id="dot-dot"),
+        pytest.param(
+            '<link rel="canonical" href="/x y/ü.html">', "https://example.com/x%20y/%C3%BC.html", id="encoded"
+        ),
+        pytest.param("<LINK REL=CANONICAL HREF=/a>", "https://example.com/a", id="upper-unquoted"),
+        pytest.param(
+            '<link rel="canonical" href="HTTPS://EXAMPLE.COM:443/a#frag">', "https://example.com/a", id="normalized"
+        ),
+        pytest.param('<link rel="preload canonical" href="/a">', "https://example.com/a", id="rel-list"),
+        pytest.param('<link rel="canonical" href="">', None, id="empty-href"),
+        pytest.param('<link rel="canonical" href="mailto:x@y">', None, id="not-http"),
+    ],
+)
+def test_canonical(head: str, expected: str | None) -> None:
+    assert facts(head).canonical == expected
+
+
+def test_conflicting_canonicals_are_ignored_with_a_problem() -> None:
+    got = facts('<link rel="canonical" href="/a"><link rel="canonical" href="/b">')
+    assert (got.canonical, got.canonical_conflict) == (None, True)
+    assert got.problem is not None
+    assert "2 different canonical links" in got.problem
+    assert (
+        facts('<link rel="canonical" href="/a"><link rel="canonical" href="/a">').canonical == "https://example.com/a"
+    )
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        pytest.param(
+            '<meta http-equiv="refresh" content="0; url=https://example.com/new/">',
+            "https://example.com/new/",
+            id="hugo",
+        ),
+        pytest.param("<meta http-equiv=refresh content='0;URL=/new'>", "https://example.com/new", id="jekyll-upper"),
+        pytest.param(
+            '<meta http-equiv="Refresh" content="0; url=\'/new\'">', "https://example.com/new", id="quoted-url"
+        ),
+        pytest.param(
+            '<meta http-equiv="refresh" content="5; url=next.html">', "https://example.com/docs/next.html", id="delayed"
+        ),
+        pytest.param('<meta http-equiv="refresh" content="30">', None, id="reload-only"),
+    ],
+)
+def test_refresh(head: str, expected: str | None) -> None:
+    assert facts(head).refresh == expected
+
+
+def test_hreflang_alternates() -> None:
+    got = facts(
+        '<link rel="alternate" hreflang="en" href="/en/">'
+        '<link rel="alternate" hreflang="de-AT" href="https://example.com/de/ü">'
+        "<link rel=alternate hreflang=x-default href=/>"
+        '<link rel="alternate" type="application/rss+xml" href="/feed.xml">'
+        '<link rel="alternate" hreflang="not a language" href="/x">'
+    )
+    assert got.alternates == (
+        Alternate("en", "https://example.com/en/"),
+        Alternate("de-AT", "https://example.com/de/%C3%BC"),
+        Alternate("x-default", "https://example.com/"),
+    )
+    assert got.problem is not None
+    assert "hreflang link ignored" in got.problem
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        '<meta property="article:modified_time" content="2024-05-01T10:00:00+02:00">',
+        '<meta name="last-modified" content="2024-05-01T10:00:00+02:00">',
+        '<meta itemprop="dateModified" content="2024-05-01T10:00:00+02:00">',
+    ],
+)
+def test_modified_meta(head: str) -> None:
+    assert facts(head).modified == "2024-05-01T10:00:00+02:00"
+
+
+ROBOTS_NOINDEX = '<meta name="robots" content="noindex">'
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        pytest.param(codecs.BOM_UTF8 + b"<head>", "utf-8", id="utf8-bom"),
+        pytest.param(codecs.BOM_UTF16_LE + "<head>".encode("utf-16-le"), "utf-16-le", id="utf16le-bom"),
+        pytest.param(codecs.BOM_UTF16_BE + "<head>".encode("utf-16-be"), "utf-16-be", id="utf16be-bom"),
+        pytest.param("<head>".encode("utf-16-le"), "utf-16-le", id="utf16le-no-bom"),
+        pytest.param(b'<meta charset="ISO-8859-1">', "iso8859-1", id="meta-charset"),
+        pytest.param(
+            b'<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">', "cp1252", id="http-equiv"
+        ),
+        pytest.param(b'<meta charset="utf-16">', "utf-8", id="meta-utf16-means-utf8"),
+        pytest.param(b'<meta charset="no-such-codec">', "utf-8", id="unknown-charset"),
+        pytest.param(b"<head><title>x</title>", "utf-8", id="default"),
+    ],
+)
+def test_sniff_encoding(data: bytes, encoding: str) -> None:
+    assert sniff_encoding(data)[0] == encoding
+
+
+def write(tmp_path: Path, data: bytes, name: str = "p.html") -> str:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(codecs.BOM_UTF8 + f"<html><head>{ROBOTS_NOINDEX}</head>".encode(), id="utf8-bom"),
+        pytest.param(
+            f"<html><head><meta charset=latin-1>{ROBOTS_NOINDEX}<title>café</title></head>".encode("latin-1"),
+            id="latin-1",
+        ),
+        pytest.param(codecs.BOM_UTF16_LE + f"<html><head>{ROBOTS_NOINDEX}</head>".encode("utf-16-le"), id="utf-16-bom"),
+        pytest.param(f"<html><head>{ROBOTS_NOINDEX}</head>".encode("utf-16-be"), id="utf-16-be-no-bom"),
+        pytest.param(ROBOTS_NOINDEX.encode() + b"<p>no head element at all", id="no-head"),
+        pytest.param(f"<html><head>{ROBOTS_NOINDEX}<body>never closed the head".encode(), id="body-ends-head"),
+        pytest.param(f"<html><head>{ROBOTS_NOINDEX}".encode(), id="truncated-file"),
+    ],
+)
+def test_read_head_from_files(tmp_path: Path, data: bytes) -> None:
+    assert read_head(write(tmp_path, data), PAGE).noindex
+
+
+def test_latin1_text_is_decoded(tmp_path: Path) -> None:
+    data = '<head><meta charset="iso-8859-1"><link rel="canonical" href="/caf\xe9.html"></head>'.encode("latin-1")
+    assert "/café.html" in decode_head(data)
+    assert read_head(write(tmp_path, data), PAGE).canonical == "https://example.com/caf%C3%A9.html"
+
+
+def test_only_the_head_is_read(tmp_path: Path) -> None:
+    data = b"<html><head><title>x</title></head><body>" + b'<meta name="robots" content="noindex">' * 10
+    assert not read_head(write(tmp_path, data), PAGE).noindex
+
+
+def test_head_longer_than_the_bound(tmp_path: Path) -> None:
+    filler = b"<meta name='x' content='" + b"y" * 100_000 + b"'>"
+    late = b"<html><head>" + filler + ROBOTS_NOINDEX.encode() + b"</head>"
+    got = read_head(write(tmp_path, late), PAGE, max_bytes=65_536)
+    assert not got.noindex  # past the bound: not seen, and said so
+    assert got.problem is not None
+    assert "no end of <head> in the first 65,536 bytes" in got.problem
+    early = b"<html><head>" + ROBOTS_NOINDEX.encode() + filler + b"</head>"
+    assert read_head(write(tmp_path, early), PAGE, max_bytes=65_536).noindex
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(bytes(range(256)) * 40, id="all-bytes"),
+        pytest.param(b"\x89PNG\r\n\x1a\n" + b"\0" * 5000, id="png"),
+        pytest.param(b"<<<<<<>>>>>><meta<link<meta name=", id="broken-tags"),
+        pytest.param(b"", id="empty"),
+        pytest.param(b"<head><meta name=robots content=noindex", id="cut-mid-tag"),
+    ],
+)
+def test_junk_never_crashes(tmp_path: Path, data: bytes) -> None:
+    read_head(write(tmp_path, data), PAGE)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("<>/=\"' \n\t!-abcdefghilmnorstuxy:,;&#0123456789ü")), max_size=300))
+def test_generated_heads_never_crash(text: str) -> None:
+    parse_head(text, PAGE)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400))
+def test_generated_bytes_never_crash(data: bytes) -> None:
+    parse_head(decode_head(data), PAGE)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("HTTP://Example.com:80/a b#x", "http://example.com/a%20b"),
+        ("https://example.com", "https://example.com/"),
+        ("https://example.com/%c3%bc?q=a b", "https://example.com/%C3%BC?q=a%20b"),
+        ("https://example.com:8443/", "https://example.com:8443/"),
+    ],
+)
+def test_normalize_url(url: str, expected: str) -> None:
+    assert normalize_url(url) == expected

@@ -1,0 +1,243 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from sitemapgen.lastmod import parse_datetime, read_git_dates
+
+from .conftest import BASE, CliRunner
+from .helpers import html, make_tree, output_files, published, read_index
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-05-01", datetime(2024, 5, 1, tzinfo=UTC)),
+        ("2024-05-01T10:00:00Z", datetime(2024, 5, 1, 10, tzinfo=UTC)),
+        ("2024-05-01T10:00:00+02:00", datetime(2024, 5, 1, 10, tzinfo=timezone(timedelta(hours=2)))),
+        ("2024-05-01T10:00:00.123-0530", datetime(2024, 5, 1, 10, tzinfo=timezone(-timedelta(hours=5, minutes=30)))),
+        ("2024-05-01T10:00", datetime(2024, 5, 1, 10, tzinfo=UTC)),
+        ("2024-05-01 10:00:00", datetime(2024, 5, 1, 10, tzinfo=UTC)),
+        ("Tue, 15 Nov 1994 08:12:31 GMT", datetime(1994, 11, 15, 8, 12, 31, tzinfo=UTC)),
+        ("yesterday", None),
+        ("2024-13-01", None),
+        ("", None),
+    ],
+)
+def test_parse_datetime(text: str, expected: datetime | None) -> None:
+    assert parse_datetime(text) == expected
+
+
+def git(repo: Path, *args: str, date: str | None = None) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def commit(repo: Path, files: dict[str, str], date: str) -> None:
+    make_tree(repo, files)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", f"at {date}", date=date)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    commit(
+        root,
+        {"public/a.html": html("a1"), "public/ü dir/é.html": html("e"), "content/b.md": "b"},
+        "2020-01-01T00:00:00Z",
+    )
+    commit(root, {"public/a.html": html("a2"), "public/b/index.html": html("b")}, "2021-06-01T12:00:00Z")
+    commit(root, {"content/b.md": "b2"}, "2022-03-04T05:06:07+02:00")
+    return root
+
+
+def test_git_dates_in_one_pass(repo: Path) -> None:
+    dates = read_git_dates(repo / "public")
+    assert dates is not None
+    assert not dates.shallow
+    assert dates.dates["public/a.html"] == datetime(2021, 6, 1, 12, tzinfo=UTC)
+    assert dates.dates["public/ü dir/é.html"] == datetime(2020, 1, 1, tzinfo=UTC)
+    assert dates.dates["content/b.md"] == datetime(2022, 3, 4, 3, 6, 7, tzinfo=UTC)
+
+
+def test_not_a_repository(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    assert read_git_dates(tmp_path / "plain") is None
+
+
+def test_git_lastmod_end_to_end_with_source_mapping(repo: Path, cli: CliRunner, tmp_path: Path) -> None:
+    os.utime(repo / "public/a.html", (2_000_000_000, 2_000_000_000))  # a fresh checkout's mtime: ignored
+    (repo / "public/new.html").write_text(html("untracked"))
+    os.utime(repo / "public/new.html", (1_700_000_000, 1_700_000_000))
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\nlastmod = ["git", "mtime"]\n'
+        '[[git_sources]]\nmatch = "^b/index\\\\.html$"\nsource = "content/b.md"\n'
+    )
+    run = cli("build", repo / "public", "--config", config)
+    assert run.code == 0, run.err
+    got = {u.loc: u.lastmod for u in published(repo / "public", BASE)}
+    assert got == {
+        BASE + "a.html": "2021-06-01T12:00:00+00:00",
+        BASE + "new.html": "2023-11-14T22:13:20+00:00",  # not in git: falls back to mtime
+        BASE + "b/": "2022-03-04T03:06:07+00:00",  # dated by its source file
+        BASE + "%C3%BC%20dir/%C3%A9.html": "2020-01-01T00:00:00+00:00",
+    }
+    assert "lastmod from 3 git, 1 mtime" in run.err
+
+
+def test_shallow_clone_is_reported_never_one_date_for_all(repo: Path, cli: CliRunner, tmp_path: Path) -> None:
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "2", repo.as_uri(), str(clone))
+    dates = read_git_dates(clone)
+    assert dates is not None
+    assert dates.shallow
+    # The boundary commit seems to add every file: only the newer commit's files have a known date.
+    assert "public/a.html" in dates.shallow_paths
+    assert "content/b.md" not in dates.shallow_paths
+    assert dates.dates == {"content/b.md": datetime(2022, 3, 4, 3, 6, 7, tzinfo=UTC)}
+    for path in (clone / "public").rglob("*.html"):
+        os.utime(path, (1_600_000_000, 1_600_000_000))
+    run = cli("build", clone / "public", "--base-url", BASE, "--lastmod", "git,mtime")
+    assert run.code == 0, run.err
+    assert "shallow clone" in run.err
+    assert "fetch-depth: 0" in run.err
+    assert {u.lastmod for u in published(clone / "public", BASE)} == {"2020-09-13T12:26:40+00:00"}  # mtime
+
+
+def test_git_source_without_repo_warns_and_falls_back(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": html()})
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "git,mtime")
+    assert run.code == 0
+    assert "is not in a git work tree; using the next source" in run.err
+    assert published(root, BASE)[0].lastmod is not None
+
+
+def test_meta_lastmod(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(
+        tmp_path / "site",
+        {
+            "a.html": '<head><meta property="article:modified_time" content="2024-05-01T10:00:00+02:00"></head>',
+            "b.html": '<head><meta name="last-modified" content="2023-01-02"></head>',
+            "c.html": '<head><meta itemprop="dateModified" content="not a date"></head>',
+            "d.html": html(),
+        },
+    )
+    for name in "abcd":
+        os.utime(root / f"{name}.html", (1_600_000_000, 1_600_000_000))
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "meta,mtime")
+    assert run.code == 0
+    assert [u.lastmod for u in published(root, BASE)] == [
+        "2024-05-01T10:00:00+02:00",
+        "2023-01-02T00:00:00+00:00",
+        "2020-09-13T12:26:40+00:00",
+        "2020-09-13T12:26:40+00:00",
+    ]
+    assert "c.html: unreadable modified-time meta 'not a date'" in run.err
+
+
+def content_build(cli: CliRunner, root: Path, state: Path, when: int, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(when))
+    run = cli(
+        "build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state, "--max-urls-per-sitemap", "3"
+    )
+    assert run.code == 0, run.err
+    return run.err
+
+
+def test_content_lastmod_survives_a_full_rebuild(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"p{i}.html": html(f"page {i}") for i in range(7)}
+    root = make_tree(tmp_path / "site", files)
+    state = tmp_path / "state.sqlite"
+    content_build(cli, root, state, 1_600_000_000, monkeypatch)
+    first = output_files(root)
+    make_tree(root, files)  # a full site rebuild: every file rewritten, same bytes, new mtimes
+    for path in root.glob("*.html"):
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    content_build(cli, root, state, 1_700_000_000, monkeypatch)
+    assert output_files(root) == first
+
+    (root / "p4.html").write_text(html("page 4, edited"))
+    content_build(cli, root, state, 1_800_000_000, monkeypatch)
+    after = {u.loc: u.lastmod for u in published(root, BASE)}
+    assert after.pop(BASE + "p4.html") == "2027-01-15T08:00:00+00:00"
+    assert set(after.values()) == {"2020-09-13T12:26:40+00:00"}
+    index = [lastmod for _, lastmod in read_index(root / "sitemap.xml")]
+    assert index == ["2020-09-13T12:26:40+00:00", "2027-01-15T08:00:00+00:00", "2020-09-13T12:26:40+00:00"]
+    second = output_files(root)
+    assert [n for n in first if first[n] != second[n]] == ["sitemap-2.xml.gz", "sitemap.xml"]
+
+
+def test_content_ignore_strips_volatile_parts(tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": "<html><!-- built 1 --><p>same</p>"})
+    state = tmp_path / "s.sqlite"
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\nlastmod = "content"\nstate_file = "{state}"\n'
+        'content_ignore = ["<!-- built [0-9]+ -->"]\n'
+    )
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1600000000")
+    assert cli("build", root, "--config", config).code == 0
+    (root / "a.html").write_text("<html><!-- built 2 --><p>same</p>")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert cli("build", root, "--config", config).code == 0
+    assert published(root, BASE)[0].lastmod == "2020-09-13T12:26:40+00:00"
+
+
+def test_corrupt_store_is_rebuilt_with_a_warning(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": html()})
+    state = tmp_path / "state.sqlite"
+    state.write_bytes(b"this is not a database" * 100)
+    err = content_build(cli, root, state, 1_600_000_000, monkeypatch)
+    assert "lastmod state store unreadable" in err
+    assert published(root, BASE)[0].lastmod == "2020-09-13T12:26:40+00:00"
+    content_build(cli, root, state, 1_700_000_000, monkeypatch)
+    assert published(root, BASE)[0].lastmod == "2020-09-13T12:26:40+00:00"
+
+
+def test_failed_build_leaves_the_store_as_it_was(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": html()})
+    state = tmp_path / "state.sqlite"
+    content_build(cli, root, state, 1_600_000_000, monkeypatch)
+    (root / "a.html").write_text(html("changed"))
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sys.modules["sitemapgen.build"], "write_sitemaps", full_disk)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    with pytest.raises(OSError, match="No space"):
+        cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
+    monkeypatch.undo()
+    content_build(cli, root, state, 1_800_000_000, monkeypatch)
+    assert published(root, BASE)[0].lastmod == "2027-01-15T08:00:00+00:00"  # first seen by a build that finished
+
+
+def test_default_state_file_is_beside_the_output_not_inside(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": html()})
+    assert cli("build", root, "--base-url", BASE, "--lastmod", "content").code == 0
+    assert (tmp_path / ".sitemapgen-state-site.sqlite").is_file()
+    assert sorted(p.name for p in root.iterdir()) == ["a.html", "sitemap-1.xml.gz", "sitemap.xml"]
