@@ -172,6 +172,11 @@ class ContentStore:
             return None
 
     def _open(self, warn: Callable[[str], None]) -> sqlite3.Connection:
+        if not self.path.exists():
+            warn(
+                f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
+                " (in CI, keep this file between runs)"
+            )
         for attempt in (1, 2):
             try:
                 db = sqlite3.connect(self.path, isolation_level=None)

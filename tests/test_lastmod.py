@@ -238,6 +238,10 @@ def test_failed_build_leaves_the_store_as_it_was(
 
 def test_default_state_file_is_beside_the_output_not_inside(tmp_path: Path, cli: CliRunner) -> None:
     root = make_tree(tmp_path / "site", {"a.html": html()})
-    assert cli("build", root, "--base-url", BASE, "--lastmod", "content").code == 0
+    first = cli("build", root, "--base-url", BASE, "--lastmod", "content")
+    assert first.code == 0
+    assert "no lastmod state store yet; starting one, so every page counts as new" in first.err
+    again = cli("build", root, "--base-url", BASE, "--lastmod", "content")
+    assert "warning" not in again.err
     assert (tmp_path / ".sitemapgen-state-site.sqlite").is_file()
     assert sorted(p.name for p in root.iterdir()) == ["a.html", "sitemap-1.xml.gz", "sitemap.xml"]
