@@ -17,8 +17,19 @@ demo: $(STAMP)
 	$(BIN)/sitemapgen build sample_site --config sample_site.toml
 	@echo "--- sample_site/sitemap.xml"
 	@cat sample_site/sitemap.xml
-	@echo "--- sample_site/sitemap-1.xml.gz (first lines, uncompressed)"
-	@$(BIN)/python -c "import gzip,sys; sys.stdout.write(''.join(gzip.open('sample_site/sitemap-1.xml.gz','rt',encoding='utf-8').readlines()[:12]))"
+	@$(BIN)/python -c "$$SHOW_FIRST_SITEMAP"
+	@echo "--- sitemapgen validate"
+	$(BIN)/sitemapgen validate sample_site/sitemap.xml --base-url https://example.com/
+
+# The first sitemap the index lists (its number changes as the site does), uncompressed.
+define SHOW_FIRST_SITEMAP
+import gzip, re
+index = open("sample_site/sitemap.xml", encoding="utf-8").read()
+name = re.search(r"<loc>[^<]*/([^/<]+)</loc>", index).group(1)
+print(f"--- sample_site/{name} (first lines, uncompressed)")
+print("".join(gzip.open(f"sample_site/{name}", "rt", encoding="utf-8").readlines()[:12]), end="")
+endef
+export SHOW_FIRST_SITEMAP
 
 ## ruff, mypy --strict and the test suite.
 test: lint typecheck unit

@@ -8,17 +8,21 @@ so what `explain` says is what `build` does.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .config import Config
+import pathspec
+
+from .config import Config, RobotsTxt
 from .errors import DocrootError, SitemapgenError
 from .head import HeadFacts, normalize_url, read_head
 from .lastmod import (
@@ -31,6 +35,7 @@ from .lastmod import (
     parse_datetime,
     read_git_dates,
 )
+from .robots import update_robots_txt
 from .rules import RuleSet
 from .urls import MAX_URL_LENGTH, is_page_name, page_url
 from .walk import DEFAULT_EXCLUDE, Page, Skip, SkipReason, exclusion_spec, iter_pages, page_at, read_ignore_file
@@ -50,6 +55,24 @@ class BuildResult:
     written: WriteResult
     warnings: int = 0
     lastmod_sources: Mapping[str, int] = field(default_factory=dict)
+    robots_txt_updated: bool = False
+
+    def as_json(self) -> dict[str, object]:
+        """The summary as plain data, for `--json`."""
+        return {
+            "listed": self.listed,
+            "skipped": {reason.name.lower(): n for reason, n in self.skipped.items()},
+            "warnings": self.warnings,
+            "lastmod_sources": dict(self.lastmod_sources),
+            "sitemaps": [
+                {"path": str(s.path), "url": s.url, "urls": s.urls, "bytes": s.size, "changed": s.changed}
+                for s in self.written.sitemaps
+            ],
+            "changed": self.written.changed,
+            "removed": self.written.removed,
+            "indexes": [str(p) for p in self.written.indexes],
+            "robots_txt_updated": self.robots_txt_updated,
+        }
 
     def summary(self) -> str:
         """The one line the CLI prints on stderr."""
@@ -61,6 +84,10 @@ class BuildResult:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
         if len(self.lastmod_sources) > 1:
             text += "; lastmod from " + ", ".join(f"{n:,} {name}" for name, n in self.lastmod_sources.items())
+        if self.written.changed != len(files) or self.written.removed:
+            text += f"; {self.written.changed:,} of {len(files):,} sitemap{'s' * (len(files) != 1)} changed"
+            if self.written.removed:
+                text += f", {self.written.removed:,} removed"
         indexes = self.written.indexes
         if len(indexes) == 1:
             text += f"; wrote {indexes[0]}"
@@ -72,6 +99,8 @@ class BuildResult:
                 f"; wrote {len(indexes):,} index files, {indexes[0]} .. {indexes[-1].name}, since an index lists"
                 f" at most 1,000 sitemaps: submit each (or name each in robots.txt)"
             )
+        if self.robots_txt_updated:
+            text += "; updated robots.txt"
         return text
 
 
@@ -132,6 +161,10 @@ class _Pipeline:
         self.git_sources = [(re.compile(g.match), g.source) for g in config.git_sources]
         self.store: ContentStore | None = None
         self.sources_used: Counter[str] = Counter()
+        self.sections = [
+            (pathspec.GitIgnoreSpec.from_lines([section.pattern]), section.name)
+            for section in reversed(config.sitemaps)
+        ]
         chain = config.lastmod
         if LastmodSource.GIT in chain:
             self._open_git()
@@ -201,7 +234,8 @@ class _Pipeline:
         lastmod, source = self._lastmod(page, loc, head)
         facts = self.rules.facts_for(page.relpath)
         alternates = head.alternates if head is not None and config.hreflang else ()
-        entry = Entry(loc, lastmod, facts.changefreq, facts.priority, alternates)
+        section = next((name for spec, name in self.sections if spec.match_file(page.relpath)), "")
+        entry = Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section)
         return Decision(entry, None, source, head)
 
     def _head_skip(self, page: Page, loc: str, head: HeadFacts) -> Skip | None:
@@ -218,10 +252,15 @@ class _Pipeline:
             return Skip(page.relpath, SkipReason.CANONICAL, f"to {head.canonical}")
         return None
 
-    def entries(self, on_skip: Callable[[Skip], None]) -> Iterator[Entry]:
+    def decisions(
+        self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None = None
+    ) -> Iterator[tuple[Page, Decision]]:
+        """Each listed page with its decision, in walk order, duplicates removed."""
         directory: str | None = None
         seen: set[str] = set()
-        for page in iter_pages(self.config.docroot, exclude=self.spec, on_skip=on_skip):
+        for number, page in enumerate(iter_pages(self.config.docroot, exclude=self.spec, on_skip=on_skip), 1):
+            if on_progress is not None and number % 1000 == 0:
+                on_progress(number)
             decision = self.decide(page)
             if decision.entry is None:
                 assert decision.skip is not None
@@ -239,6 +278,13 @@ class _Pipeline:
             seen.add(decision.entry.loc)
             if decision.lastmod_source is not None:
                 self.sources_used[decision.lastmod_source.value] += 1
+            yield page, decision
+
+    def entries(
+        self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None = None
+    ) -> Iterator[Entry]:
+        for _, decision in self.decisions(on_skip, on_progress):
+            assert decision.entry is not None
             yield decision.entry
 
     def commit(self) -> None:
@@ -262,12 +308,45 @@ def iter_entries(
         pipeline.abort()
 
 
-def build(config: Config, *, on_warning: Warn | None = None) -> BuildResult:
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the output directory, or fail at once.
+
+    The lock is on the directory itself (flock), so no lock file is left to be
+    deployed, and the kernel releases it when a run dies, even by SIGKILL.
+    """
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SitemapgenError(
+                f"another sitemapgen run is writing to {out}; try again when it has finished"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _sorted_skips(skipped: Counter[SkipReason]) -> dict[SkipReason, int]:
+    order = list(SkipReason)
+    return dict(sorted(skipped.items(), key=lambda kv: order.index(kv[0])))
+
+
+def build(
+    config: Config,
+    *,
+    on_warning: Warn | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    dry_run: bool = False,
+) -> BuildResult:
     """Write the sitemaps and index for `config`; the library's entry point.
 
     Raises `SitemapgenError` for bad input before anything is written. Files
     that cannot be listed are counted in the result and, where the user
     should look at them, reported through `on_warning` (default: logging).
+    `on_progress` hears the number of pages walked every 1,000 pages. With
+    `dry_run` the content store is only read (what `check` uses).
     """
     warn = on_warning or logger.warning
     _check_docroot(config)
@@ -286,42 +365,73 @@ def build(config: Config, *, on_warning: Warn | None = None) -> BuildResult:
             detail = f" ({item.detail})" if item.detail else ""
             counted_warn(f"{display(item.relpath)}: skipped, {item.reason.singular}{detail}")
 
-    pipeline = _Pipeline(config, warn=counted_warn, dry_run=False)
     created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        written = write_sitemaps(
-            pipeline.entries(on_skip),
-            out,
-            base_url=config.base_url,
-            lastmod_format=config.lastmod_format,
-            max_urls=config.max_urls_per_sitemap,
-            max_bytes=config.max_bytes_per_sitemap,
-            max_sitemaps_per_index=config.max_sitemaps_per_index,
-            on_skip=on_skip,
-        )
-    except BaseException:
-        pipeline.abort()
-        raise
+    out.mkdir(parents=True, exist_ok=True)
+    with output_lock(out):
+        pipeline = _Pipeline(config, warn=counted_warn, dry_run=dry_run)
+        try:
+            written = write_sitemaps(
+                pipeline.entries(on_skip, on_progress),
+                out,
+                base_url=config.base_url,
+                lastmod_format=config.lastmod_format,
+                max_urls=config.max_urls_per_sitemap,
+                max_bytes=config.max_bytes_per_sitemap,
+                max_sitemaps_per_index=config.max_sitemaps_per_index,
+                chunking=config.chunking,
+                sections=[section.name for section in config.sitemaps],
+                on_skip=on_skip,
+            )
+        except BaseException:
+            pipeline.abort()
+            raise
+        if not written.sitemaps:
+            pipeline.abort()
+        else:
+            pipeline.commit()
     if not written.sitemaps:
-        pipeline.abort()
         if created:
             out.rmdir()
-        order = list(SkipReason)
-        why = ", ".join(r.counted(n) for r, n in sorted(skipped.items(), key=lambda kv: order.index(kv[0])))
+        why = ", ".join(r.counted(n) for r, n in _sorted_skips(skipped).items())
         raise SitemapgenError(
             f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
         )
-    pipeline.commit()
+    robots = False
+    if config.robots_txt is not RobotsTxt.OFF and not dry_run:
+        index_urls = [config.base_url + path.name for path in written.indexes]
+        robots = update_robots_txt(
+            config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE
+        )
     listed = sum(s.urls for s in written.sitemaps)
-    order = list(SkipReason)
     return BuildResult(
-        listed,
-        dict(sorted(skipped.items(), key=lambda kv: order.index(kv[0]))),
-        written,
-        warnings,
-        dict(pipeline.sources_used.most_common()),
+        listed, _sorted_skips(skipped), written, warnings, dict(pipeline.sources_used.most_common()), robots
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A page that would be listed: its entry, source file and lastmod source."""
+
+    relpath: str
+    entry: Entry
+    lastmod_source: LastmodSource | None
+
+
+def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[Listing]:
+    """What `build` would list, page by page, without writing anything."""
+    _check_docroot(config)
+    pipeline = _Pipeline(config, warn=on_warning or logger.warning, dry_run=True)
+    try:
+        for page, decision in pipeline.decisions(lambda _: None):
+            assert decision.entry is not None
+            yield Listing(page.relpath, decision.entry, decision.lastmod_source)
+    finally:
+        pipeline.abort()
+
+
+def build_elsewhere(config: Config, out: Path, *, on_warning: Warn | None = None) -> BuildResult:
+    """Build into `out` instead of the configured output, changing no state (for `check`)."""
+    return build(replace(config, out_dir=out), on_warning=on_warning, dry_run=True)
 
 
 @dataclass(frozen=True, slots=True)

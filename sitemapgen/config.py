@@ -49,6 +49,21 @@ class ChangeFreq(enum.Enum):
     NEVER = "never"
 
 
+class Chunking(enum.Enum):
+    """How pages are cut into sitemap files."""
+
+    STABLE = "stable"  # content-defined: one page's change rewrites one file
+    FILL = "fill"  # fill each file to the limits: fewest files, but a change shifts every later file
+
+
+class RobotsTxt(enum.Enum):
+    """What to do with the docroot's robots.txt."""
+
+    OFF = "off"  # leave it alone
+    UPDATE = "update"  # add or update the Sitemap: lines, if the file exists
+    CREATE = "create"  # the same, and create the file if it is missing
+
+
 class LastmodFormat(enum.Enum):
     """How much of a W3C Datetime ``<lastmod>`` carries."""
 
@@ -142,6 +157,45 @@ def _rule_from(value: object, index: int) -> Rule:
         raise ConfigError(f"{where}.{e.key}", e.problem) from e
 
 
+_SECTION_KEYS = ("name", "pattern")
+_SECTION_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A series of its own for the pages `pattern` matches: ``sitemap-NAME-N.xml.gz``."""
+
+    name: str
+    pattern: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _SECTION_NAME.match(self.name) or self.name == "index":
+            raise ConfigError(
+                "name",
+                "must be lower-case letters, digits, '-' or '_', starting with a letter"
+                f" (and not 'index'), got {self.name!r}",
+            )
+        _check_pattern(self.pattern, "pattern")
+
+
+def _section_from(value: object, index: int) -> Section:
+    where = f"sitemaps[{index}]"
+    if isinstance(value, Section):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(where, f"must be a table with name and pattern, got {value!r}")
+    for key in value:
+        if key not in _SECTION_KEYS:
+            raise _unknown_key(str(key), _SECTION_KEYS, f"{where}.")
+    for key in _SECTION_KEYS:
+        if key not in value:
+            raise ConfigError(f"{where}.{key}", "is missing")
+    try:
+        return Section(**value)
+    except ConfigError as e:
+        raise ConfigError(f"{where}.{e.key}", e.problem) from e
+
+
 _GIT_SOURCE_KEYS = ("match", "source")
 
 
@@ -221,6 +275,9 @@ class Config:
     git_sources: tuple[GitSource, ...] = ()
     state_file: Path | None = None
     content_ignore: tuple[str, ...] = ()
+    chunking: Chunking = Chunking.STABLE
+    sitemaps: tuple[Section, ...] = ()
+    robots_txt: RobotsTxt = RobotsTxt.OFF
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -253,6 +310,14 @@ class Config:
                 raise ConfigError("state_file", f"must be a file path, got {self.state_file!r}")
             put(self, "state_file", Path(self.state_file))
         put(self, "content_ignore", _check_regexes(self.content_ignore, "content_ignore"))
+        put(self, "chunking", _enum_value(Chunking, self.chunking, "chunking"))
+        put(self, "robots_txt", _enum_value(RobotsTxt, self.robots_txt, "robots_txt"))
+        if isinstance(self.sitemaps, str | Mapping) or not isinstance(self.sitemaps, Sequence):
+            raise ConfigError("sitemaps", "must be a list of [[sitemaps]] tables")
+        put(self, "sitemaps", tuple(_section_from(x, i) for i, x in enumerate(self.sitemaps)))
+        names = [section.name for section in self.sitemaps]
+        if len(set(names)) != len(names):
+            raise ConfigError("sitemaps", f"names a section twice: {names}")
 
     @property
     def output_dir(self) -> Path:

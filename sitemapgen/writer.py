@@ -1,39 +1,51 @@
-"""Chunked, gzipped sitemap files and the index that lists them.
+"""Chunked, gzipped sitemap files and the index that lists them, published safely.
 
 Entries stream straight into a gzip stream: the writer holds one formatted
 entry at a time plus a small record per finished chunk, never a whole chunk or
-the whole site. Each chunk is cut before it would pass either protocol limit
-(50,000 URLs, 10,485,760 uncompressed bytes, or the configured lower ones).
+the whole site.
 
-Files are written under a temporary dot-name, fsynced and renamed into place,
-and the index goes last, so a crawler never sees a half-written file; chunk
-files left over from a larger previous build are removed only after the new
-index is in place.
+Where a chunk ends is decided by the URLs themselves (content-defined
+chunking): a chunk ends after a URL whose hash falls in a 1-in-M bucket, or
+before it would pass a limit. So adding, removing or editing one page changes
+the one chunk it falls in, and every other chunk comes out byte-identical.
+
+Publishing never touches a file the current index lists: an unchanged chunk
+keeps its file (recognised by its bytes), a changed one is written under a
+number the current index does not use, each file is fsynced and renamed into
+place, and the index is replaced last, atomically. Files the new index no
+longer lists are removed after that. A crawler, or a run killed at any point,
+sees either the old set or the new set, whole.
 """
 
 from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
+import html
 import os
 import re
-from collections.abc import Callable, Iterable
+import signal
+import zlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO
 
-from .config import ChangeFreq, LastmodFormat
+from .config import ChangeFreq, Chunking, LastmodFormat
 from .head import Alternate
 from .walk import Skip, SkipReason
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 INDEX_NAME = "sitemap.xml"
-_CHUNK_NAME = "sitemap-{}.xml.gz"
 _EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
-_OWN_FILE = re.compile(r"^sitemap-(?:[1-9][0-9]*\.xml\.gz|index-[1-9][0-9]*\.xml)$")
+_OWN_FILE = re.compile(r"^sitemap-(?:(?:[a-z0-9_-]+-)?[1-9][0-9]*\.xml\.gz|index-[1-9][0-9]*\.xml)$")
+_CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
+_TEMP_FILE = re.compile(r"^\.sitemap.*\.tmp$")
+_INDEX_LOC = re.compile(rb"<loc>([^<]*)</loc>")
 
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 _URLSET_OPEN = _XML_DECL + f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">\n'.encode()
@@ -42,6 +54,10 @@ _INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 _INDEX_CLOSE = b"</sitemapindex>\n"
 _GZIP_LEVEL = 6  # level 9 costs twice the time for ~1% smaller files
 
+#: Set to N to have the process kill itself (SIGKILL) at its N-th file
+#: operation: the hook the crash tests use to prove every step is safe.
+FAULT_ENV = "SITEMAPGEN_FAULT_AT"
+
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -49,6 +65,7 @@ class Entry:
 
     `loc` is absolute and already percent-encoded; XML escaping is the
     writer's job alone, so it can never happen twice. `lastmod` is aware.
+    `section` names the chunk series it goes to ("" for the main one).
     """
 
     loc: str
@@ -56,25 +73,32 @@ class Entry:
     changefreq: ChangeFreq | None = None
     priority: float | None = None
     alternates: tuple[Alternate, ...] = ()
+    section: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class SitemapFile:
-    """A chunk as written: where it is, its URL, and what the index says of it."""
+    """A chunk as published: where it is, its URL, and what the index says of it."""
 
     path: Path
     url: str
     urls: int
     size: int  # uncompressed bytes
     lastmod: datetime | None
+    changed: bool = True  # written by this run, rather than kept byte-identical
 
 
 @dataclass(frozen=True, slots=True)
 class WriteResult:
-    """Every file one build wrote, chunks in order, the main index first."""
+    """Every file one build published, chunks in index order, the main index first."""
 
     sitemaps: tuple[SitemapFile, ...]
     indexes: tuple[Path, ...]
+    removed: int = 0  # chunk files of the previous set that the new one no longer lists
+
+    @property
+    def changed(self) -> int:
+        return sum(1 for s in self.sitemaps if s.changed)
 
 
 def escape_xml(text: str) -> str:
@@ -130,6 +154,20 @@ def format_entry(entry: Entry, fmt: LastmodFormat) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
+class _Faults:
+    """Counts file operations; kills the process at the one `FAULT_ENV` names."""
+
+    def __init__(self) -> None:
+        value = os.environ.get(FAULT_ENV, "")
+        self.at = int(value) if value.isdigit() else 0
+        self.count = 0
+
+    def step(self) -> None:
+        self.count += 1
+        if self.count == self.at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -138,32 +176,41 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-class _AtomicFile:
-    """A file written under a temporary dot-name and renamed into place on commit."""
+class _HashingFile:
+    """A file opened for writing that hashes what goes through it."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.tmp = path.with_name(f".{path.name}.tmp")
-        self.raw: BinaryIO = open(self.tmp, "wb")  # noqa: SIM115 - closed in commit/abort
+        self.raw: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed by the owner
+        self.digest = hashlib.blake2b(digest_size=20)
 
-    def commit(self) -> None:
+    def write(self, data: bytes) -> int:
+        self.digest.update(data)
+        return self.raw.write(data)
+
+    def flush(self) -> None:
         self.raw.flush()
-        os.fsync(self.raw.fileno())
-        self.raw.close()
-        os.replace(self.tmp, self.path)
 
-    def abort(self) -> None:
-        self.raw.close()
-        self.tmp.unlink(missing_ok=True)
+
+def file_digest(path: Path) -> bytes | None:
+    """The same digest `_HashingFile` computes, of a file on disk; None if unreadable."""
+    digest = hashlib.blake2b(digest_size=20)
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.digest()
 
 
 class _Chunk:
-    """One sitemap being streamed into gzip."""
+    """One sitemap being streamed into gzip, under a temporary name."""
 
-    def __init__(self, path: Path, url: str) -> None:
-        self.url = url
-        self.file = _AtomicFile(path)
-        self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file.raw, mtime=0, compresslevel=_GZIP_LEVEL)
+    def __init__(self, tmp: Path, faults: _Faults) -> None:
+        faults.step()
+        self.tmp = tmp
+        self.file = _HashingFile(tmp)
+        self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, mtime=0, compresslevel=_GZIP_LEVEL)
         self.gz.write(_URLSET_OPEN)
         self.size = len(_URLSET_OPEN)
         self.urls = 0
@@ -176,36 +223,124 @@ class _Chunk:
         if lastmod is not None and (self.lastmod is None or lastmod > self.lastmod):
             self.lastmod = lastmod
 
-    def commit(self) -> SitemapFile:
+    def finish(self, faults: _Faults) -> bytes:
+        """Close and fsync the temporary file; return its digest."""
         self.gz.write(_URLSET_CLOSE)
+        self.size += len(_URLSET_CLOSE)
         self.gz.close()
-        self.file.commit()
-        return SitemapFile(self.file.path, self.url, self.urls, self.size + len(_URLSET_CLOSE), self.lastmod)
+        self.file.flush()
+        faults.step()
+        os.fsync(self.file.raw.fileno())
+        self.file.raw.close()
+        return self.file.digest.digest()
 
     def abort(self) -> None:
         self.gz.close()
-        self.file.abort()
+        self.file.raw.close()
+        self.tmp.unlink(missing_ok=True)
 
 
-def _write_index(path: Path, sitemaps: Iterable[SitemapFile], fmt: LastmodFormat) -> None:
-    out = _AtomicFile(path)
-    try:
-        out.raw.write(_INDEX_OPEN)
-        for sitemap in sitemaps:
-            line = f"<sitemap><loc>{escape_xml(sitemap.url)}</loc>"
-            if sitemap.lastmod is not None:
-                line += f"<lastmod>{format_lastmod(sitemap.lastmod, fmt)}</lastmod>"
-            out.raw.write((line + "</sitemap>\n").encode("utf-8"))
-        out.raw.write(_INDEX_CLOSE)
-        out.commit()
-    except BaseException:
-        out.abort()
-        raise
+def _chunk_name(section: str, number: int) -> str:
+    return f"sitemap-{section}-{number}.xml.gz" if section else f"sitemap-{number}.xml.gz"
 
 
 def index_name(number: int) -> str:
     """``sitemap.xml`` for the first index, ``sitemap-index-N.xml`` after it."""
     return INDEX_NAME if number == 1 else _EXTRA_INDEX_NAME.format(number)
+
+
+def read_published(out_dir: Path) -> list[str]:
+    """The chunk file names the published index files list, in order.
+
+    Read leniently: anything unreadable simply counts as not published, which
+    only means this run will not reuse those files.
+    """
+    names: list[str] = []
+    number = 1
+    while True:
+        path = out_dir / index_name(number)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            break
+        for raw in _INDEX_LOC.findall(data):
+            name = html.unescape(raw.decode("utf-8", "replace")).rstrip("/").rpartition("/")[2]
+            if _CHUNK_FILE.match(name):
+                names.append(name)
+        number += 1
+    return names
+
+
+class _Publisher:
+    """Decides each finished chunk's file name without touching published files."""
+
+    def __init__(self, out_dir: Path, faults: _Faults) -> None:
+        self.out_dir = out_dir
+        self.faults = faults
+        self.published = read_published(out_dir)
+        self.by_digest: dict[bytes, str] = {}
+        for name in self.published:
+            digest = file_digest(out_dir / name)
+            if digest is not None:
+                self.by_digest[digest] = name
+        self.taken: set[str] = set(self.published)
+        self.next_number: dict[str, int] = {}
+        self.created: list[Path] = []  # new files not yet listed by any index
+
+    def _fresh_name(self, section: str) -> str:
+        number = self.next_number.get(section, 1)
+        while _chunk_name(section, number) in self.taken:
+            number += 1
+        self.next_number[section] = number + 1
+        name = _chunk_name(section, number)
+        self.taken.add(name)
+        return name
+
+    def place(self, chunk: _Chunk, digest: bytes, section: str) -> tuple[Path, bool]:
+        """Keep the identical published file, or rename the new one to a fresh name."""
+        kept = self.by_digest.pop(digest, None)
+        match = _CHUNK_FILE.match(kept) if kept is not None else None
+        if kept is not None and match is not None and (match.group(1) or "") == section:
+            self.faults.step()
+            chunk.tmp.unlink()
+            return self.out_dir / kept, False
+        name = self._fresh_name(section)
+        self.faults.step()
+        os.replace(chunk.tmp, self.out_dir / name)
+        self.created.append(self.out_dir / name)
+        return self.out_dir / name, True
+
+    def discard_created(self) -> None:
+        """After a failure: remove the new files no index lists (a SIGKILL leaves them to the next run)."""
+        for path in self.created:
+            path.unlink(missing_ok=True)
+
+
+def _is_boundary(loc: str, every: int) -> bool:
+    """A content-defined cut point: about one URL in `every`, decided by the URL alone."""
+    return every <= 1 or zlib.crc32(loc.encode("utf-8")) % every == 0
+
+
+def _write_index(path: Path, sitemaps: Iterable[SitemapFile], fmt: LastmodFormat, faults: _Faults) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    faults.step()
+    try:
+        with open(tmp, "wb") as out:
+            out.write(_INDEX_OPEN)
+            for sitemap in sitemaps:
+                line = f"<sitemap><loc>{escape_xml(sitemap.url)}</loc>"
+                if sitemap.lastmod is not None:
+                    line += f"<lastmod>{format_lastmod(sitemap.lastmod, fmt)}</lastmod>"
+                out.write((line + "</sitemap>\n").encode("utf-8"))
+            out.write(_INDEX_CLOSE)
+            out.flush()
+            faults.step()
+            os.fsync(out.fileno())
+        faults.step()
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def write_sitemaps(
@@ -217,54 +352,85 @@ def write_sitemaps(
     max_urls: int = 50_000,
     max_bytes: int = 10_485_760,
     max_sitemaps_per_index: int = 1_000,
+    chunking: Chunking = Chunking.STABLE,
+    sections: Sequence[str] = (),
     on_skip: Callable[[Skip], None] | None = None,
 ) -> WriteResult:
-    """Stream `entries` into chunks in `out_dir`, then write the index files.
+    """Stream `entries` into chunks in `out_dir`, then publish the index files.
 
     Writes nothing at all when `entries` is empty: a sitemap must list at
-    least one URL, so the caller decides what an empty site means.
+    least one URL, so the caller decides what an empty site means. The caller
+    must hold the output directory's lock (see `build`).
     """
     skip = on_skip or (lambda _: None)
+    faults = _Faults()
+    for leftover in out_dir.iterdir():  # temporary files of a run that was killed
+        if _TEMP_FILE.match(leftover.name):
+            faults.step()
+            leftover.unlink(missing_ok=True)
+    publisher = _Publisher(out_dir, faults)
     room = max_bytes - len(_URLSET_OPEN) - len(_URLSET_CLOSE)
-    written: list[SitemapFile] = []
-    chunk: _Chunk | None = None
+    every = max(1, max_urls // 5) if chunking is Chunking.STABLE else 0
+    order = ["", *sections]
+    done: dict[str, list[SitemapFile]] = {s: [] for s in order}
+    open_chunks: dict[str, _Chunk] = {}
+    temp_number = 0
+
+    def close(section: str) -> None:
+        chunk = open_chunks.pop(section)
+        digest = chunk.finish(faults)
+        path, changed = publisher.place(chunk, digest, section)
+        done[section].append(SitemapFile(path, base_url + path.name, chunk.urls, chunk.size, chunk.lastmod, changed))
+
     try:
         for entry in entries:
             data = format_entry(entry, lastmod_format)
             if len(data) > room:
                 skip(Skip(entry.loc, SkipReason.ENTRY_TOO_LARGE, f"{len(data):,} bytes"))
                 continue
+            section = entry.section
+            chunk = open_chunks.get(section)
             if chunk is not None and (
-                chunk.urls >= max_urls or chunk.size + len(data) > max_bytes - len(_URLSET_CLOSE)
+                chunk.urls >= max_urls or chunk.size + len(data) + len(_URLSET_CLOSE) > max_bytes
             ):
-                written.append(chunk.commit())
+                close(section)
                 chunk = None
             if chunk is None:
-                name = _CHUNK_NAME.format(len(written) + 1)
-                chunk = _Chunk(out_dir / name, base_url + name)
+                temp_number += 1
+                chunk = open_chunks[section] = _Chunk(out_dir / f".sitemap-new-{temp_number}.xml.gz.tmp", faults)
             chunk.add(data, entry.lastmod)
-        if chunk is not None:
-            written.append(chunk.commit())
-            chunk = None
+            if every and _is_boundary(entry.loc, every):
+                close(section)
+        for section in order:
+            if section in open_chunks:
+                close(section)
     except BaseException:
-        if chunk is not None:
+        for chunk in open_chunks.values():
             chunk.abort()
+        publisher.discard_created()
         raise
+    written = [s for section in order for s in done[section]]
     if not written:
         return WriteResult((), ())
     groups = [written[i : i + max_sitemaps_per_index] for i in range(0, len(written), max_sitemaps_per_index)]
     indexes = [out_dir / index_name(n) for n in range(1, len(groups) + 1)]
+    faults.step()
+    _fsync_dir(out_dir)  # every chunk's name is durable before an index points at it
     # Extra indexes first, the main one last: it is what crawlers are told about.
     for path, group in reversed(list(zip(indexes, groups, strict=True))):
-        _write_index(path, group, lastmod_format)
+        _write_index(path, group, lastmod_format, faults)
+    faults.step()
     _fsync_dir(out_dir)
-    _remove_stale(out_dir, {p.name for p in indexes} | {s.path.name for s in written})
-    return WriteResult(tuple(written), tuple(indexes))
+    keep = {p.name for p in indexes} | {s.path.name for s in written}
+    removed = _remove_stale(out_dir, keep, faults)
+    return WriteResult(tuple(written), tuple(indexes), removed)
 
 
-def _remove_stale(out_dir: Path, keep: set[str]) -> None:
-    """Delete chunk and extra index files an earlier, larger build left behind."""
+def _remove_stale(out_dir: Path, keep: set[str], faults: _Faults) -> int:
+    """Delete chunk and extra index files the new index no longer lists."""
     with os.scandir(out_dir) as it:
-        stale = [e.path for e in it if _OWN_FILE.match(e.name) and e.name not in keep]
-    for path in stale:
-        os.unlink(path)
+        stale = sorted(e.name for e in it if _OWN_FILE.match(e.name) and e.name not in keep)
+    for name in stale:
+        faults.step()
+        os.unlink(out_dir / name)
+    return sum(1 for name in stale if _CHUNK_FILE.match(name))

@@ -46,3 +46,4 @@ def test_the_annotated_config_example_loads(tmp_path: Path) -> None:
     assert config.base_url == "https://example.com/"
     assert len(config.rules) == 3
     assert len(config.git_sources) == 1
+    assert [section.name for section in config.sitemaps] == ["blog"]

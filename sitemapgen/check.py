@@ -1,0 +1,82 @@
+"""Is what is on disk what a build would write now? (A CI gate.)
+
+Builds into a throwaway directory, with the content store only read, then
+compares sitemap files by their bytes. Only for the files that differ does it
+read entries, to say what changed, so memory stays bounded by chunk size.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .build import build_elsewhere
+from .config import Config
+from .writer import file_digest, read_published
+
+_URL_LINE = re.compile(rb"<url><loc>([^<]*)</loc>.*</url>")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """Whether the published sitemaps are current, and a short account if not."""
+
+    current: bool
+    lines: tuple[str, ...]
+
+
+def _entries(path: Path) -> dict[bytes, bytes]:
+    """loc -> the whole <url> line, for one of our sitemap files."""
+    try:
+        data = gzip.decompress(path.read_bytes())
+    except (OSError, EOFError):
+        return {}
+    return {m.group(1): m.group(0) for m in _URL_LINE.finditer(data)}
+
+
+def check(config: Config, *, on_warning: Callable[[str], None] | None = None, examples: int = 5) -> CheckResult:
+    """Compare the published sitemaps with a fresh build of the docroot."""
+    out = config.output_dir
+    published = read_published(out)
+    if not (out / "sitemap.xml").is_file():
+        return CheckResult(False, (f"missing: no sitemap index at {out / 'sitemap.xml'}",))
+    with tempfile.TemporaryDirectory(prefix="sitemapgen-check-") as tmp:
+        fresh = build_elsewhere(config, Path(tmp), on_warning=on_warning)
+        new = [(file_digest(s.path), s.path) for s in fresh.written.sitemaps]
+        old = [(file_digest(out / name), out / name) for name in published]
+        new_index = [s.url.rpartition("/")[2] for s in fresh.written.sitemaps]
+        if [d for d, _ in new] == [d for d, _ in old] and len(fresh.written.indexes) == sum(
+            1 for _ in out.glob("sitemap-index-*.xml")
+        ) + 1:
+            return CheckResult(True, (f"current: {len(new):,} sitemaps, {fresh.listed:,} pages",))
+        old_digests = {d for d, _ in old}
+        new_digests = {d for d, _ in new}
+        before: dict[bytes, bytes] = {}
+        after: dict[bytes, bytes] = {}
+        for digest, path in old:
+            if digest not in new_digests:
+                before.update(_entries(path))
+        for digest, path in new:
+            if digest not in old_digests:
+                after.update(_entries(path))
+        added = sorted(set(after) - set(before))
+        removed = sorted(set(before) - set(after))
+        changed = sorted(k for k in set(before) & set(after) if before[k] != after[k])
+        missing_files = [p.name for d, p in old if d is None]
+        changing = sum(1 for d, _ in new if d not in old_digests)
+        lines = [
+            f"stale: {len(added):,} pages added, {len(removed):,} removed, {len(changed):,} changed;"
+            f" {changing:,} of {len(new_index):,} sitemaps would be written (run sitemapgen build)"
+        ]
+        if missing_files:
+            lines.append(f"  listed but missing: {', '.join(missing_files)}")
+        for mark, keys in (("+", added), ("-", removed), ("~", changed)):
+            for key in keys[:examples]:
+                lines.append(f"  {mark} {key.decode('utf-8', 'replace')}")
+            if len(keys) > examples:
+                lines.append(f"  {mark} ... and {len(keys) - examples:,} more")
+        return CheckResult(False, tuple(lines))
