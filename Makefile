@@ -5,7 +5,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit clean
+.PHONY: demo test lint typecheck unit bench clean
+N ?= 200000
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +47,10 @@ typecheck: $(STAMP)
 # leaks a scandir iterator, which warnings-as-errors turns into a failed run.
 unit: $(STAMP)
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q --basetemp=$$tmp/t; rc=$$?; rm -rf $$tmp; exit $$rc
+
+## Timing against find on generated sites: make bench, or make bench N=1000000.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py -n $(N)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import logging
+import multiprocessing
 import os
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -39,7 +41,7 @@ from .robots import update_robots_txt
 from .rules import RuleSet
 from .urls import MAX_URL_LENGTH, is_page_name, page_url
 from .walk import DEFAULT_EXCLUDE, Page, Skip, SkipReason, exclusion_spec, iter_pages, page_at, read_ignore_file
-from .writer import Entry, WriteResult, write_sitemaps
+from .writer import Entry, Row, WriteResult, row_of, write_rows
 
 logger = logging.getLogger("sitemapgen")
 
@@ -139,6 +141,43 @@ class Decision:
     skip: Skip | None = None
     lastmod_source: LastmodSource | None = None
     head: HeadFacts | None = None
+    digest: bytes | None = None  # lastmod 'content': the store, in the main process, dates it
+
+
+#: Outcome of one page: (row, skip, warnings, lastmod source, content digest, entry).
+_Result = tuple[Row | None, Skip | None, tuple[str, ...], str | None, bytes | None, Entry | None]
+_BATCH = 512  # pages per task sent to a worker: large enough that pickling is noise
+_POOL_AFTER = 2_048  # pages processed inline before workers are started
+_WORKER: _Pipeline | None = None  # the pipeline forked workers inherit
+
+
+def _work(batch: list[tuple[str, str, int]]) -> list[_Result]:
+    """A worker's task: process a batch of pages with the inherited pipeline."""
+    assert _WORKER is not None
+    return [_WORKER.process(Page(relpath, path, mtime_ns)) for relpath, path, mtime_ns in batch]
+
+
+class _Unique:
+    """Drops a second file with the same URL.
+
+    Two files can only share a URL within one directory (index.html and
+    index.htm, or a.html and a.htm without extensions), so the URLs seen are
+    kept per directory and memory stays flat.
+    """
+
+    def __init__(self) -> None:
+        self.directory: str | None = None
+        self.seen: set[str] = set()
+
+    def first(self, page: Page, loc: str, on_skip: Callable[[Skip], None]) -> bool:
+        here = page.relpath.rpartition("/")[0]
+        if here != self.directory:
+            self.directory, self.seen = here, set()
+        if loc in self.seen:
+            on_skip(Skip(page.relpath, SkipReason.DUPLICATE_URL, loc))
+            return False
+        self.seen.add(loc)
+        return True
 
 
 class _Pipeline:
@@ -147,6 +186,7 @@ class _Pipeline:
     def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
         self.config = config
         self.warn = warn
+        self.jobs = config.jobs or os.cpu_count() or 1
         self.patterns = [
             *DEFAULT_EXCLUDE,
             *config.exclude,
@@ -193,7 +233,10 @@ class _Pipeline:
                 return pattern.sub(source, relpath, count=1)
         return self.git_prefix + relpath
 
-    def _lastmod(self, page: Page, loc: str, head: HeadFacts | None) -> tuple[datetime | None, LastmodSource | None]:
+    def _lastmod(
+        self, page: Page, head: HeadFacts | None, warn: Warn
+    ) -> tuple[datetime | None, LastmodSource | None, bytes | None]:
+        """The lastmod and its source; for 'content', the digest the store will date."""
         for source in self.config.lastmod:
             value: datetime | None = None
             if source is LastmodSource.MTIME:
@@ -202,20 +245,26 @@ class _Pipeline:
                 if head is not None and head.modified is not None:
                     value = parse_datetime(head.modified)
                     if value is None:
-                        self.warn(f"{display(page.relpath)}: unreadable modified-time meta {head.modified!r}")
+                        warn(f"{display(page.relpath)}: unreadable modified-time meta {head.modified!r}")
             elif source is LastmodSource.GIT:
                 if self.git is not None:
                     value = self.git.dates.get(self.git_path(page.relpath))
-            elif source is LastmodSource.CONTENT and self.store is not None:
+            elif source is LastmodSource.CONTENT:
                 try:
-                    value = self.store.lastmod(loc, content_digest(page.path, self.ignore))
+                    return None, source, content_digest(page.path, self.ignore)
                 except OSError as e:
-                    self.warn(f"{display(page.relpath)}: cannot read for lastmod 'content': {e.strerror or e}")
+                    warn(f"{display(page.relpath)}: cannot read for lastmod 'content': {e.strerror or e}")
             if value is not None:
-                return value, source
-        return None, None
+                return value, source, None
+        return None, None, None
 
-    def decide(self, page: Page) -> Decision:
+    def dated(self, entry: Entry, digest: bytes) -> Entry:
+        """`entry` with the content store's lastmod (main process only: it owns the store)."""
+        lastmod = self.store.lastmod(entry.loc, digest) if self.store is not None else None
+        return replace(entry, lastmod=lastmod)
+
+    def decide(self, page: Page, warn: Warn | None = None) -> Decision:
+        warn = warn or self.warn
         config = self.config
         loc = page_url(config.base_url, page.relpath, config.url_style)
         if len(loc) > MAX_URL_LENGTH:
@@ -227,18 +276,95 @@ class _Pipeline:
             except OSError as e:
                 return Decision(None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
             if head.problem:
-                self.warn(f"{display(page.relpath)}: {head.problem}")
-            skip = self._head_skip(page, loc, head)
+                warn(f"{display(page.relpath)}: {head.problem}")
+            skip = self._head_skip(page, loc, head, warn)
             if skip is not None:
                 return Decision(None, skip, head=head)
-        lastmod, source = self._lastmod(page, loc, head)
+        lastmod, source, digest = self._lastmod(page, head, warn)
         facts = self.rules.facts_for(page.relpath)
         alternates = head.alternates if head is not None and config.hreflang else ()
         section = next((name for spec, name in self.sections if spec.match_file(page.relpath)), "")
         entry = Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section)
-        return Decision(entry, None, source, head)
+        return Decision(entry, None, source, head, digest)
 
-    def _head_skip(self, page: Page, loc: str, head: HeadFacts) -> Skip | None:
+    def process(self, page: Page) -> _Result:
+        """One page's outcome as plain data, cheap to send from a worker process."""
+        warnings: list[str] = []
+        decision = self.decide(page, warnings.append)
+        source = decision.lastmod_source.value if decision.lastmod_source is not None else None
+        if decision.entry is None:
+            return None, decision.skip, tuple(warnings), None, None, None
+        if decision.digest is not None:
+            return None, None, tuple(warnings), source, decision.digest, decision.entry
+        return row_of(decision.entry, self.config.lastmod_format), None, tuple(warnings), source, None, None
+
+    def _results(
+        self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None
+    ) -> Iterator[tuple[Page, _Result]]:
+        """Every page's outcome, in walk order: inline at first, then from worker processes.
+
+        A small site never pays for starting workers. A large one sends batches
+        of pages to `jobs` forked workers, at most two batches each in flight, and
+        takes the answers back in the order it sent them: output stays
+        deterministic and memory flat.
+        """
+        global _WORKER
+        pages = iter_pages(self.config.docroot, exclude=self.spec, on_skip=on_skip)
+        count = 0
+        for page in pages:
+            count += 1
+            if on_progress is not None and count % 1000 == 0:
+                on_progress(count)
+            yield page, self.process(page)
+            if self.jobs > 1 and count >= _POOL_AFTER:
+                break
+        else:
+            return
+        _WORKER = self  # inherited by the forked workers
+        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
+        pending: deque[tuple[list[Page], Future[list[_Result]]]] = deque()
+        try:
+            batch: list[Page] = []
+            for page in pages:
+                count += 1
+                if on_progress is not None and count % 1000 == 0:
+                    on_progress(count)
+                batch.append(page)
+                if len(batch) == _BATCH:
+                    pending.append((batch, pool.submit(_work, [(p.relpath, p.path, p.mtime_ns) for p in batch])))
+                    batch = []
+                    while len(pending) >= 2 * self.jobs:
+                        done, future = pending.popleft()
+                        yield from zip(done, future.result(), strict=True)
+            if batch:
+                pending.append((batch, pool.submit(_work, [(p.relpath, p.path, p.mtime_ns) for p in batch])))
+            while pending:
+                done, future = pending.popleft()
+                yield from zip(done, future.result(), strict=True)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            _WORKER = None
+
+    def rows(self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None = None) -> Iterator[Row]:
+        """The rows to write, in walk order, duplicates removed (what `build` writes)."""
+        unique = _Unique()
+        for page, (row, skip, warnings, source, digest, entry) in self._results(on_skip, on_progress):
+            for message in warnings:
+                self.warn(message)
+            if skip is not None:
+                on_skip(skip)
+                continue
+            if digest is not None:
+                assert entry is not None
+                row = row_of(self.dated(entry, digest), self.config.lastmod_format)
+            assert row is not None
+            if not unique.first(page, row.loc, on_skip):
+                continue
+            if source is not None:
+                self.sources_used[source] += 1
+            yield row
+
+    def _head_skip(self, page: Page, loc: str, head: HeadFacts, warn: Warn) -> Skip | None:
         config = self.config
         if config.check_noindex and head.noindex:
             return Skip(page.relpath, SkipReason.NOINDEX)
@@ -247,43 +373,28 @@ class _Pipeline:
             return Skip(page.relpath, SkipReason.REDIRECT, f"to {head.refresh}")
         if config.check_canonical and head.canonical is not None and head.canonical != own:
             if urlsplit(head.canonical).netloc != urlsplit(own).netloc:
-                self.warn(f"{display(page.relpath)}: cross-host canonical {head.canonical}; listed anyway")
+                warn(f"{display(page.relpath)}: cross-host canonical {head.canonical}; listed anyway")
                 return None
             return Skip(page.relpath, SkipReason.CANONICAL, f"to {head.canonical}")
         return None
 
-    def decisions(
-        self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None = None
-    ) -> Iterator[tuple[Page, Decision]]:
-        """Each listed page with its decision, in walk order, duplicates removed."""
-        directory: str | None = None
-        seen: set[str] = set()
-        for number, page in enumerate(iter_pages(self.config.docroot, exclude=self.spec, on_skip=on_skip), 1):
-            if on_progress is not None and number % 1000 == 0:
-                on_progress(number)
+    def decisions(self, on_skip: Callable[[Skip], None]) -> Iterator[tuple[Page, Decision]]:
+        """Each listed page with its decision, in walk order, duplicates removed (in process)."""
+        unique = _Unique()
+        for page in iter_pages(self.config.docroot, exclude=self.spec, on_skip=on_skip):
             decision = self.decide(page)
             if decision.entry is None:
                 assert decision.skip is not None
                 on_skip(decision.skip)
                 continue
-            # Two files can only share a URL within one directory (index.html and
-            # index.htm, or a.html and a.htm without extensions), so the set of
-            # URLs seen is kept per directory and memory stays flat.
-            here = page.relpath.rpartition("/")[0]
-            if here != directory:
-                directory, seen = here, set()
-            if decision.entry.loc in seen:
-                on_skip(Skip(page.relpath, SkipReason.DUPLICATE_URL, decision.entry.loc))
-                continue
-            seen.add(decision.entry.loc)
-            if decision.lastmod_source is not None:
-                self.sources_used[decision.lastmod_source.value] += 1
-            yield page, decision
+            if decision.digest is not None:
+                decision = replace(decision, entry=self.dated(decision.entry, decision.digest), digest=None)
+            assert decision.entry is not None
+            if unique.first(page, decision.entry.loc, on_skip):
+                yield page, decision
 
-    def entries(
-        self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None = None
-    ) -> Iterator[Entry]:
-        for _, decision in self.decisions(on_skip, on_progress):
+    def entries(self, on_skip: Callable[[Skip], None]) -> Iterator[Entry]:
+        for _, decision in self.decisions(on_skip):
             assert decision.entry is not None
             yield decision.entry
 
@@ -370,11 +481,10 @@ def build(
     with output_lock(out):
         pipeline = _Pipeline(config, warn=counted_warn, dry_run=dry_run)
         try:
-            written = write_sitemaps(
-                pipeline.entries(on_skip, on_progress),
+            written = write_rows(
+                pipeline.rows(on_skip, on_progress),
                 out,
                 base_url=config.base_url,
-                lastmod_format=config.lastmod_format,
                 max_urls=config.max_urls_per_sitemap,
                 max_bytes=config.max_bytes_per_sitemap,
                 max_sitemaps_per_index=config.max_sitemaps_per_index,

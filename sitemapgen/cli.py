@@ -19,11 +19,9 @@ import typer
 from . import __version__
 from .build import build as run_build
 from .build import explain, iter_listing
-from .check import check
 from .config import Chunking, Config, LastmodFormat, RobotsTxt, load_config
 from .errors import SitemapgenError
 from .urls import UrlStyle, normalize_base_url
-from .validate import validate
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -144,6 +142,12 @@ RobotsOpt = Annotated[
         show_default=False,
     ),
 ]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", help="Processes reading pages (default: one per CPU; 1: no workers).", show_default=False
+    ),
+]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but warnings and errors.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
@@ -211,6 +215,7 @@ def build_command(
     max_sitemaps_per_index: MaxPerIndexOpt = None,
     chunking: ChunkingOpt = None,
     robots_txt: RobotsOpt = None,
+    jobs: JobsOpt = None,
     quiet: QuietOpt = False,
     json_output: JsonOpt = False,
 ) -> None:
@@ -231,6 +236,7 @@ def build_command(
             max_sitemaps_per_index=(max_sitemaps_per_index, "--max-sitemaps-per-index"),
             chunking=(chunking, "--chunking"),
             robots_txt=(robots_txt, "--robots-txt"),
+            jobs=(jobs, "--jobs"),
         )
         with _progress(not quiet and not json_output) as on_progress:
             result = run_build(settings, on_warning=_warn, on_progress=on_progress)
@@ -256,9 +262,12 @@ def check_command(
     max_bytes_per_sitemap: MaxBytesOpt = None,
     max_sitemaps_per_index: MaxPerIndexOpt = None,
     chunking: ChunkingOpt = None,
+    jobs: JobsOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Exit 1, with a short account, if the sitemaps on disk are missing or not what build would write now."""
+    from .check import check
+
     with _handled():
         settings = _settings(
             docroot,
@@ -274,6 +283,7 @@ def check_command(
             max_bytes_per_sitemap=(max_bytes_per_sitemap, "--max-bytes-per-sitemap"),
             max_sitemaps_per_index=(max_sitemaps_per_index, "--max-sitemaps-per-index"),
             chunking=(chunking, "--chunking"),
+            jobs=(jobs, "--jobs"),
         )
         result = check(settings, on_warning=None if not quiet else (lambda _: None))
     if not (quiet and result.current):
@@ -298,6 +308,8 @@ def validate_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Check sitemaps (any tool's) against the protocol. Exit 1 if anything is wrong."""
+    from .validate import validate  # lxml: imported only for this command
+
     with _handled():
         base = normalize_base_url(base_url) if base_url is not None else None
         report = validate(paths, base_url=base)

@@ -278,6 +278,7 @@ class Config:
     chunking: Chunking = Chunking.STABLE
     sitemaps: tuple[Section, ...] = ()
     robots_txt: RobotsTxt = RobotsTxt.OFF
+    jobs: int | None = None  # worker processes for reading heads; None: one per CPU
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -310,6 +311,8 @@ class Config:
                 raise ConfigError("state_file", f"must be a file path, got {self.state_file!r}")
             put(self, "state_file", Path(self.state_file))
         put(self, "content_ignore", _check_regexes(self.content_ignore, "content_ignore"))
+        if self.jobs is not None:
+            _check_int(self.jobs, "jobs", 1, 256)
         put(self, "chunking", _enum_value(Chunking, self.chunking, "chunking"))
         put(self, "robots_txt", _enum_value(RobotsTxt, self.robots_txt, "robots_txt"))
         if isinstance(self.sitemaps, str | Mapping) or not isinstance(self.sitemaps, Sequence):

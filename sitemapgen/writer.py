@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from .config import ChangeFreq, Chunking, LastmodFormat
 from .head import Alternate
@@ -84,7 +84,7 @@ class SitemapFile:
     url: str
     urls: int
     size: int  # uncompressed bytes
-    lastmod: datetime | None
+    lastmod: str | None  # the newest lastmod inside, as written
     changed: bool = True  # written by this run, rather than kept byte-identical
 
 
@@ -133,11 +133,21 @@ def format_lastmod(value: datetime, fmt: LastmodFormat) -> str:
     return value.isoformat(timespec="seconds")
 
 
-def format_entry(entry: Entry, fmt: LastmodFormat) -> bytes:
+class Row(NamedTuple):
+    """An entry ready to write: what crosses from worker processes, cheap to pickle."""
+
+    loc: str
+    xml: bytes  # the whole <url> element
+    lastmod_key: float | None  # POSIX time, to find each chunk's newest
+    lastmod_text: str | None  # as written, for the index
+    section: str
+
+
+def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = None) -> bytes:
     """The ``<url>`` element for `entry`, one line, UTF-8."""
     parts = ["<url><loc>", escape_xml(entry.loc), "</loc>"]
     if entry.lastmod is not None:
-        parts += ["<lastmod>", format_lastmod(entry.lastmod, fmt), "</lastmod>"]
+        parts += ["<lastmod>", lastmod_text or format_lastmod(entry.lastmod, fmt), "</lastmod>"]
     if entry.changefreq is not None:
         parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
     if entry.priority is not None:
@@ -152,6 +162,14 @@ def format_entry(entry: Entry, fmt: LastmodFormat) -> bytes:
         ]
     parts.append("</url>\n")
     return "".join(parts).encode("utf-8")
+
+
+def row_of(entry: Entry, fmt: LastmodFormat) -> Row:
+    """The `Row` for an `Entry`."""
+    if entry.lastmod is None:
+        return Row(entry.loc, format_entry(entry, fmt), None, None, entry.section)
+    text = format_lastmod(entry.lastmod, fmt)
+    return Row(entry.loc, format_entry(entry, fmt, text), entry.lastmod.timestamp(), text, entry.section)
 
 
 class _Faults:
@@ -214,14 +232,16 @@ class _Chunk:
         self.gz.write(_URLSET_OPEN)
         self.size = len(_URLSET_OPEN)
         self.urls = 0
-        self.lastmod: datetime | None = None
+        self.lastmod_key: float | None = None
+        self.lastmod: str | None = None
 
-    def add(self, data: bytes, lastmod: datetime | None) -> None:
-        self.gz.write(data)
-        self.size += len(data)
+    def add(self, row: Row) -> None:
+        self.gz.write(row.xml)
+        self.size += len(row.xml)
         self.urls += 1
-        if lastmod is not None and (self.lastmod is None or lastmod > self.lastmod):
-            self.lastmod = lastmod
+        key = row.lastmod_key
+        if key is not None and (self.lastmod_key is None or key > self.lastmod_key):
+            self.lastmod_key, self.lastmod = key, row.lastmod_text
 
     def finish(self, faults: _Faults) -> bytes:
         """Close and fsync the temporary file; return its digest."""
@@ -321,7 +341,7 @@ def _is_boundary(loc: str, every: int) -> bool:
     return every <= 1 or zlib.crc32(loc.encode("utf-8")) % every == 0
 
 
-def _write_index(path: Path, sitemaps: Iterable[SitemapFile], fmt: LastmodFormat, faults: _Faults) -> None:
+def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: _Faults) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     faults.step()
     try:
@@ -330,7 +350,7 @@ def _write_index(path: Path, sitemaps: Iterable[SitemapFile], fmt: LastmodFormat
             for sitemap in sitemaps:
                 line = f"<sitemap><loc>{escape_xml(sitemap.url)}</loc>"
                 if sitemap.lastmod is not None:
-                    line += f"<lastmod>{format_lastmod(sitemap.lastmod, fmt)}</lastmod>"
+                    line += f"<lastmod>{sitemap.lastmod}</lastmod>"
                 out.write((line + "</sitemap>\n").encode("utf-8"))
             out.write(_INDEX_CLOSE)
             out.flush()
@@ -362,6 +382,32 @@ def write_sitemaps(
     least one URL, so the caller decides what an empty site means. The caller
     must hold the output directory's lock (see `build`).
     """
+    return write_rows(
+        (row_of(entry, lastmod_format) for entry in entries),
+        out_dir,
+        base_url=base_url,
+        max_urls=max_urls,
+        max_bytes=max_bytes,
+        max_sitemaps_per_index=max_sitemaps_per_index,
+        chunking=chunking,
+        sections=sections,
+        on_skip=on_skip,
+    )
+
+
+def write_rows(
+    rows: Iterable[Row],
+    out_dir: Path,
+    *,
+    base_url: str,
+    max_urls: int = 50_000,
+    max_bytes: int = 10_485_760,
+    max_sitemaps_per_index: int = 1_000,
+    chunking: Chunking = Chunking.STABLE,
+    sections: Sequence[str] = (),
+    on_skip: Callable[[Skip], None] | None = None,
+) -> WriteResult:
+    """`write_sitemaps` for rows already formatted (the build's fast path)."""
     skip = on_skip or (lambda _: None)
     faults = _Faults()
     for leftover in out_dir.iterdir():  # temporary files of a run that was killed
@@ -383,23 +429,21 @@ def write_sitemaps(
         done[section].append(SitemapFile(path, base_url + path.name, chunk.urls, chunk.size, chunk.lastmod, changed))
 
     try:
-        for entry in entries:
-            data = format_entry(entry, lastmod_format)
-            if len(data) > room:
-                skip(Skip(entry.loc, SkipReason.ENTRY_TOO_LARGE, f"{len(data):,} bytes"))
+        for row in rows:
+            size = len(row.xml)
+            if size > room:
+                skip(Skip(row.loc, SkipReason.ENTRY_TOO_LARGE, f"{size:,} bytes"))
                 continue
-            section = entry.section
+            section = row.section
             chunk = open_chunks.get(section)
-            if chunk is not None and (
-                chunk.urls >= max_urls or chunk.size + len(data) + len(_URLSET_CLOSE) > max_bytes
-            ):
+            if chunk is not None and (chunk.urls >= max_urls or chunk.size + size + len(_URLSET_CLOSE) > max_bytes):
                 close(section)
                 chunk = None
             if chunk is None:
                 temp_number += 1
                 chunk = open_chunks[section] = _Chunk(out_dir / f".sitemap-new-{temp_number}.xml.gz.tmp", faults)
-            chunk.add(data, entry.lastmod)
-            if every and _is_boundary(entry.loc, every):
+            chunk.add(row)
+            if every and _is_boundary(row.loc, every):
                 close(section)
         for section in order:
             if section in open_chunks:
@@ -418,7 +462,7 @@ def write_sitemaps(
     _fsync_dir(out_dir)  # every chunk's name is durable before an index points at it
     # Extra indexes first, the main one last: it is what crawlers are told about.
     for path, group in reversed(list(zip(indexes, groups, strict=True))):
-        _write_index(path, group, lastmod_format, faults)
+        _write_index(path, group, faults)
     faults.step()
     _fsync_dir(out_dir)
     keep = {p.name for p in indexes} | {s.path.name for s in written}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +12,7 @@ import pytest
 import sitemapgen
 from sitemapgen import ChangeFreq, Config, Rule, SkipReason
 
-from .helpers import html, locs, make_tree, published
+from .helpers import html, locs, make_tree, output_files, published
 
 
 def test_build_from_python(tmp_path: Path) -> None:
@@ -53,3 +56,65 @@ def test_undecodable_names_are_shown_escaped_in_warnings(tmp_path: Path) -> None
     warnings: list[str] = []
     sitemapgen.build(Config(docroot=root, base_url="https://example.com/"), on_warning=warnings.append)
     assert warnings == ["b\\xff.html: skipped, broken symlink"]
+
+
+def _kind(i: int) -> str:
+    if i % 50 == 0:
+        return "noindex"
+    if i % 77 == 0:
+        return "canonical"
+    if i % 101 == 0:
+        return "bad-hreflang"
+    return "plain"
+
+
+def _big_site(root: Path, n: int) -> Path:
+    for i in range(n):
+        directory = root / f"d{i // 500:02}"
+        if i % 500 == 0:
+            directory.mkdir(parents=True)
+        kind = _kind(i)
+        if kind == "noindex":
+            text = '<head><meta name="robots" content="noindex"></head>'
+        elif kind == "canonical":
+            text = '<head><link rel="canonical" href="/elsewhere/"></head>'
+        elif kind == "bad-hreflang":
+            text = '<head><link rel="alternate" hreflang="bad language" href="/x"></head>'  # a warning, from a worker
+        else:
+            text = f'<head><title>{i}</title><link rel="alternate" hreflang="en" href="/en/{i}"></head><body>'
+        (directory / f"p{i}.html").write_text(text)
+        os.utime(directory / f"p{i}.html", (1_600_000_000 + i, 1_600_000_000 + i))
+    return root
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_worker_processes_change_nothing_but_speed(ram_tmp: Path, jobs: int) -> None:
+    root = _big_site(ram_tmp / "site", 6_000)  # more than the pages processed before workers start
+    outputs = []
+    for n in (1, jobs):
+        out = ram_tmp / f"out-{n}"
+        warnings: list[str] = []
+        result = sitemapgen.build(
+            Config(docroot=root, base_url="https://example.com/", out_dir=out, jobs=n), on_warning=warnings.append
+        )
+        outputs.append((output_files(out), result.listed, dict(result.skipped), warnings))
+    assert outputs[0] == outputs[1]
+    files, listed, skipped, warnings = outputs[0]
+    kinds = [_kind(i) for i in range(6_000)]
+    assert listed == kinds.count("plain") + kinds.count("bad-hreflang")
+    assert skipped == {SkipReason.NOINDEX: kinds.count("noindex"), SkipReason.CANONICAL: kinds.count("canonical")}
+    assert len(warnings) == kinds.count("bad-hreflang")
+    assert all("hreflang link ignored" in w for w in warnings)
+
+
+def test_open_files_stay_bounded(ram_tmp: Path) -> None:
+    root = _big_site(ram_tmp / "site", 10_000)
+    code = (
+        "import resource, sitemapgen; resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256));"
+        f"r = sitemapgen.build(sitemapgen.Config(docroot={str(root)!r}, base_url='https://example.com/', jobs=2),"
+        " on_warning=lambda m: None); print(r.listed)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    kinds = [_kind(i) for i in range(10_000)]
+    assert done.stdout.strip() == str(kinds.count("plain") + kinds.count("bad-hreflang"))

@@ -7,13 +7,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapgen.head import Alternate, HeadFacts, decode_head, normalize_url, parse_head, read_head, sniff_encoding
+from sitemapgen.head import (
+    Alternate,
+    HeadFacts,
+    decode_head,
+    normalize_url,
+    parse_head,
+    read_head,
+    scan_tags_bs4,
+    scan_tags_fast,
+    sniff_encoding,
+)
 
 PAGE = "https://example.com/docs/page.html"
 
 
 def facts(head: str, url: str = PAGE) -> HeadFacts:
-    return parse_head(f"<!doctype html><html><head>{head}</head><body>x</body></html>", url)
+    """What the head says, asserting the fast scanner and beautifulsoup4 agree on it."""
+    text = f"<!doctype html><html><head>{head}</head><body>x</body></html>"
+    reference = parse_head(text, url, fast=False)
+    assert parse_head(text, url) == reference
+    return reference
 
 
 @pytest.mark.parametrize(
@@ -151,6 +165,10 @@ ROBOTS_NOINDEX = '<meta name="robots" content="noindex">'
         pytest.param(b'<meta charset="utf-16">', "utf-8", id="meta-utf16-means-utf8"),
         pytest.param(b'<meta charset="no-such-codec">', "utf-8", id="unknown-charset"),
         pytest.param(b"<head><title>x</title>", "utf-8", id="default"),
+        pytest.param(
+            b'<title>charset</title><meta name="x"><meta charset="latin-1">', "iso8859-1", id="word-before-meta"
+        ),
+        pytest.param(b" " * 1100 + b'<meta charset="latin-1">', "utf-8", id="past-the-prescan"),
     ],
 )
 def test_sniff_encoding(data: bytes, encoding: str) -> None:
@@ -179,7 +197,9 @@ def write(tmp_path: Path, data: bytes, name: str = "p.html") -> str:
     ],
 )
 def test_read_head_from_files(tmp_path: Path, data: bytes) -> None:
-    assert read_head(write(tmp_path, data), PAGE).noindex
+    path = write(tmp_path, data)
+    assert read_head(path, PAGE).noindex
+    assert read_head(path, PAGE) == read_head(path, PAGE, fast=False)
 
 
 def test_latin1_text_is_decoded(tmp_path: Path) -> None:
@@ -215,13 +235,14 @@ def test_head_longer_than_the_bound(tmp_path: Path) -> None:
     ],
 )
 def test_junk_never_crashes(tmp_path: Path, data: bytes) -> None:
-    read_head(write(tmp_path, data), PAGE)
+    path = write(tmp_path, data)
+    assert read_head(path, PAGE) == read_head(path, PAGE, fast=False)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("<>/=\"' \n\t!-abcdefghilmnorstuxy:,;&#0123456789ü")), max_size=300))
 def test_generated_heads_never_crash(text: str) -> None:
-    parse_head(text, PAGE)
+    assert parse_head(text, PAGE) == parse_head(text, PAGE, fast=False)
 
 
 @settings(max_examples=200, deadline=None)
@@ -241,3 +262,121 @@ def test_generated_bytes_never_crash(data: bytes) -> None:
 )
 def test_normalize_url(url: str, expected: str) -> None:
     assert normalize_url(url) == expected
+
+
+# The differential test: heads built from the pieces that trip parsers up. Wherever the
+# fast scanner answers, its tags must be exactly beautifulsoup4's.
+_names = st.sampled_from(["meta", "link", "META", "Link", "title", "script", "style", "base", "metadata", "div"])
+_attr_names = st.sampled_from(
+    ["name", "content", "rel", "href", "hreflang", "http-equiv", "property", "itemprop", "NAME", "Rel", "async", "x:y"]
+)
+_values = st.sampled_from(
+    [
+        "robots",
+        "noindex",
+        "noindex, nofollow",
+        "none",
+        "canonical",
+        "alternate",
+        "en",
+        "x-default",
+        "/a",
+        "",
+        "a b",
+        "  canonical  alternate ",
+        "a&amp;b",
+        "&lt;x&gt;",
+        "ü",
+        "0; url=/new",
+        "a>b",
+        "a<b",
+        "refresh",
+        "article:modified_time",
+        "2024-01-01",
+        "it's",
+        'say "hi"',
+    ]
+)
+
+
+@st.composite
+def _attribute(draw: st.DrawFn) -> str:
+    name = draw(_attr_names)
+    value = draw(_values)
+    form = draw(st.sampled_from(["double", "single", "bare", "unquoted", "spaced"]))
+    if form == "double":
+        return f' {name}="{value}"'
+    if form == "single":
+        return f" {name}='{value}'"
+    if form == "bare":
+        return f" {name}"
+    if form == "spaced":
+        return f'\n  {name} = "{value}"'
+    return f" {name}={value}"
+
+
+@st.composite
+def _piece(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["tag", "tag", "tag", "end", "comment", "raw", "text", "junk", "doctype"]))
+    if kind == "tag":
+        attrs = "".join(draw(st.lists(_attribute(), max_size=4)))
+        close = draw(st.sampled_from([">", "/>", " />", ""]))
+        return f"<{draw(_names)}{attrs}{close}"
+    if kind == "end":
+        return f"</{draw(_names)}>"
+    if kind == "comment":
+        return f"<!-- {draw(_values)} <meta name=robots content=noindex> -->"
+    if kind == "raw":
+        element = draw(st.sampled_from(["script", "style"]))
+        inner = draw(st.sampled_from(['<meta name="robots" content="noindex">', "if (a < b) {}", ""]))
+        end = draw(st.sampled_from([f"</{element}>", f"</ {element} >", ""]))
+        return f"<{element}>{inner}{end}"
+    if kind == "text":
+        return draw(_values)
+    if kind == "doctype":
+        return "<!DOCTYPE html>"
+    return draw(st.sampled_from(["<", ">", "< meta>", "<<", "&", "\x00", "<?xml?>", "<![CDATA[x]]>"]))
+
+
+def _normalized(tags: list[tuple[str, dict[str, str]]]) -> list[tuple[str, dict[str, str]]]:
+    # bs4 splits multi-valued attributes (rel) on white space; compare them as bs4 joins them.
+    return [(name, {k: " ".join(v.split()) if k == "rel" else v for k, v in attrs.items()}) for name, attrs in tags]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_piece(), max_size=12))
+def test_fast_scanner_agrees_with_bs4(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    fast = scan_tags_fast(text)
+    if fast is not None:
+        assert _normalized(fast) == _normalized(scan_tags_bs4(text)), text
+    assert parse_head(text, PAGE) == parse_head(text, PAGE, fast=False), text
+
+
+def test_fast_scanner_decides_an_ordinary_head() -> None:
+    head = (
+        '<meta charset="utf-8"><title>A &amp; B</title><meta name="viewport" content="width=device-width">'
+        '<link rel="stylesheet" href="/site.css"><link rel="preconnect" href="https://cdn.example" crossorigin>'
+        '<script src="/a.js" defer></script><script>if (a < b) { x = "<meta>"; }</script>'
+        '<style>p > a { color: red }</style><link rel="canonical" href="https://example.com/docs/page.html">'
+    )
+    tags = scan_tags_fast(head)
+    assert tags is not None  # the common case never pays for beautifulsoup4
+    assert tags == scan_tags_bs4(head)
+
+
+_url_chars = st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:@/%?#") + ["%41", "%c3", "ü", " ", "%2F"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["http://", "https://", "HTTPS://"]),
+    st.sampled_from(["example.com", "Example.COM", "a.b-c.example", "x.example:443", "x.example:8080"]),
+    st.lists(_url_chars, max_size=20),
+)
+def test_already_normal_urls_skip_normalizing_unchanged(scheme: str, host: str, path: list[str]) -> None:
+    from sitemapgen.head import _NORMAL_URL
+
+    url = f"{scheme}{host}/{''.join(path)}"
+    if _NORMAL_URL.fullmatch(url):
+        assert normalize_url(url) == url

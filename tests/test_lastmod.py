@@ -229,7 +229,7 @@ def test_failed_build_leaves_the_store_as_it_was(
     def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(sys.modules["sitemapgen.build"], "write_sitemaps", full_disk)
+    monkeypatch.setattr(sys.modules["sitemapgen.build"], "write_rows", full_disk)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     with pytest.raises(OSError, match="No space"):
         cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
