@@ -186,7 +186,9 @@ class _Pipeline:
     def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
         self.config = config
         self.warn = warn
-        self.jobs = config.jobs or os.cpu_count() or 1
+        # Workers are forked, to inherit this pipeline; without fork (Windows), no workers.
+        forks = "fork" in multiprocessing.get_all_start_methods()
+        self.jobs = (config.jobs or os.cpu_count() or 1) if forks else 1
         self.patterns = [
             *DEFAULT_EXCLUDE,
             *config.exclude,

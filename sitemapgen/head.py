@@ -148,8 +148,6 @@ def normalize_url(url: str) -> str:
 
 Tag = tuple[str, dict[str, str]]
 
-#: script and style are raw text to html.parser: drop them whole, as it does.
-_RAW_TEXT = re.compile(r"<(script|style)\b[^<>]*(?<!/)>.*?</\s*\1\s*>", re.IGNORECASE | re.DOTALL)
 _RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or
 #: single-quoted, or unquoted and plain. Values holding '<' or '>' are not
@@ -160,11 +158,31 @@ _PLAIN_HEAD = re.compile(
     rf"""(?:[^<]++|<[a-zA-Z][^\s/<>]*+(?:{_ATTR_TEXT})*+\s*+/?>|</[a-zA-Z][^<>]*+>|<![dD][oO][cC][tT][yY][pP][eE][^<>]*+>)*+"""
 )
 _META_LINK = re.compile(r"<(meta|link)((?:[\s/][^<>]*)?)>", re.IGNORECASE)
+#: script and style are raw text to html.parser: drop them whole, as it does. Only
+#: a plain opening tag (attributes as above, not self-closing) is taken as one; any
+#: other script or style is left in place, and the check below hands it to bs4.
+_RAW_TEXT = re.compile(rf"<(script|style)(?:{_ATTR_TEXT})*+\s*+>.*?</\s*\1\s*>", re.IGNORECASE | re.DOTALL)
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 
 
+#: Every attribute value that can decide something contains one of these (lower-cased).
+_DECIDING_WORDS = ("robots", "googlebot", "refresh", "modified", "canonical", "alternate")
+
+
+def may_decide(tag_text: str) -> bool:
+    """Whether a meta or link tag's text could change a `HeadFacts`.
+
+    Viewport, description, og:*, stylesheet and icon tags cannot, and are most
+    of a head: the fast scanner does not parse them. A '&' could spell a word
+    as a character reference, so it always counts.
+    """
+    lowered = tag_text.lower()
+    return "&" in lowered or any(word in lowered for word in _DECIDING_WORDS)
+
+
 def scan_tags_fast(text: str) -> list[Tag] | None:
-    """The meta and link tags of a plain head, or None to say "ask beautifulsoup4".
+    """The meta and link tags of a plain head that may decide something (see
+    `may_decide`), or None to say "ask beautifulsoup4".
 
     Left to beautifulsoup4: comments, CDATA, processing instructions, and NUL
     (parsers differ on it).
@@ -186,6 +204,8 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
         return None
     tags: list[Tag] = []
     for name, body in _META_LINK.findall(text):
+        if not may_decide(body):
+            continue
         attrs: dict[str, str] = {}
         for key, double, single, bare in _ATTR.findall(body):
             value = double or single or bare

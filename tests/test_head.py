@@ -4,13 +4,14 @@ import codecs
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.head import (
     Alternate,
     HeadFacts,
     decode_head,
+    may_decide,
     normalize_url,
     parse_head,
     read_head,
@@ -345,11 +346,25 @@ def _normalized(tags: list[tuple[str, dict[str, str]]]) -> list[tuple[str, dict[
 
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(_piece(), max_size=12))
+# Cases this test once found, kept: a self-closing script is not raw text to html.parser,
+# and a quoted '>' does not end a tag.
+@example(["<script/>", "<meta>", "</script>"])
+@example(['<title name="a>b"', "<meta>"])
+@example(['<script name="a>b"/>', '<meta name="robots">', "</script>"])
 def test_fast_scanner_agrees_with_bs4(pieces: list[str]) -> None:
     text = "".join(pieces)
     fast = scan_tags_fast(text)
     if fast is not None:
-        assert _normalized(fast) == _normalized(scan_tags_bs4(text)), text
+        # The scanner may skip tags that cannot decide anything: its tags must be bs4's tags, in
+        # order, with none missing that could decide.
+        reference = _normalized(scan_tags_bs4(text))
+        found = iter(reference)
+        assert all(tag in found for tag in _normalized(fast)), text  # a subsequence of bs4's
+
+        def decides(tag: tuple[str, dict[str, str]]) -> bool:
+            return may_decide(" ".join(f"{k}={v}" for k, v in tag[1].items()))
+
+        assert [t for t in _normalized(fast) if decides(t)] == [t for t in reference if decides(t)], text
     assert parse_head(text, PAGE) == parse_head(text, PAGE, fast=False), text
 
 
@@ -362,7 +377,7 @@ def test_fast_scanner_decides_an_ordinary_head() -> None:
     )
     tags = scan_tags_fast(head)
     assert tags is not None  # the common case never pays for beautifulsoup4
-    assert tags == scan_tags_bs4(head)
+    assert tags == [("link", {"rel": "canonical", "href": "https://example.com/docs/page.html"})]
 
 
 _url_chars = st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:@/%?#") + ["%41", "%c3", "ü", " ", "%2F"])
