@@ -78,8 +78,10 @@ def _head(rng: random.Random, url: str, kind: str, lang_pair: tuple[str, str] | 
     return '<!DOCTYPE html>\n<html lang="en">\n<head>\n  ' + "\n  ".join(tags) + "\n</head>\n"
 
 
-def generate(root: Path, n: int, *, seed: int, self_canonical: bool, min_kb: int, max_kb: int) -> None:
-    """A built site of `n` pages (plus as many assets) under `root`."""
+def generate(
+    root: Path, n: int, *, seed: int, self_canonical: bool, min_kb: int, max_kb: int, asset_every: int = 1
+) -> None:
+    """A built site of `n` pages (plus an asset for every `asset_every` pages) under `root`."""
     rng = random.Random(seed)
     filler = (" ".join(rng.choices(WORDS, k=4000)) + "\n").encode()
     per_dir = 200
@@ -110,9 +112,10 @@ def generate(root: Path, n: int, *, seed: int, self_canonical: bool, min_kb: int
         size = rng.randint(min_kb, max_kb) * 1024
         body = b"<body>\n<main>\n" + filler * (size // len(filler) + 1)
         (directory / name).write_bytes(head + body[: max(0, size - len(head))] + b"\n</main>\n</body>\n</html>\n")
-        (directory / "assets" / f"img-{i}.png").write_bytes(
-            b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(64))
-        )
+        if i % asset_every == 0:
+            (directory / "assets" / f"img-{i}.png").write_bytes(
+                b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(64))
+            )
 
 
 @dataclass
@@ -147,8 +150,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the generated trees")
     args = parser.parse_args()
     n = args.pages
-    # 200,000 pages of 5-30 KB are 3.5 GB; a million such pages would not fit in memory-backed
-    # /dev/shm, so the big run uses smaller pages unless told otherwise.
+    # 200,000 pages of 5-30 KB are 3.5 GB; a million such pages (and as many assets: inodes)
+    # would not fit in memory-backed /dev/shm, so the big run uses smaller pages, and an asset
+    # for every tenth page, unless told otherwise.
     min_kb = args.min_kb if args.min_kb is not None else (5 if n <= 300_000 else 1)
     max_kb = args.max_kb if args.max_kb is not None else (30 if n <= 300_000 else 4)
     shm = Path("/dev/shm")
@@ -159,7 +163,15 @@ def main() -> None:
         trees = {"mixed": work / "mixed", "self-canonical": work / "self"}
         for label, root in trees.items():
             started = time.perf_counter()
-            generate(root, n, seed=args.seed, self_canonical=label == "self-canonical", min_kb=min_kb, max_kb=max_kb)
+            generate(
+                root,
+                n,
+                seed=args.seed,
+                self_canonical=label == "self-canonical",
+                min_kb=min_kb,
+                max_kb=max_kb,
+                asset_every=1 if n <= 300_000 else 10,  # tmpfs has an inode limit too
+            )
             print(
                 f"generated {label}: {n:,} pages of {min_kb}-{max_kb} KB in {time.perf_counter() - started:.0f} s",
                 file=sys.stderr,

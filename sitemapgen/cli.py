@@ -169,13 +169,31 @@ def _handled() -> Iterator[None]:
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
-def _settings(docroot: Path, config: Path | None, **flags: tuple[object, str]) -> Config:
-    """The `Config` from the config file and the flags that were given."""
-    given = {key: pair for key, pair in flags.items() if pair[0] is not None}
-    if "lastmod" in given:
-        value, flag = given["lastmod"]
-        given["lastmod"] = ([part.strip() for part in str(value).split(",")], flag)
-    return load_config(docroot, config_file=config, flags=given)
+#: The flag each Config field is set by: errors in a value name the flag.
+_FLAGS = {
+    "base_url": "--base-url",
+    "out_dir": "--out",
+    "url_style": "--url-style",
+    "lastmod_format": "--lastmod-format",
+    "lastmod": "--lastmod",
+    "state_file": "--state-file",
+    "read_heads": "--read-heads",
+    "max_urls_per_sitemap": "--max-urls-per-sitemap",
+    "max_bytes_per_sitemap": "--max-bytes-per-sitemap",
+    "max_sitemaps_per_index": "--max-sitemaps-per-index",
+    "chunking": "--chunking",
+    "robots_txt": "--robots-txt",
+    "jobs": "--jobs",
+}
+
+
+def _settings(docroot: Path, config: Path | None, **values: object) -> Config:
+    """The `Config` from the config file and the flags that were given (not None)."""
+    flags = {key: (value, _FLAGS[key]) for key, value in values.items() if value is not None}
+    if "lastmod" in flags:
+        value, flag = flags["lastmod"]
+        flags["lastmod"] = ([part.strip() for part in str(value).split(",")], flag)
+    return load_config(docroot, config_file=config, flags=flags)
 
 
 @contextlib.contextmanager
@@ -224,19 +242,19 @@ def build_command(
         settings = _settings(
             docroot,
             config,
-            base_url=(base_url, "--base-url"),
-            out_dir=(out, "--out"),
-            url_style=(url_style, "--url-style"),
-            lastmod_format=(lastmod_format, "--lastmod-format"),
-            lastmod=(lastmod, "--lastmod"),
-            state_file=(state_file, "--state-file"),
-            read_heads=(read_heads, "--read-heads"),
-            max_urls_per_sitemap=(max_urls_per_sitemap, "--max-urls-per-sitemap"),
-            max_bytes_per_sitemap=(max_bytes_per_sitemap, "--max-bytes-per-sitemap"),
-            max_sitemaps_per_index=(max_sitemaps_per_index, "--max-sitemaps-per-index"),
-            chunking=(chunking, "--chunking"),
-            robots_txt=(robots_txt, "--robots-txt"),
-            jobs=(jobs, "--jobs"),
+            base_url=base_url,
+            out_dir=out,
+            url_style=url_style,
+            lastmod_format=lastmod_format,
+            lastmod=lastmod,
+            state_file=state_file,
+            read_heads=read_heads,
+            max_urls_per_sitemap=max_urls_per_sitemap,
+            max_bytes_per_sitemap=max_bytes_per_sitemap,
+            max_sitemaps_per_index=max_sitemaps_per_index,
+            chunking=chunking,
+            robots_txt=robots_txt,
+            jobs=jobs,
         )
         with _progress(not quiet and not json_output) as on_progress:
             result = run_build(settings, on_warning=_warn, on_progress=on_progress)
@@ -272,18 +290,18 @@ def check_command(
         settings = _settings(
             docroot,
             config,
-            base_url=(base_url, "--base-url"),
-            out_dir=(out, "--out"),
-            url_style=(url_style, "--url-style"),
-            lastmod_format=(lastmod_format, "--lastmod-format"),
-            lastmod=(lastmod, "--lastmod"),
-            state_file=(state_file, "--state-file"),
-            read_heads=(read_heads, "--read-heads"),
-            max_urls_per_sitemap=(max_urls_per_sitemap, "--max-urls-per-sitemap"),
-            max_bytes_per_sitemap=(max_bytes_per_sitemap, "--max-bytes-per-sitemap"),
-            max_sitemaps_per_index=(max_sitemaps_per_index, "--max-sitemaps-per-index"),
-            chunking=(chunking, "--chunking"),
-            jobs=(jobs, "--jobs"),
+            base_url=base_url,
+            out_dir=out,
+            url_style=url_style,
+            lastmod_format=lastmod_format,
+            lastmod=lastmod,
+            state_file=state_file,
+            read_heads=read_heads,
+            max_urls_per_sitemap=max_urls_per_sitemap,
+            max_bytes_per_sitemap=max_bytes_per_sitemap,
+            max_sitemaps_per_index=max_sitemaps_per_index,
+            chunking=chunking,
+            jobs=jobs,
         )
         result = check(settings, on_warning=None if not quiet else (lambda _: None))
     if not (quiet and result.current):
@@ -344,12 +362,12 @@ def list_command(
         settings = _settings(
             docroot,
             config,
-            base_url=(base_url, "--base-url"),
-            url_style=(url_style, "--url-style"),
-            lastmod_format=(lastmod_format, "--lastmod-format"),
-            lastmod=(lastmod, "--lastmod"),
-            state_file=(state_file, "--state-file"),
-            read_heads=(read_heads, "--read-heads"),
+            base_url=base_url,
+            url_style=url_style,
+            lastmod_format=lastmod_format,
+            lastmod=lastmod,
+            state_file=state_file,
+            read_heads=read_heads,
         )
         for item in iter_listing(settings, on_warning=_warn):
             entry = item.entry
@@ -387,11 +405,11 @@ def explain_command(
         settings = _settings(
             docroot,
             config,
-            base_url=(base_url, "--base-url"),
-            url_style=(url_style, "--url-style"),
-            lastmod=(lastmod, "--lastmod"),
-            state_file=(state_file, "--state-file"),
-            read_heads=(read_heads, "--read-heads"),
+            base_url=base_url,
+            url_style=url_style,
+            lastmod=lastmod,
+            state_file=state_file,
+            read_heads=read_heads,
         )
         answers = [explain(settings, page) for page in pages]
     for answer in answers:

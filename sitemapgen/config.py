@@ -140,19 +140,26 @@ def _unknown_key(key: str, known: Sequence[str], where: str) -> ConfigError:
     return ConfigError(f"{where}{key}", f"unknown key{suggestion}")
 
 
+def _table(value: object, where: str, keys: Sequence[str], required: Sequence[str]) -> Mapping[str, Any]:
+    """Check one [[array-of-tables]] entry's shape: a table, known keys, required ones present."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(where, f"must be a table with {' and '.join(required)}, got {value!r}")
+    for key in value:
+        if key not in keys:
+            raise _unknown_key(str(key), keys, f"{where}.")
+    for key in required:
+        if key not in value:
+            raise ConfigError(f"{where}.{key}", "is missing")
+    return value
+
+
 def _rule_from(value: object, index: int) -> Rule:
-    where = f"rules[{index}]"
     if isinstance(value, Rule):
         return value
-    if not isinstance(value, Mapping):
-        raise ConfigError(where, f"must be a table with pattern and priority/changefreq, got {value!r}")
-    for key in value:
-        if key not in _RULE_KEYS:
-            raise _unknown_key(str(key), _RULE_KEYS, f"{where}.")
-    if "pattern" not in value:
-        raise ConfigError(f"{where}.pattern", "is missing")
+    where = f"rules[{index}]"
+    table = _table(value, where, _RULE_KEYS, ("pattern",))
     try:
-        return Rule(**value)
+        return Rule(**table)
     except ConfigError as e:
         raise ConfigError(f"{where}.{e.key}", e.problem) from e
 
@@ -179,19 +186,12 @@ class Section:
 
 
 def _section_from(value: object, index: int) -> Section:
-    where = f"sitemaps[{index}]"
     if isinstance(value, Section):
         return value
-    if not isinstance(value, Mapping):
-        raise ConfigError(where, f"must be a table with name and pattern, got {value!r}")
-    for key in value:
-        if key not in _SECTION_KEYS:
-            raise _unknown_key(str(key), _SECTION_KEYS, f"{where}.")
-    for key in _SECTION_KEYS:
-        if key not in value:
-            raise ConfigError(f"{where}.{key}", "is missing")
+    where = f"sitemaps[{index}]"
+    table = _table(value, where, _SECTION_KEYS, _SECTION_KEYS)
     try:
-        return Section(**value)
+        return Section(**table)
     except ConfigError as e:
         raise ConfigError(f"{where}.{e.key}", e.problem) from e
 
@@ -200,14 +200,10 @@ _GIT_SOURCE_KEYS = ("match", "source")
 
 
 def _git_source_from(value: object, index: int) -> GitSource:
-    where = f"git_sources[{index}]"
     if isinstance(value, GitSource):
         return value
-    if not isinstance(value, Mapping):
-        raise ConfigError(where, f"must be a table with match and source, got {value!r}")
-    for key in value:
-        if key not in _GIT_SOURCE_KEYS:
-            raise _unknown_key(str(key), _GIT_SOURCE_KEYS, f"{where}.")
+    where = f"git_sources[{index}]"
+    value = _table(value, where, _GIT_SOURCE_KEYS, _GIT_SOURCE_KEYS)
     for key in _GIT_SOURCE_KEYS:
         if not isinstance(value.get(key), str) or not value[key]:
             raise ConfigError(f"{where}.{key}", f"must be a non-empty string, got {value.get(key)!r}")
