@@ -5,14 +5,18 @@ The library API is what the CLI uses::
     import sitemapgen
     result = sitemapgen.build(sitemapgen.Config(docroot="public", base_url="https://example.com/"))
     print(result.summary())
+
+`sitemapgen.check.check` and `sitemapgen.validate.validate` are the `check` and
+`validate` commands (imported from their modules, so lxml loads only when used).
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .build import BuildResult, build, iter_entries
-from .config import ChangeFreq, Config, LastmodFormat, Rule, load_config
+from .build import BuildResult, Explanation, Listing, build, explain, iter_entries, iter_listing
+from .config import ChangeFreq, Chunking, Config, LastmodFormat, RobotsTxt, Rule, Section, load_config
+from .lastmod import GitSource, LastmodSource
 from .errors import ConfigError, DocrootError, SitemapgenError
 from .urls import UrlStyle, page_url
 from .walk import Page, Skip, SkipReason, iter_pages
@@ -21,13 +25,20 @@ from .writer import Entry, SitemapFile, WriteResult, write_sitemaps
 __all__ = [
     "BuildResult",
     "ChangeFreq",
+    "Chunking",
     "Config",
     "ConfigError",
     "DocrootError",
     "Entry",
+    "Explanation",
+    "GitSource",
     "LastmodFormat",
+    "LastmodSource",
+    "Listing",
     "Page",
+    "RobotsTxt",
     "Rule",
+    "Section",
     "SitemapFile",
     "SitemapgenError",
     "Skip",
@@ -36,7 +47,9 @@ __all__ = [
     "WriteResult",
     "__version__",
     "build",
+    "explain",
     "iter_entries",
+    "iter_listing",
     "iter_pages",
     "load_config",
     "page_url",

@@ -140,7 +140,6 @@ class Decision:
     entry: Entry | None
     skip: Skip | None = None
     lastmod_source: LastmodSource | None = None
-    head: HeadFacts | None = None
     digest: bytes | None = None  # lastmod 'content': the store, in the main process, dates it
 
 
@@ -197,7 +196,6 @@ class _Pipeline:
         self.spec = exclusion_spec(self.patterns[len(DEFAULT_EXCLUDE) :])
         self.rules = RuleSet(config.rules)
         self.ignore = [re.compile(p.encode("utf-8")) for p in config.content_ignore]
-        self.base_host = urlsplit(config.base_url).netloc
         self.git: GitDates | None = None
         self.git_prefix = ""
         self.git_sources = [(re.compile(g.match), g.source) for g in config.git_sources]
@@ -281,13 +279,13 @@ class _Pipeline:
                 warn(f"{display(page.relpath)}: {head.problem}")
             skip = self._head_skip(page, loc, head, warn)
             if skip is not None:
-                return Decision(None, skip, head=head)
+                return Decision(None, skip)
         lastmod, source, digest = self._lastmod(page, head, warn)
         facts = self.rules.facts_for(page.relpath)
         alternates = head.alternates if head is not None and config.hreflang else ()
         section = next((name for spec, name in self.sections if spec.match_file(page.relpath)), "")
         entry = Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section)
-        return Decision(entry, None, source, head, digest)
+        return Decision(entry, None, source, digest)
 
     def process(self, page: Page) -> _Result:
         """One page's outcome as plain data, cheap to send from a worker process."""
