@@ -16,8 +16,8 @@ __version__ = "0.1.0"
 
 from .build import BuildResult, Explanation, Listing, build, explain, iter_entries, iter_listing
 from .config import ChangeFreq, Chunking, Config, LastmodFormat, RobotsTxt, Rule, Section, load_config
-from .lastmod import GitSource, LastmodSource
 from .errors import ConfigError, DocrootError, SitemapgenError
+from .lastmod import GitSource, LastmodSource
 from .urls import UrlStyle, page_url
 from .walk import Page, Skip, SkipReason, iter_pages
 from .writer import Entry, SitemapFile, WriteResult, write_sitemaps
