@@ -129,8 +129,20 @@ def _check_docroot(config: Config) -> None:
 
 
 def display(relpath: str) -> str:
-    """A path as the user would type it, with undecodable bytes shown escaped."""
-    return relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    """A path as the user would type it, on one line: undecodable bytes and control
+    characters (a newline is a legal file name character) shown as escapes."""
+    text = relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def skip_warning(item: Skip) -> str | None:
+    """The warning a skip deserves, or None for the ones the user asked for (patterns, noindex...)."""
+    if not item.reason.warns:
+        return None
+    detail = f" ({item.detail})" if item.detail else ""
+    return f"{display(item.relpath)}: skipped, {item.reason.singular}{detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,9 +484,9 @@ def build(
 
     def on_skip(item: Skip) -> None:
         skipped[item.reason] += 1
-        if item.reason.warns:
-            detail = f" ({item.detail})" if item.detail else ""
-            counted_warn(f"{display(item.relpath)}: skipped, {item.reason.singular}{detail}")
+        message = skip_warning(item)
+        if message is not None:
+            counted_warn(message)
 
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
@@ -528,11 +540,21 @@ class Listing:
 
 
 def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[Listing]:
-    """What `build` would list, page by page, without writing anything."""
+    """What `build` would list, page by page, without writing anything.
+
+    Files it passes over that deserve a warning in `build` get one here too.
+    """
     _check_docroot(config)
-    pipeline = _Pipeline(config, warn=on_warning or logger.warning, dry_run=True)
+    warn = on_warning or logger.warning
+
+    def on_skip(item: Skip) -> None:
+        message = skip_warning(item)
+        if message is not None:
+            warn(message)
+
+    pipeline = _Pipeline(config, warn=warn, dry_run=True)
     try:
-        for page, decision in pipeline.decisions(lambda _: None):
+        for page, decision in pipeline.decisions(on_skip):
             assert decision.entry is not None
             yield Listing(page.relpath, decision.entry, decision.lastmod_source)
     finally:

@@ -18,7 +18,7 @@ import typer
 
 from . import __version__
 from .build import build as run_build
-from .build import explain, iter_listing
+from .build import display, explain, iter_listing
 from .config import Chunking, Config, LastmodFormat, RobotsTxt, load_config
 from .errors import SitemapgenError
 from .urls import UrlStyle, normalize_base_url
@@ -382,6 +382,7 @@ def list_command(
             if json_output:
                 typer.echo(json.dumps(row, ensure_ascii=False))
             else:
+                row["file"] = display(item.relpath)  # one page, one line, whatever the name
                 fields = ("url", "lastmod", "changefreq", "priority", "file")
                 typer.echo("\t".join("" if row[k] is None else str(row[k]) for k in fields))
 

@@ -366,3 +366,23 @@ def test_published_names_come_from_the_index(site: SiteFactory, cli: CliRunner) 
     assert cli("build", root, "--base-url", BASE).code == 0
     assert read_published(root) == ["sitemap-1.xml.gz"]
     assert index_paths(root) == [root / "sitemap.xml"]
+
+
+def test_odd_names_stay_on_one_line_in_list_and_warnings(site: SiteFactory, cli: CliRunner) -> None:
+    files: dict[str | bytes, str | bytes] = {
+        "new\nline.html": html(),
+        "tab\there.html": html(),
+        b"raw\xff.html": html(),
+    }
+    root = site(files)
+    (root / "broken\nlink.html").symlink_to("nowhere")
+    run = cli("list", root, "--base-url", BASE)
+    assert run.code == 0
+    assert [line.split("\t")[-1] for line in run.out.splitlines()] == [
+        "new\\nline.html",
+        "raw\\xff.html",
+        "tab\\there.html",
+    ]
+    assert "warning: broken\\nlink.html: skipped, broken symlink\n" in run.err
+    rows = [json.loads(line) for line in cli("list", root, "--base-url", BASE, "--json").out.splitlines()]
+    assert [r["file"] for r in rows] == ["new\nline.html", "raw\\xff.html", "tab\there.html"]
