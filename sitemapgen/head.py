@@ -1,9 +1,12 @@
 """What a page's ``<head>`` says about whether and how it belongs in a sitemap.
 
 Only the bytes up to ``</head>`` (or ``<body``) are read, at most `max_bytes`,
-so a large page costs no more than a small one. beautifulsoup4 is the reference
-reader of those bytes; broken or binary input yields a `HeadFacts` with a
-`problem`, never an exception, and the page is then kept as if it said nothing.
+so a large page costs no more than a small one. beautifulsoup4 (html.parser) is
+the reference reader of those bytes, but costs ~0.5 ms a page; a strict scanner
+decides the plain heads that are most of a site, and hands anything unusual to
+bs4 (a differential test checks that the two agree). Broken or binary input
+yields a `HeadFacts` with a `problem`, never an exception, and the page is then
+kept as if it said nothing.
 """
 
 from __future__ import annotations
