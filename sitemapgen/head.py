@@ -311,10 +311,37 @@ def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
     return facts_from_tags(tags, page_url)
 
 
+_DECIDING_BYTES = tuple(word.encode("ascii") for word in _DECIDING_WORDS)
+
+
+def says_nothing(data: bytes) -> bool:
+    """Whether head bytes certainly carry no signal, without decoding them.
+
+    Every signal needs one of the deciding words in an attribute value, or a
+    '&' that could spell one as a character reference. In any encoding that
+    writes ASCII as ASCII, their absence from the bytes settles it. UTF-16
+    (a BOM or NUL bytes) and UTF-7 (which writes '&' otherwise) are decoded.
+    """
+    if b"&" in data or b"\x00" in data or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    lowered = data.lower()
+    return b"utf-7" not in lowered and not any(word in lowered for word in _DECIDING_BYTES)
+
+
+def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:
+    """What head bytes say: nothing, when `says_nothing` can tell; else decoded and scanned."""
+    if fast and says_nothing(data):
+        return _NOTHING
+    return parse_head(decode_head(data), page_url, fast=fast)
+
+
+_NOTHING = HeadFacts()
+
+
 def read_head(path: str, page_url: str, max_bytes: int = DEFAULT_MAX_BYTES, *, fast: bool = True) -> HeadFacts:
     """Read and parse the head of the page at `path`. Raises OSError if it cannot be read."""
     data, complete = read_head_bytes(path, max_bytes)
-    facts = parse_head(decode_head(data), page_url, fast=fast)
+    facts = facts_from_bytes(data, page_url, fast=fast)
     if complete:
         return facts
     note = f"no end of <head> in the first {max_bytes:,} bytes; read only those"

@@ -395,3 +395,32 @@ def test_already_normal_urls_skip_normalizing_unchanged(scheme: str, host: str, 
     url = f"{scheme}{host}/{''.join(path)}"
     if _NORMAL_URL.fullmatch(url):
         assert normalize_url(url) == url
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(_piece(), max_size=10),
+    st.sampled_from(["utf-8", "latin-1", "cp1252", "utf-16", "utf-16-le", "utf-7"]),
+)
+def test_bytes_that_say_nothing_agree_with_bs4(pieces: list[str], encoding: str) -> None:
+    from sitemapgen.head import facts_from_bytes
+
+    data = "".join(pieces).encode(encoding, "replace")
+    assert facts_from_bytes(data, PAGE) == facts_from_bytes(data, PAGE, fast=False), data
+
+
+@pytest.mark.parametrize(
+    ("data", "nothing"),
+    [
+        pytest.param(b'<meta charset="utf-8"><title>x</title><link rel="stylesheet" href="/a.css">', True, id="plain"),
+        pytest.param(b'<meta name="ROBOTS" content="noindex">', False, id="robots-upper"),
+        pytest.param(b'<meta name="r&#111;bots" content="noindex">', False, id="entity"),
+        pytest.param('<meta name="robots" content="noindex">'.encode("utf-16"), False, id="utf-16"),
+        pytest.param(b'<meta charset="utf-7"><meta name="rob+AG8-ts">', False, id="utf-7"),
+        pytest.param(b'<link rel="Alternate" hreflang="de" href="/de/">', False, id="alternate"),
+    ],
+)
+def test_says_nothing(data: bytes, nothing: bool) -> None:
+    from sitemapgen.head import says_nothing
+
+    assert says_nothing(data) is nothing
