@@ -206,6 +206,8 @@ class _Pipeline:
             *(read_ignore_file(config.docroot) if config.sitemapignore else []),
         ]
         self.spec = exclusion_spec(self.patterns[len(DEFAULT_EXCLUDE) :])
+        # For the walk: None when only the defaults apply, which it checks faster itself.
+        self.walk_spec = self.spec if len(self.patterns) > len(DEFAULT_EXCLUDE) else None
         self.rules = RuleSet(config.rules)
         self.ignore = [re.compile(p.encode("utf-8")) for p in config.content_ignore]
         self.git: GitDates | None = None
@@ -321,7 +323,7 @@ class _Pipeline:
         deterministic and memory flat.
         """
         global _WORKER
-        pages = iter_pages(self.config.docroot, exclude=self.spec, on_skip=on_skip)
+        pages = iter_pages(self.config.docroot, exclude=self.walk_spec, on_skip=on_skip)
         count = 0
         for page in pages:
             count += 1
@@ -393,7 +395,7 @@ class _Pipeline:
     def decisions(self, on_skip: Callable[[Skip], None]) -> Iterator[tuple[Page, Decision]]:
         """Each listed page with its decision, in walk order, duplicates removed (in process)."""
         unique = _Unique()
-        for page in iter_pages(self.config.docroot, exclude=self.spec, on_skip=on_skip):
+        for page in iter_pages(self.config.docroot, exclude=self.walk_spec, on_skip=on_skip):
             decision = self.decide(page)
             if decision.entry is None:
                 assert decision.skip is not None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,8 +136,22 @@ def exclusion_spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
 _INDEX_RANK = {name: rank for rank, name in enumerate(INDEX_NAMES)}
 
 
+_FS_ENCODING = sys.getfilesystemencoding()
+_FS_ERRORS = sys.getfilesystemencodeerrors()
+
+
 def _sort_key(name: str) -> tuple[int, bytes]:
-    return (_INDEX_RANK.get(name, len(INDEX_NAMES)), os.fsencode(name))
+    # name.encode(...) is os.fsencode(name) without a Python-level call: this runs per entry.
+    return (_INDEX_RANK.get(name, len(INDEX_NAMES)), name.encode(_FS_ENCODING, _FS_ERRORS))
+
+
+def _default_excluded(name: str) -> bool:
+    """DEFAULT_EXCLUDE for one path component, when no other pattern is in play.
+
+    ".*" and "404.html" match any component, and a directory they match is not
+    walked, so a path's own name is all that is left to check.
+    """
+    return name.startswith(".") or name == "404.html"
 
 
 def inside(target: str, root: str) -> bool:
@@ -152,6 +167,9 @@ def iter_pages(
 ) -> Iterator[Page]:
     """Yield every page under `docroot` in a deterministic order.
 
+    `exclude` is the whole spec (defaults first, see `exclusion_spec`); None
+    means the defaults alone.
+
     Directory symlinks are never followed (so a loop cannot hang the walk) and
     a file symlink is a page only when it resolves inside the docroot, so no
     path outside it can leak into a sitemap.
@@ -160,7 +178,12 @@ def iter_pages(
         raise DocrootError(f"docroot not found: {docroot}")
     if not docroot.is_dir():
         raise DocrootError(f"docroot is not a directory: {docroot}")
-    spec = exclusion_spec(()) if exclude is None else exclude
+    # No patterns but the defaults: checked by name, not through pathspec (most sites).
+    matches: Callable[[str, str], bool] = (
+        (lambda _relpath, name: _default_excluded(name))
+        if exclude is None
+        else (lambda relpath, _name: bool(exclude.match_file(relpath)))
+    )
     real_root = os.path.realpath(docroot)
     skip = on_skip or (lambda _: None)
     pending: list[tuple[str, str]] = [(os.fspath(docroot), "")]
@@ -182,7 +205,7 @@ def iter_pages(
                 skip(Skip(relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
                 continue
             if is_dir:
-                if spec.match_file(relpath + "/"):
+                if matches(relpath + "/", entry.name):
                     skip(Skip(relpath + "/", SkipReason.EXCLUDED_DIR))
                 else:
                     subdirs.append((entry.path, relpath + "/"))
@@ -191,7 +214,7 @@ def iter_pages(
                 if is_link and os.path.isdir(entry.path):
                     skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
                 continue
-            if spec.match_file(relpath):
+            if matches(relpath, entry.name):
                 skip(Skip(relpath, SkipReason.EXCLUDED))
                 continue
             page = page_at(entry.path, relpath, is_link=is_link, real_root=real_root, on_skip=skip)

@@ -92,3 +92,30 @@ def test_bad_docroot(tmp_path: Path, missing: str) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(DocrootError):
         list(iter_pages(tmp_path / missing))
+
+
+def test_default_patterns_shortcut_matches_pathspec(tmp_path: Path) -> None:
+    names = [
+        "a.html",
+        ".b.html",
+        "404.html",
+        "x/404.html",
+        "sub/404.html/in.html",
+        ".hidden/p.html",
+        "v/.w/p.html",
+        "v/ok.html",
+        "..html",
+        "404.htm",
+        "a404.html",
+        "d.e/f.html",
+        "x/.y.html",
+        "x/y./z.html",
+    ]
+    make_tree(tmp_path, dict.fromkeys(names, ""))
+    results = []
+    for exclude in (None, exclusion_spec(())):
+        skips: list[Skip] = []
+        pages = [p.relpath for p in iter_pages(tmp_path, exclude=exclude, on_skip=skips.append)]
+        results.append((pages, skips))
+    assert results[0] == results[1]
+    assert results[0][0] == ["404.htm", "a.html", "a404.html", "d.e/f.html", "v/ok.html", "x/y./z.html"]
