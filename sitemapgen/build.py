@@ -162,10 +162,11 @@ _POOL_AFTER = 2_048  # pages processed inline before workers are started
 _WORKER: _Pipeline | None = None  # the pipeline forked workers inherit
 
 
-def _work(batch: list[tuple[str, str, int]]) -> list[_Result]:
+def _work(batch: list[tuple[str, int]]) -> list[_Result]:
     """A worker's task: process a batch of pages with the inherited pipeline."""
     assert _WORKER is not None
-    return [_WORKER.process(Page(relpath, path, mtime_ns)) for relpath, path, mtime_ns in batch]
+    root = os.fspath(_WORKER.config.docroot)
+    return [_WORKER.process(Page(relpath, os.path.join(root, relpath), mtime_ns)) for relpath, mtime_ns in batch]
 
 
 class _Unique:
@@ -345,13 +346,13 @@ class _Pipeline:
                     on_progress(count)
                 batch.append(page)
                 if len(batch) == _BATCH:
-                    pending.append((batch, pool.submit(_work, [(p.relpath, p.path, p.mtime_ns) for p in batch])))
+                    pending.append((batch, pool.submit(_work, [(p.relpath, p.mtime_ns) for p in batch])))
                     batch = []
                     while len(pending) >= 2 * self.jobs:
                         done, future = pending.popleft()
                         yield from zip(done, future.result(), strict=True)
             if batch:
-                pending.append((batch, pool.submit(_work, [(p.relpath, p.path, p.mtime_ns) for p in batch])))
+                pending.append((batch, pool.submit(_work, [(p.relpath, p.mtime_ns) for p in batch])))
             while pending:
                 done, future = pending.popleft()
                 yield from zip(done, future.result(), strict=True)

@@ -145,6 +145,17 @@ def _sort_key(name: str) -> tuple[int, bytes]:
     return (_INDEX_RANK.get(name, len(INDEX_NAMES)), name.encode(_FS_ENCODING, _FS_ERRORS))
 
 
+def _may_matter(entry: os.DirEntry[str]) -> bool:
+    """A directory, a symlink or a page; an entry whose type cannot be read is kept, so
+    that the walk reports it as unreadable rather than failing its directory."""
+    if is_page_name(entry.name):
+        return True
+    try:
+        return entry.is_dir(follow_symlinks=False) or entry.is_symlink()
+    except OSError:
+        return True
+
+
 def _default_excluded(name: str) -> bool:
     """DEFAULT_EXCLUDE for one path component, when no other pattern is in play.
 
@@ -191,7 +202,9 @@ def iter_pages(
         directory, prefix = pending.pop()
         try:
             with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: _sort_key(e.name))
+                # Only directories, symlinks and pages can matter: assets (often half the
+                # files) are dropped before sorting. d_type answers these without a stat.
+                entries = sorted((e for e in it if _may_matter(e)), key=lambda e: _sort_key(e.name))
         except OSError as e:
             skip(Skip(prefix.rstrip("/") or ".", SkipReason.UNREADABLE, e.strerror or str(e)))
             continue
