@@ -14,9 +14,11 @@ import logging
 import multiprocessing
 import os
 import re
+import signal
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -160,6 +162,12 @@ _Result = tuple[Row | None, Skip | None, tuple[str, ...], str | None, bytes | No
 _BATCH = 512  # pages per task sent to a worker: large enough that pickling is noise
 _POOL_AFTER = 2_048  # pages processed inline before workers are started
 _WORKER: _Pipeline | None = None  # the pipeline forked workers inherit
+
+
+def _worker_init() -> None:
+    """Ctrl-C reaches the whole process group: the main process handles it, and
+    shuts the workers down; they must not each print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _work(batch: list[tuple[str, int]]) -> list[_Result]:
@@ -336,7 +344,7 @@ class _Pipeline:
         else:
             return
         _WORKER = self  # inherited by the forked workers
-        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
+        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init)
         pending: deque[tuple[list[Page], Future[list[_Result]]]] = deque()
         try:
             batch: list[Page] = []
@@ -356,6 +364,10 @@ class _Pipeline:
             while pending:
                 done, future = pending.popleft()
                 yield from zip(done, future.result(), strict=True)
+        except BrokenProcessPool as e:
+            raise SitemapgenError(
+                "a worker process died (out of memory?); nothing new was published. Try again, or with --jobs 1"
+            ) from e
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             _WORKER = None

@@ -118,3 +118,53 @@ def test_open_files_stay_bounded(ram_tmp: Path) -> None:
     assert done.returncode == 0, done.stderr
     kinds = [_kind(i) for i in range(10_000)]
     assert done.stdout.strip() == str(kinds.count("plain") + kinds.count("bad-hreflang"))
+
+
+def test_ctrl_c_with_workers_is_quiet_and_publishes_nothing_half_done(ram_tmp: Path) -> None:
+    import signal
+    import time
+
+    root = _big_site(ram_tmp / "site", 20_000)
+    out = ram_tmp / "out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sitemapgen",
+            "build",
+            str(root),
+            "--base-url",
+            "https://example.com/",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    time.sleep(0.6)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: every process of the group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 130)  # 0 if it finished first
+    if proc.returncode == 130:
+        assert "Traceback" not in err  # not from the main process, nor from its workers
+        assert err.splitlines()[-1] == "interrupted"
+        assert not (out / "sitemap.xml").exists()
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")] if out.exists() else True
+
+
+def _dies(batch: object) -> object:
+    os._exit(9)  # as the OOM killer would end a worker
+
+
+def test_a_worker_that_dies_is_a_clear_error(ram_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _big_site(ram_tmp / "site", 5_000)
+    out = ram_tmp / "out"
+    sitemapgen.build(Config(docroot=root, base_url="https://example.com/", out_dir=out, jobs=1))
+    before = output_files(out)
+
+    monkeypatch.setattr(sys.modules["sitemapgen.build"], "_work", _dies)
+    with pytest.raises(sitemapgen.SitemapgenError, match="a worker process died"):
+        sitemapgen.build(Config(docroot=root, base_url="https://example.com/", out_dir=out, jobs=2))
+    assert output_files(out) == before  # the published set is the old one, whole
