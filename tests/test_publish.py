@@ -386,3 +386,44 @@ def test_odd_names_stay_on_one_line_in_list_and_warnings(site: SiteFactory, cli:
     assert "warning: broken\\nlink.html: skipped, broken symlink\n" in run.err
     rows = [json.loads(line) for line in cli("list", root, "--base-url", BASE, "--json").out.splitlines()]
     assert [r["file"] for r in rows] == ["new\nline.html", "raw\\xff.html", "tab\there.html"]
+
+
+def test_a_real_sitemap_parser_finds_every_page_from_the_homepage(tmp_path: Path, cli: CliRunner) -> None:
+    """What a crawler does: robots.txt, then the index, then every gzipped sitemap, over HTTP."""
+    import logging
+
+    from usp.tree import sitemap_tree_for_homepage
+
+    from .helpers import static_server
+
+    sample = Path(__file__).parent.parent / "sample_site"
+    root = tmp_path / "site"
+    shutil.copytree(sample, root, ignore=shutil.ignore_patterns("sitemap*.xml*"))
+    with static_server(root) as served:
+        run = cli(
+            "build",
+            root,
+            "--config",
+            sample.parent / "sample_site.toml",
+            "--base-url",
+            served,
+            "--robots-txt",
+            "update",
+            "--max-urls-per-sitemap",
+            "5",
+        )
+        assert run.code == 0, run.err
+        logging.disable(logging.WARNING)  # usp logs each common sitemap name it tries and misses
+        try:
+            tree = sitemap_tree_for_homepage(served)
+            found = {page.url: page for page in tree.all_pages()}
+        finally:
+            logging.disable(logging.NOTSET)
+    ours = {url.loc: url for url in published(root, served)}
+    assert set(found) == set(ours)
+    assert len(found) > 10
+    for loc, page in found.items():
+        assert str(page.priority) == (ours[loc].priority or "0.5")
+        if ours[loc].changefreq:
+            assert page.change_frequency is not None
+            assert page.change_frequency.value == ours[loc].changefreq
