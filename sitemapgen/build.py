@@ -466,6 +466,12 @@ def output_lock(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _remove_if_empty(directory: Path) -> None:
+    """Undo creating an output directory that a failed run left empty."""
+    with contextlib.suppress(OSError):
+        directory.rmdir()
+
+
 def _sorted_skips(skipped: Counter[SkipReason]) -> dict[SkipReason, int]:
     order = list(SkipReason)
     return dict(sorted(skipped.items(), key=lambda kv: order.index(kv[0])))
@@ -521,6 +527,8 @@ def build(
             )
         except BaseException:
             pipeline.abort()
+            if created:
+                _remove_if_empty(out)
             raise
         if not written.sitemaps:
             pipeline.abort()
@@ -528,7 +536,7 @@ def build(
             pipeline.commit()
     if not written.sitemaps:
         if created:
-            out.rmdir()
+            _remove_if_empty(out)
         why = ", ".join(r.counted(n) for r, n in _sorted_skips(skipped).items())
         raise SitemapgenError(
             f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
