@@ -512,8 +512,11 @@ def build(
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with output_lock(out):
-        pipeline = _Pipeline(config, warn=counted_warn, dry_run=dry_run)
+        pipeline: _Pipeline | None = None
         try:
+            # Inside the try: a bad .sitemapignore or an unusable store must not leave
+            # behind the output directory this run created.
+            pipeline = _Pipeline(config, warn=counted_warn, dry_run=dry_run)
             written = write_rows(
                 pipeline.rows(on_skip, on_progress),
                 out,
@@ -526,7 +529,8 @@ def build(
                 on_skip=on_skip,
             )
         except BaseException:
-            pipeline.abort()
+            if pipeline is not None:
+                pipeline.abort()
             if created:
                 _remove_if_empty(out)
             raise

@@ -611,6 +611,9 @@ def test_bad_sitemapignore(site: SiteFactory, cli: CliRunner) -> None:
     assert run.code == 2
     assert run.err.startswith(f"error: {root / '.sitemapignore'}: line 2: invalid pattern")
     assert not (root / "sitemap.xml").exists()
+    fresh_out = cli("build", root, "--base-url", BASE, "--out", root.parent / "new-out")
+    assert fresh_out.code == 2
+    assert not (root.parent / "new-out").exists()  # the directory it would have created is gone
 
 
 def test_no_pages_is_an_error_and_writes_nothing(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
