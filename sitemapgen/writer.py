@@ -311,13 +311,15 @@ class _Publisher:
     def __init__(self, out_dir: Path, faults: _Faults) -> None:
         self.out_dir = out_dir
         self.faults = faults
-        self.published = read_published(out_dir)
-        self.by_digest: dict[bytes, str] = {}
-        for name in self.published:
+        published = read_published(out_dir)
+        # digest -> (file name, section): what an identical new chunk may keep.
+        self.by_digest: dict[bytes, tuple[str, str]] = {}
+        for name in published:
             digest = file_digest(out_dir / name)
-            if digest is not None:
-                self.by_digest[digest] = name
-        self.taken: set[str] = set(self.published)
+            match = _CHUNK_FILE.match(name)
+            if digest is not None and match is not None:
+                self.by_digest[digest] = (name, match.group(1) or "")
+        self.taken: set[str] = set(published)
         self.next_number: dict[str, int] = {}
         self.created: list[Path] = []  # new files not yet listed by any index
 
@@ -333,11 +335,10 @@ class _Publisher:
     def place(self, chunk: _Chunk, digest: bytes, section: str) -> tuple[Path, bool]:
         """Keep the identical published file, or rename the new one to a fresh name."""
         kept = self.by_digest.pop(digest, None)
-        match = _CHUNK_FILE.match(kept) if kept is not None else None
-        if kept is not None and match is not None and (match.group(1) or "") == section:
+        if kept is not None and kept[1] == section:
             self.faults.step()
             chunk.tmp.unlink()
-            return self.out_dir / kept, False
+            return self.out_dir / kept[0], False
         name = self._fresh_name(section)
         self.faults.step()
         os.replace(chunk.tmp, self.out_dir / name)
