@@ -48,7 +48,6 @@ def check(config: Config, *, on_warning: Callable[[str], None] | None = None, ex
         fresh = build_elsewhere(config, Path(tmp), on_warning=on_warning)
         new = [(file_digest(s.path), s.path) for s in fresh.written.sitemaps]
         old = [(file_digest(out / name), out / name) for name in published]
-        new_index = [s.url.rpartition("/")[2] for s in fresh.written.sitemaps]
         if [d for d, _ in new] == [d for d, _ in old] and len(fresh.written.indexes) == sum(
             1 for _ in out.glob("sitemap-index-*.xml")
         ) + 1:
@@ -70,7 +69,7 @@ def check(config: Config, *, on_warning: Callable[[str], None] | None = None, ex
         changing = sum(1 for d, _ in new if d not in old_digests)
         lines = [
             f"stale: {len(added):,} pages added, {len(removed):,} removed, {len(changed):,} changed;"
-            f" {changing:,} of {len(new_index):,} sitemaps would be written (run sitemapgen build)"
+            f" {changing:,} of {len(new):,} sitemaps would be written (run sitemapgen build)"
         ]
         if missing_files:
             lines.append(f"  listed but missing: {', '.join(missing_files)}")
