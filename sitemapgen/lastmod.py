@@ -178,6 +178,7 @@ class ContentStore:
                 " (in CI, keep this file between runs)"
             )
         for attempt in (1, 2):
+            db: sqlite3.Connection | None = None
             try:
                 db = sqlite3.connect(self.path, isolation_level=None)
                 db.execute(
@@ -188,6 +189,8 @@ class ContentStore:
                 db.execute("BEGIN IMMEDIATE")
                 return db
             except sqlite3.DatabaseError as e:
+                if db is not None:
+                    db.close()
                 if attempt == 2:
                     raise SitemapgenError(f"{self.path}: cannot use the lastmod state store: {e}") from e
                 warn(f"{self.path}: lastmod state store unreadable ({e}); starting a new one")

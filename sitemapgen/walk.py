@@ -238,24 +238,23 @@ def iter_pages(
 
 def page_at(path: str, relpath: str, *, is_link: bool, real_root: str, on_skip: Callable[[Skip], None]) -> Page | None:
     """The `Page` for one file the walk (or `explain`) found, or None after `on_skip`."""
-    skip = on_skip
     if is_link:
         target = os.path.realpath(path)
         if not os.path.exists(path):
-            skip(Skip(relpath, SkipReason.BROKEN_SYMLINK))
+            on_skip(Skip(relpath, SkipReason.BROKEN_SYMLINK))
             return None
         if os.path.isdir(target):
-            skip(Skip(relpath, SkipReason.DIR_SYMLINK))
+            on_skip(Skip(relpath, SkipReason.DIR_SYMLINK))
             return None
         if not inside(target, real_root):
-            skip(Skip(relpath, SkipReason.SYMLINK_OUTSIDE))
+            on_skip(Skip(relpath, SkipReason.SYMLINK_OUTSIDE))
             return None
     try:
         st = os.stat(path)
     except OSError as e:
-        skip(Skip(relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
+        on_skip(Skip(relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
         return None
     if not stat.S_ISREG(st.st_mode):
-        skip(Skip(relpath, SkipReason.NOT_A_FILE))
+        on_skip(Skip(relpath, SkipReason.NOT_A_FILE))
         return None
     return Page(relpath, path, st.st_mtime_ns)
