@@ -41,8 +41,18 @@ from .lastmod import (
 )
 from .robots import update_robots_txt
 from .rules import RuleSet
-from .urls import MAX_URL_LENGTH, is_page_name, page_url
-from .walk import DEFAULT_EXCLUDE, Page, Skip, SkipReason, exclusion_spec, iter_pages, page_at, read_ignore_file
+from .urls import MAX_URL_LENGTH, is_page_name, page_url, url_name
+from .walk import (
+    DEFAULT_EXCLUDE,
+    Candidate,
+    Page,
+    Skip,
+    SkipReason,
+    Walk,
+    exclusion_spec,
+    page_at,
+    read_ignore_file,
+)
 from .writer import Entry, Row, WriteResult, row_of, write_rows
 
 logger = logging.getLogger("sitemapgen")
@@ -143,7 +153,7 @@ def skip_warning(item: Skip) -> str | None:
     """The warning a skip deserves, or None for the ones the user asked for (patterns, noindex...)."""
     if not item.reason.warns:
         return None
-    detail = f" ({item.detail})" if item.detail else ""
+    detail = f" ({display(item.detail)})" if item.detail else ""
     return f"{display(item.relpath)}: skipped, {item.reason.singular}{detail}"
 
 
@@ -157,8 +167,23 @@ class Decision:
     digest: bytes | None = None  # lastmod 'content': the store, in the main process, dates it
 
 
-#: Outcome of one page: (row, skip, warnings, lastmod source, content digest, entry).
-_Result = tuple[Row | None, Skip | None, tuple[str, ...], str | None, bytes | None, Entry | None]
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """A page's outcome when it is anything but plainly listed (see `_Event`)."""
+
+    skip: Skip | None = None
+    warnings: tuple[str, ...] = ()
+    row: Row | None = None
+    source: str | None = None
+    entry: Entry | None = None  # lastmod 'content': dated by the store, in the main process
+    digest: bytes | None = None
+
+
+#: What walking and processing give, in walk order: (row, lastmod source) for a
+#: page listed with nothing to say (nearly all: a plain tuple, the cheapest
+#: thing to send back from a worker), an `_Outcome` for any other page, or a
+#: `Skip` from the walk itself.
+_Event = tuple[Row, str | None] | _Outcome | Skip
 _BATCH = 512  # pages per task sent to a worker: large enough that pickling is noise
 _POOL_AFTER = 2_048  # pages processed inline before workers are started
 _WORKER: _Pipeline | None = None  # the pipeline forked workers inherit
@@ -170,34 +195,15 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _work(batch: list[tuple[str, int]]) -> list[_Result]:
-    """A worker's task: process a batch of pages with the inherited pipeline."""
+def _work(batch: list[Candidate]) -> list[_Event]:
+    """A worker's task: process a batch of candidates with the inherited pipeline."""
     assert _WORKER is not None
-    root = os.fspath(_WORKER.config.docroot)
-    return [_WORKER.process(Page(relpath, os.path.join(root, relpath), mtime_ns)) for relpath, mtime_ns in batch]
+    process = _WORKER.process
+    return [process(candidate) for candidate in batch]
 
 
-class _Unique:
-    """Drops a second file with the same URL.
-
-    Two files can only share a URL within one directory (index.html and
-    index.htm, or a.html and a.htm without extensions), so the URLs seen are
-    kept per directory and memory stays flat.
-    """
-
-    def __init__(self) -> None:
-        self.directory: str | None = None
-        self.seen: set[str] = set()
-
-    def first(self, page: Page, loc: str, on_skip: Callable[[Skip], None]) -> bool:
-        here = page.relpath.rpartition("/")[0]
-        if here != self.directory:
-            self.directory, self.seen = here, set()
-        if loc in self.seen:
-            on_skip(Skip(page.relpath, SkipReason.DUPLICATE_URL, loc))
-            return False
-        self.seen.add(loc)
-        return True
+#: A batch: its candidates, and the walk's skips among them as (position, skip).
+_Batch = tuple[list[Candidate], list[tuple[int, Skip]]]
 
 
 class _Pipeline:
@@ -206,6 +212,13 @@ class _Pipeline:
     def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
         self.config = config
         self.warn = warn
+        self.root = os.path.join(config.docroot, "")  # with a trailing separator, to prefix relpaths
+        self.real_root = os.path.realpath(config.docroot)
+        # A page URL is the base URL and an encoded path that normalize_url leaves as it
+        # is, so its normal form is the base URL's and the same path (tested in test_head).
+        self.own_base = normalize_url(config.base_url)
+        style = config.url_style
+        self.url_key: Callable[[str], str] = lambda name: url_name(name, style)
         # Workers are forked, to inherit this pipeline; without fork (Windows), no workers.
         forks = "fork" in multiprocessing.get_all_start_methods()
         self.jobs = (config.jobs or os.cpu_count() or 1) if forks else 1
@@ -306,64 +319,84 @@ class _Pipeline:
         lastmod, source, digest = self._lastmod(page, head, warn)
         facts = self.rules.facts_for(page.relpath)
         alternates = head.alternates if head is not None and config.hreflang else ()
-        section = next((name for spec, name in self.sections if spec.match_file(page.relpath)), "")
+        section = (
+            next((name for spec, name in self.sections if spec.match_file(page.relpath)), "") if self.sections else ""
+        )
         entry = Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section)
         return Decision(entry, None, source, digest)
 
-    def process(self, page: Page) -> _Result:
-        """One page's outcome as plain data, cheap to send from a worker process."""
+    def process(self, candidate: Candidate) -> tuple[Row, str | None] | _Outcome:
+        """One candidate's outcome as plain data, cheap to send from a worker process."""
+        relpath, is_link = candidate
+        skips: list[Skip] = []
+        page = page_at(self.root + relpath, relpath, is_link=is_link, real_root=self.real_root, on_skip=skips.append)
+        if page is None:
+            return _Outcome(skip=skips[0])
         warnings: list[str] = []
         decision = self.decide(page, warnings.append)
-        source = decision.lastmod_source.value if decision.lastmod_source is not None else None
+        # _value_ is .value without the descriptor call (this runs per page)
+        source = decision.lastmod_source._value_ if decision.lastmod_source is not None else None
         if decision.entry is None:
-            return None, decision.skip, tuple(warnings), None, None, None
+            return _Outcome(skip=decision.skip, warnings=tuple(warnings))
         if decision.digest is not None:
-            return None, None, tuple(warnings), source, decision.digest, decision.entry
-        return row_of(decision.entry, self.config.lastmod_format), None, tuple(warnings), source, None, None
+            return _Outcome(warnings=tuple(warnings), source=source, entry=decision.entry, digest=decision.digest)
+        row = row_of(decision.entry, self.config.lastmod_format)
+        if warnings:
+            return _Outcome(warnings=tuple(warnings), row=row, source=source)
+        return row, source
 
-    def _results(
-        self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None
-    ) -> Iterator[tuple[Page, _Result]]:
-        """Every page's outcome, in walk order: inline at first, then from worker processes.
+    def _walk(self, on_skip: Callable[[Skip], None] | None = None) -> Walk:
+        return Walk(self.config.docroot, exclude=self.walk_spec, on_skip=on_skip, url_key=self.url_key)
 
-        A small site never pays for starting workers. A large one sends batches
-        of pages to `jobs` forked workers, at most two batches each in flight, and
-        takes the answers back in the order it sent them: output stays
-        deterministic and memory flat.
+    def _batches(self, on_progress: Callable[[int], None] | None) -> Iterator[_Batch]:
+        """The walk in batches of candidates, each with the walk's skips among them."""
+        skips: list[tuple[int, Skip]] = []
+        batch: list[Candidate] = []
+        count = 0
+        walk = self._walk(on_skip=lambda skip: skips.append((len(batch), skip)))
+        for candidate in walk.candidates():
+            batch.append(candidate)
+            if len(batch) == _BATCH or len(skips) >= _BATCH:
+                count += len(batch)
+                if on_progress is not None:
+                    on_progress(count)
+                yield batch, skips
+                batch, skips = [], []
+        if batch or skips:
+            yield batch, skips
+
+    def _processed(self, on_progress: Callable[[int], None] | None) -> Iterator[tuple[list[_Event], _Batch]]:
+        """Every batch with its candidates' outcomes, in walk order: inline at first,
+        then from worker processes.
+
+        Only the walk's directory listings are read in this process; the
+        per-page work (stat, head, lastmod, formatting) is done by `jobs`
+        forked workers, sent batches in walk order, at most two each in flight,
+        and taken back in the order sent: output stays deterministic and memory
+        flat. A small site never pays for starting workers.
         """
         global _WORKER
-        pages = iter_pages(self.config.docroot, exclude=self.walk_spec, on_skip=on_skip)
-        count = 0
-        for page in pages:
-            count += 1
-            if on_progress is not None and count % 1000 == 0:
-                on_progress(count)
-            yield page, self.process(page)
-            if self.jobs > 1 and count >= _POOL_AFTER:
+        batches = self._batches(on_progress)
+        inline = 0
+        for batch in batches:
+            yield [self.process(c) for c in batch[0]], batch
+            inline += len(batch[0])
+            if self.jobs > 1 and inline >= _POOL_AFTER:
                 break
         else:
             return
         _WORKER = self  # inherited by the forked workers
         pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init)
-        pending: deque[tuple[list[Page], Future[list[_Result]]]] = deque()
+        pending: deque[tuple[_Batch, Future[list[_Event]]]] = deque()
         try:
-            batch: list[Page] = []
-            for page in pages:
-                count += 1
-                if on_progress is not None and count % 1000 == 0:
-                    on_progress(count)
-                batch.append(page)
-                if len(batch) == _BATCH:
-                    pending.append((batch, pool.submit(_work, [(p.relpath, p.mtime_ns) for p in batch])))
-                    batch = []
-                    while len(pending) >= 2 * self.jobs:
-                        done, future = pending.popleft()
-                        yield from zip(done, future.result(), strict=True)
-            if batch:
-                pending.append((batch, pool.submit(_work, [(p.relpath, p.mtime_ns) for p in batch])))
+            for batch in batches:
+                pending.append((batch, pool.submit(_work, batch[0])))
+                while len(pending) >= 2 * self.jobs:
+                    done, future = pending.popleft()
+                    yield future.result(), done
             while pending:
                 done, future = pending.popleft()
-                yield from zip(done, future.result(), strict=True)
+                yield future.result(), done
         except BrokenProcessPool as e:
             raise SitemapgenError(
                 "a worker process died (out of memory?); nothing new was published. Try again, or with --jobs 1"
@@ -373,29 +406,49 @@ class _Pipeline:
             _WORKER = None
 
     def rows(self, on_skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None = None) -> Iterator[Row]:
-        """The rows to write, in walk order, duplicates removed (what `build` writes)."""
-        unique = _Unique()
-        for page, (row, skip, warnings, source, digest, entry) in self._results(on_skip, on_progress):
-            for message in warnings:
-                self.warn(message)
-            if skip is not None:
-                on_skip(skip)
-                continue
-            if digest is not None:
-                assert entry is not None
-                row = row_of(self.dated(entry, digest), self.config.lastmod_format)
-            assert row is not None
-            if not unique.first(page, row.loc, on_skip):
-                continue
-            if source is not None:
-                self.sources_used[source] += 1
-            yield row
+        """The rows to write, in walk order (what `build` writes)."""
+        sources = self.sources_used
+        fmt = self.config.lastmod_format
+        for events, (_, walk_skips) in self._processed(on_progress):
+            if walk_skips:  # put the walk's skips back among the pages, in walk order
+                merged: list[_Event] = []
+                done = 0
+                for at, skip in walk_skips:
+                    merged += events[done:at]
+                    merged.append(skip)
+                    done = max(done, at)
+                events = merged + events[done:]
+            for event in events:
+                if type(event) is tuple:
+                    row, source = event
+                elif type(event) is Skip:
+                    on_skip(event)
+                    continue
+                else:
+                    assert isinstance(event, _Outcome)
+                    for message in event.warnings:
+                        self.warn(message)
+                    if event.skip is not None:
+                        on_skip(event.skip)
+                        continue
+                    source = event.source
+                    if event.entry is not None:
+                        assert event.digest is not None
+                        row = row_of(self.dated(event.entry, event.digest), fmt)
+                    else:
+                        assert event.row is not None
+                        row = event.row
+                if source is not None:
+                    sources[source] += 1
+                yield row
 
     def _head_skip(self, page: Page, loc: str, head: HeadFacts, warn: Warn) -> Skip | None:
         config = self.config
         if config.check_noindex and head.noindex:
             return Skip(page.relpath, SkipReason.NOINDEX)
-        own = normalize_url(loc)
+        if head.refresh is None and head.canonical is None:
+            return None
+        own = self.own_base + loc[len(config.base_url) :]  # normalize_url(loc), without the work
         if config.check_redirects and head.refresh is not None and head.refresh != own:
             return Skip(page.relpath, SkipReason.REDIRECT, f"to {head.refresh}")
         if config.check_canonical and head.canonical is not None and head.canonical != own:
@@ -406,9 +459,11 @@ class _Pipeline:
         return None
 
     def decisions(self, on_skip: Callable[[Skip], None]) -> Iterator[tuple[Page, Decision]]:
-        """Each listed page with its decision, in walk order, duplicates removed (in process)."""
-        unique = _Unique()
-        for page in iter_pages(self.config.docroot, exclude=self.walk_spec, on_skip=on_skip):
+        """Each listed page with its decision, in walk order (in process)."""
+        for relpath, is_link in self._walk(on_skip=on_skip).candidates():
+            page = page_at(self.root + relpath, relpath, is_link=is_link, real_root=self.real_root, on_skip=on_skip)
+            if page is None:
+                continue
             decision = self.decide(page)
             if decision.entry is None:
                 assert decision.skip is not None
@@ -416,9 +471,7 @@ class _Pipeline:
                 continue
             if decision.digest is not None:
                 decision = replace(decision, entry=self.dated(decision.entry, decision.digest), digest=None)
-            assert decision.entry is not None
-            if unique.first(page, decision.entry.loc, on_skip):
-                yield page, decision
+            yield page, decision
 
     def entries(self, on_skip: Callable[[Skip], None]) -> Iterator[Entry]:
         for _, decision in self.decisions(on_skip):
@@ -489,7 +542,7 @@ def build(
     Raises `SitemapgenError` for bad input before anything is written. Files
     that cannot be listed are counted in the result and, where the user
     should look at them, reported through `on_warning` (default: logging).
-    `on_progress` hears the number of pages walked every 1,000 pages. With
+    `on_progress` hears the number of pages walked so far, every few hundred. With
     `dry_run` the content store is only read (what `check` uses).
     """
     warn = on_warning or logger.warning
@@ -643,6 +696,13 @@ def explain(config: Config, path: str) -> Explanation:
         if check.include and check.index is not None:
             return no(f"excluded by pattern {pipeline.patterns[check.index]!r}")
         skips: list[Skip] = []
+        # List the page's directory as the walk does: of two files with one URL, it lists the first.
+        directory = relpath.rpartition("/")[0]
+        pipeline._walk(skips.append).list_directory(directory + "/" if directory else "")
+        for item in skips:
+            if item.relpath == relpath and item.reason is SkipReason.DUPLICATE_URL:
+                return no(f"{item.reason.singular} ({display(item.detail)})")
+        skips.clear()
         real_root = os.path.realpath(config.docroot)
         page = page_at(full, relpath, is_link=os.path.islink(full), real_root=real_root, on_skip=skips.append)
         if page is None:

@@ -25,6 +25,7 @@ _READ_STEP = 16_384
 #: As the HTML spec's prescan: a charset declaration counts only in the first 1,024 bytes.
 _PRESCAN = 1_024
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)  # bytes: ASCII case only, as bytes.lower()
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _REFRESH_URL = re.compile(r"""^\s*(\d*\.?\d*)\s*[;,]?\s*(?:url\s*=\s*)?(['"]?)(.*?)\2\s*$""", re.IGNORECASE | re.DOTALL)
 #: xsd:language, which the XHTML schema requires of hreflang ("x-default" fits too).
@@ -72,10 +73,9 @@ def read_head_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[byte
                 return data, True  # the whole file is the head
             start = max(0, len(data) - 6)
             data += chunk
-            lowered = data.lower()
-            ends = [i for i in (lowered.find(b"</head", start), lowered.find(b"<body", start)) if i >= 0]
-            if ends:
-                return data[: min(ends)], True
+            end = _HEAD_END.search(data, start)
+            if end is not None:
+                return data[: end.start()], True
             step = _READ_STEP
     finally:
         os.close(fd)
@@ -180,7 +180,48 @@ def may_decide(tag_text: str) -> bool:
     as a character reference, so it always counts.
     """
     lowered = tag_text.lower()
-    return "&" in lowered or any(word in lowered for word in _DECIDING_WORDS)
+    # Spelled out rather than any() over _DECIDING_WORDS: this runs on every tag
+    # of every head, and the generator costs more than the searches.
+    return (
+        "&" in lowered
+        or "canonical" in lowered
+        or "robots" in lowered
+        or "alternate" in lowered
+        or "refresh" in lowered
+        or "modified" in lowered
+        or "googlebot" in lowered
+    )
+
+
+#: The deciding words and '&', most common first (see `may_decide`).
+_DECIDING_MARKS = ("canonical", "robots", "alternate", "refresh", "modified", "googlebot", "&")
+
+
+def _deciding_tags(text: str) -> list[tuple[str, str]]:
+    """(name, attribute text) of each meta or link tag in `text` that `may_decide`.
+
+    The same as filtering `_META_LINK.findall` with `may_decide`, but looks only
+    at the tags that hold a deciding word (a head has ten tags and one such).
+    A match of `_META_LINK` holds no '<', so the tag a word sits in starts at
+    the last '<' before it, and holds the word if it ends after it.
+    """
+    if "\u0130" in text:  # the one character str.lower() makes longer: positions would shift
+        return [(name, body) for name, body in _META_LINK.findall(text) if may_decide(body)]
+    lowered = text.lower()
+    first_word: dict[int, int] = {}  # tag start -> first deciding word after it
+    for mark in _DECIDING_MARKS:
+        at = lowered.find(mark)
+        while at >= 0:
+            start = text.rfind("<", 0, at)
+            if start >= 0 and at < first_word.get(start, len(text)):
+                first_word[start] = at
+            at = lowered.find(mark, at + 1)
+    found: list[tuple[str, str]] = []
+    for start in sorted(first_word):
+        match = _META_LINK.match(text, start)
+        if match is not None and match.end() > first_word[start]:
+            found.append((match.group(1), match.group(2)))
+    return found
 
 
 def scan_tags_fast(text: str) -> list[Tag] | None:
@@ -206,9 +247,7 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     if _PLAIN_HEAD.fullmatch(text) is None:
         return None
     tags: list[Tag] = []
-    for name, body in _META_LINK.findall(text):
-        if not may_decide(body):
-            continue
+    for name, body in _deciding_tags(text):
         attrs: dict[str, str] = {}
         for key, double, single, bare in _ATTR.findall(body):
             value = double or single or bare
@@ -311,9 +350,6 @@ def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
     return facts_from_tags(tags, page_url)
 
 
-_DECIDING_BYTES = tuple(word.encode("ascii") for word in _DECIDING_WORDS)
-
-
 def says_nothing(data: bytes) -> bool:
     """Whether head bytes certainly carry no signal, without decoding them.
 
@@ -325,7 +361,17 @@ def says_nothing(data: bytes) -> bool:
     if b"&" in data or b"\x00" in data or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
     lowered = data.lower()
-    return b"utf-7" not in lowered and not any(word in lowered for word in _DECIDING_BYTES)
+    # Spelled out rather than any() over _DECIDING_WORDS: this runs on every page,
+    # and the generator costs more than the searches.
+    return not (
+        b"canonical" in lowered
+        or b"robots" in lowered
+        or b"alternate" in lowered
+        or b"refresh" in lowered
+        or b"modified" in lowered
+        or b"googlebot" in lowered
+        or b"utf-7" in lowered
+    )
 
 
 def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:

@@ -10,6 +10,7 @@ content hash remembered across builds.
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import os
 import re
@@ -42,8 +43,14 @@ _W3C = re.compile(
 
 def mtime_lastmod(mtime_ns: int) -> datetime | None:
     """The mtime in UTC, truncated to the second as `date -r` does."""
+    return _utc_second(mtime_ns // 1_000_000_000)
+
+
+@functools.lru_cache(maxsize=4096)
+def _utc_second(seconds: int) -> datetime | None:
+    # A build writes its pages within a few seconds: most share a handful of mtimes.
     try:
-        return datetime.fromtimestamp(mtime_ns // 1_000_000_000, tz=UTC)
+        return datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
 

@@ -9,6 +9,7 @@ in the writer, exactly once.
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import re
 from urllib.parse import quote, urlsplit
@@ -98,25 +99,48 @@ def normalize_base_url(raw: str) -> str:
     return url
 
 
+#: A name that percent-encoding leaves as it is (unreserved characters and _PATH_SAFE).
+_PLAIN = re.compile(r"[A-Za-z0-9_.~!$&'()*+,;=:@-]*")
+
+
+def _encoded(text: str) -> str:
+    """`text` percent-encoded from its raw bytes (surrogate escapes are the bytes)."""
+    if _PLAIN.fullmatch(text):
+        return text
+    return quote(os.fsencode(text), safe=_PATH_SAFE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _encoded_directory(head: str) -> str:
+    # A directory's pages come one after another: its encoded path is worked out once.
+    return quote(os.fsencode(head), safe=_PATH_SAFE)
+
+
+def url_name(name: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
+    """The last segment of a page's URL path, before encoding ("" for an index page).
+
+    Two files of one directory share a URL exactly when this is the same for
+    both (encoding is one-to-one), so the walk compares these, cheaply.
+    """
+    if style is not UrlStyle.INDEX and name in INDEX_NAMES:
+        return ""
+    if style is UrlStyle.EXTENSIONLESS:
+        for suffix in PAGE_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                return name[: -len(suffix)]
+    return name
+
+
 def url_path(relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
     """The encoded URL path, relative to the base URL, of the page at `relpath`.
 
     `relpath` uses ``/`` separators and may hold surrogate escapes for bytes
-    that are not UTF-8; they are encoded as the original bytes.
+    that are not UTF-8; they are encoded as the original bytes. Encoding works
+    byte by byte, so the directory part and the name are encoded apart.
     """
     head, _, name = relpath.rpartition("/")
-    if style is not UrlStyle.INDEX and name in INDEX_NAMES:
-        target = f"{head}/" if head else ""
-    elif style is UrlStyle.EXTENSIONLESS:
-        stem = name
-        for suffix in PAGE_SUFFIXES:
-            if name.lower().endswith(suffix) and len(name) > len(suffix):
-                stem = name[: -len(suffix)]
-                break
-        target = f"{head}/{stem}" if head else stem
-    else:
-        target = relpath
-    return quote(os.fsencode(target), safe=_PATH_SAFE)
+    directory = _encoded_directory(head + "/") if head else ""
+    return directory + _encoded(url_name(name, style))
 
 
 def page_url(base_url: str, relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:

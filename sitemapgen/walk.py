@@ -10,6 +10,7 @@ listing is held in memory. Anything it passes over is reported through
 from __future__ import annotations
 
 import enum
+import operator
 import os
 import stat
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 import pathspec
 
 from .errors import ConfigError, DocrootError
-from .urls import INDEX_NAMES, is_page_name
+from .urls import INDEX_NAMES, PAGE_SUFFIXES
 
 #: Never listed unless a later pattern re-includes them (``!404.html``):
 #: dot-files and dot-directories (``.git``, ``.well-known``) and error pages.
@@ -94,7 +95,7 @@ _SINGULAR = {
     SkipReason.BROKEN_SYMLINK: "broken symlink",
     SkipReason.NOT_A_FILE: "not a regular file",
     SkipReason.URL_TOO_LONG: "URL of 2,048 characters or more",
-    SkipReason.DUPLICATE_URL: "same URL as the page before it",
+    SkipReason.DUPLICATE_URL: "same URL as an earlier page",
     SkipReason.ENTRY_TOO_LARGE: "entry larger than max_bytes_per_sitemap allows",
 }
 
@@ -140,22 +141,6 @@ _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
 
 
-def _sort_key(name: str) -> tuple[int, bytes]:
-    # name.encode(...) is os.fsencode(name) without a Python-level call: this runs per entry.
-    return (_INDEX_RANK.get(name, len(INDEX_NAMES)), name.encode(_FS_ENCODING, _FS_ERRORS))
-
-
-def _may_matter(entry: os.DirEntry[str]) -> bool:
-    """A directory, a symlink or a page; an entry whose type cannot be read is kept, so
-    that the walk reports it as unreadable rather than failing its directory."""
-    if is_page_name(entry.name):
-        return True
-    try:
-        return entry.is_dir(follow_symlinks=False) or entry.is_symlink()
-    except OSError:
-        return True
-
-
 def _default_excluded(name: str) -> bool:
     """DEFAULT_EXCLUDE for one path component, when no other pattern is in play.
 
@@ -170,6 +155,146 @@ def inside(target: str, root: str) -> bool:
     return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
 
 
+#: A page-named file the walk found, before anything is read from it:
+#: (relpath, whether it is a symlink). A plain tuple: batches of them cross
+#: between processes, which do the `stat` themselves (see `page_at`).
+Candidate = tuple[str, bool]
+
+
+class Walk:
+    """The walk: directory listings only, in walk order.
+
+    `url_key`, given, maps a page's file name to its URL within the directory
+    (see `urls.url_name`): of two names with one URL, the second in walk order
+    is skipped as a duplicate, before anything is read from either.
+    """
+
+    def __init__(
+        self,
+        docroot: Path,
+        *,
+        exclude: pathspec.GitIgnoreSpec | None = None,
+        on_skip: Callable[[Skip], None] | None = None,
+        url_key: Callable[[str], str] | None = None,
+    ) -> None:
+        self.root = os.path.join(os.fspath(docroot), "")
+        # No patterns but the defaults: checked by name, not through pathspec (most sites).
+        self._default_only = exclude is None
+        self._matches: Callable[[str, str], bool] = (
+            (lambda _relpath, name: _default_excluded(name))
+            if exclude is None
+            else (lambda relpath, _name: bool(exclude.match_file(relpath)))
+        )
+        self._skip = on_skip or (lambda _: None)
+        self._url_key = url_key
+
+    def candidates(self) -> Iterator[Candidate]:
+        """Every candidate in walk order: a directory's pages, then its subdirectories'."""
+        pending = [""]
+        while pending:
+            found, subdirs = self.list_directory(pending.pop())
+            yield from found
+            pending.extend(reversed(subdirs))
+
+    def list_directory(self, prefix: str) -> tuple[list[Candidate], list[str]]:
+        """One directory's candidates, and its subdirectories to walk, each in walk order.
+
+        Written for speed (the one serial part of a build): entry types come from
+        the directory listing (d_type) without a stat, assets are dropped before
+        sorting, and with only the default excludes no pathspec is asked.
+        """
+        skip = self._skip
+        fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
+        rank = _INDEX_RANK.get
+        listed: list[tuple[int, bytes, str, int, os.DirEntry[str] | OSError]] = []
+        try:
+            with os.scandir(self.root + prefix[:-1] if prefix else self.root) as it:
+                for entry in it:
+                    name = entry.name
+                    kind: int
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            kind = _DIR
+                        elif name[-5:].lower().endswith(PAGE_SUFFIXES):  # is_page_name, on the end alone
+                            kind = _PAGE_LINK if entry.is_symlink() else _PAGE
+                        elif entry.is_symlink():
+                            kind = _OTHER_LINK
+                        else:
+                            continue  # an asset
+                    except OSError as e:
+                        listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, _BROKEN, e))
+                        continue
+                    listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, kind, entry))
+        except OSError as e:
+            skip(Skip(prefix.rstrip("/") or ".", SkipReason.UNREADABLE, e.strerror or str(e)))
+            return [], []
+        # index.html, then index.htm, then the rest by raw name bytes (unique in a directory)
+        listed.sort(key=_RANK_AND_BYTES)
+        default_only = self._default_only
+        matches = self._matches
+        url_key = self._url_key
+        found: list[Candidate] = []
+        subdirs: list[str] = []
+        urls: dict[str, str] = {}
+        for _, _, name, kind, item in listed:
+            relpath = prefix + name
+            if kind == _DIR:
+                if (name[0] == "." or name == "404.html") if default_only else matches(relpath + "/", name):
+                    skip(Skip(relpath + "/", SkipReason.EXCLUDED_DIR))
+                else:
+                    subdirs.append(relpath + "/")
+                continue
+            if isinstance(item, OSError):
+                skip(Skip(relpath, SkipReason.UNREADABLE, item.strerror or str(item)))
+                continue
+            if kind == _OTHER_LINK:
+                if os.path.isdir(item.path):
+                    skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
+                continue
+            if (name[0] == "." or name == "404.html") if default_only else matches(relpath, name):
+                skip(Skip(relpath, SkipReason.EXCLUDED))
+                continue
+            if url_key is not None:
+                first = urls.setdefault(url_key(name), relpath)
+                if first != relpath:
+                    skip(Skip(relpath, SkipReason.DUPLICATE_URL, first))
+                    continue
+            found.append((relpath, kind == _PAGE_LINK))
+        return found, subdirs
+
+
+_DIR, _PAGE, _PAGE_LINK, _OTHER_LINK, _BROKEN = range(5)
+
+
+_RANK_AND_BYTES = operator.itemgetter(0, 1)
+
+
+def iter_candidates(
+    docroot: Path,
+    *,
+    exclude: pathspec.GitIgnoreSpec | None = None,
+    on_skip: Callable[[Skip], None] | None = None,
+    url_key: Callable[[str], str] | None = None,
+) -> Iterator[Candidate]:
+    """Every page-named file under `docroot` that no pattern excludes, in walk order.
+
+    Only directory listings are read (their entry types come without a
+    `stat`); `page_at` does the per-file part. `exclude` is the whole spec
+    (defaults first, see `exclusion_spec`); None means the defaults alone.
+    Directory symlinks are never followed, so a loop cannot hang the walk.
+    """
+    check_docroot(docroot)
+    return Walk(docroot, exclude=exclude, on_skip=on_skip, url_key=url_key).candidates()
+
+
+def check_docroot(docroot: Path) -> None:
+    """Raise `DocrootError` unless `docroot` is a directory."""
+    if not docroot.exists():
+        raise DocrootError(f"docroot not found: {docroot}")
+    if not docroot.is_dir():
+        raise DocrootError(f"docroot is not a directory: {docroot}")
+
+
 def iter_pages(
     docroot: Path,
     *,
@@ -178,62 +303,17 @@ def iter_pages(
 ) -> Iterator[Page]:
     """Yield every page under `docroot` in a deterministic order.
 
-    `exclude` is the whole spec (defaults first, see `exclusion_spec`); None
-    means the defaults alone.
-
-    Directory symlinks are never followed (so a loop cannot hang the walk) and
-    a file symlink is a page only when it resolves inside the docroot, so no
-    path outside it can leak into a sitemap.
+    `iter_candidates` and `page_at` in one: a file symlink is a page only when
+    it resolves inside the docroot, so no path outside it can leak into a
+    sitemap.
     """
-    if not docroot.exists():
-        raise DocrootError(f"docroot not found: {docroot}")
-    if not docroot.is_dir():
-        raise DocrootError(f"docroot is not a directory: {docroot}")
-    # No patterns but the defaults: checked by name, not through pathspec (most sites).
-    matches: Callable[[str, str], bool] = (
-        (lambda _relpath, name: _default_excluded(name))
-        if exclude is None
-        else (lambda relpath, _name: bool(exclude.match_file(relpath)))
-    )
-    real_root = os.path.realpath(docroot)
     skip = on_skip or (lambda _: None)
-    pending: list[tuple[str, str]] = [(os.fspath(docroot), "")]
-    while pending:
-        directory, prefix = pending.pop()
-        try:
-            with os.scandir(directory) as it:
-                # Only directories, symlinks and pages can matter: assets (often half the
-                # files) are dropped before sorting. d_type answers these without a stat.
-                entries = sorted((e for e in it if _may_matter(e)), key=lambda e: _sort_key(e.name))
-        except OSError as e:
-            skip(Skip(prefix.rstrip("/") or ".", SkipReason.UNREADABLE, e.strerror or str(e)))
-            continue
-        subdirs: list[tuple[str, str]] = []
-        for entry in entries:
-            relpath = prefix + entry.name
-            try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError as e:
-                skip(Skip(relpath, SkipReason.UNREADABLE, e.strerror or str(e)))
-                continue
-            if is_dir:
-                if matches(relpath + "/", entry.name):
-                    skip(Skip(relpath + "/", SkipReason.EXCLUDED_DIR))
-                else:
-                    subdirs.append((entry.path, relpath + "/"))
-                continue
-            if not is_page_name(entry.name):
-                if is_link and os.path.isdir(entry.path):
-                    skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
-                continue
-            if matches(relpath, entry.name):
-                skip(Skip(relpath, SkipReason.EXCLUDED))
-                continue
-            page = page_at(entry.path, relpath, is_link=is_link, real_root=real_root, on_skip=skip)
-            if page is not None:
-                yield page
-        pending.extend(reversed(subdirs))
+    root = os.fspath(docroot)
+    real_root = os.path.realpath(docroot)
+    for relpath, is_link in iter_candidates(docroot, exclude=exclude, on_skip=skip):
+        page = page_at(os.path.join(root, relpath), relpath, is_link=is_link, real_root=real_root, on_skip=skip)
+        if page is not None:
+            yield page
 
 
 def page_at(path: str, relpath: str, *, is_link: bool, real_root: str, on_skip: Callable[[Skip], None]) -> Page | None:

@@ -87,9 +87,22 @@ def _big_site(root: Path, n: int) -> Path:
     return root
 
 
+def _walk_skips(root: Path) -> int:
+    """In every directory of `root`: a duplicate URL, an excluded page, a broken symlink.
+    So the walk's own skips and warnings fall among the pages of every worker batch."""
+    directories = sorted(p for p in root.iterdir() if p.is_dir())
+    for directory in directories:
+        (directory / "index.html").write_text("<head></head>")
+        (directory / "index.htm").write_text("<head></head>")  # same URL: skipped, with a warning
+        (directory / "404.html").write_text("")  # excluded by default, counted
+        (directory / "p2x.html").symlink_to("missing")  # broken, with a warning
+    return len(directories)
+
+
 @pytest.mark.parametrize("jobs", [1, 2, 3])
 def test_worker_processes_change_nothing_but_speed(ram_tmp: Path, jobs: int) -> None:
     root = _big_site(ram_tmp / "site", 6_000)  # more than the pages processed before workers start
+    directories = _walk_skips(root)
     outputs = []
     for n in (1, jobs):
         out = ram_tmp / f"out-{n}"
@@ -101,10 +114,21 @@ def test_worker_processes_change_nothing_but_speed(ram_tmp: Path, jobs: int) -> 
     assert outputs[0] == outputs[1]
     files, listed, skipped, warnings = outputs[0]
     kinds = [_kind(i) for i in range(6_000)]
-    assert listed == kinds.count("plain") + kinds.count("bad-hreflang")
-    assert skipped == {SkipReason.NOINDEX: kinds.count("noindex"), SkipReason.CANONICAL: kinds.count("canonical")}
-    assert len(warnings) == kinds.count("bad-hreflang")
-    assert all("hreflang link ignored" in w for w in warnings)
+    assert listed == kinds.count("plain") + kinds.count("bad-hreflang") + directories
+    assert skipped == {
+        SkipReason.EXCLUDED: directories,
+        SkipReason.NOINDEX: kinds.count("noindex"),
+        SkipReason.CANONICAL: kinds.count("canonical"),
+        SkipReason.BROKEN_SYMLINK: directories,
+        SkipReason.DUPLICATE_URL: directories,
+    }
+    assert len(warnings) == kinds.count("bad-hreflang") + 2 * directories
+    assert sum("hreflang link ignored" in w for w in warnings) == kinds.count("bad-hreflang")
+    # In walk order, whichever process found them: directory by directory.
+    assert warnings[0] == "d00/index.htm: skipped, same URL as an earlier page (d00/index.html)"
+    assert "d00/p2x.html: skipped, broken symlink" in warnings
+    directories_warned = [w.split("/")[0] for w in warnings]
+    assert directories_warned == sorted(directories_warned)
 
 
 def test_open_files_stay_bounded(ram_tmp: Path) -> None:

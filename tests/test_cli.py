@@ -115,7 +115,7 @@ def test_index_and_htm_twins_give_one_url_and_a_warning(site: SiteFactory, cli: 
     run = cli("build", root, "--base-url", BASE)
     assert run.code == 0
     assert locs(root, BASE) == [BASE]
-    assert "warning: index.htm: skipped, same URL as the page before it" in run.err
+    assert "warning: index.htm: skipped, same URL as an earlier page (index.html)" in run.err
 
 
 def test_base_url_with_path_and_port_served_from_a_parent(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:

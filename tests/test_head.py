@@ -8,6 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.head import (
+    _DECIDING_WORDS,
     Alternate,
     HeadFacts,
     decode_head,
@@ -19,6 +20,7 @@ from sitemapgen.head import (
     scan_tags_fast,
     sniff_encoding,
 )
+from sitemapgen.urls import UrlStyle, normalize_base_url, page_url, url_path
 
 PAGE = "https://example.com/docs/page.html"
 
@@ -424,3 +426,40 @@ def test_says_nothing(data: bytes, nothing: bool) -> None:
     from sitemapgen.head import says_nothing
 
     assert says_nothing(data) is nothing
+
+
+@pytest.mark.parametrize("word", [*_DECIDING_WORDS, "&"])
+def test_every_deciding_word_counts_in_both_checks(word: str) -> None:
+    # says_nothing and may_decide spell the words out, for speed: none may be missing.
+    from sitemapgen.head import says_nothing
+
+    for spelled in (word, word.upper(), word.title()):
+        assert may_decide(f' name="x{spelled}y"')
+        assert not says_nothing(f'<meta name="x{spelled}y">'.encode())
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "https://example.com/",
+            "HTTPS://Example.COM:443/docs/",
+            "http://x.example:80/a%c3%a9b/",
+            "https://x.example:8443/p q/",
+            "https://[::1]:8443/",
+            "https://bücher.example/~u/",
+        ]
+    ),
+    st.lists(
+        st.text(min_size=1, max_size=8).filter(lambda t: "/" not in t and "\0" not in t and t not in (".", "..")),
+        min_size=1,
+        max_size=3,
+    ),
+    st.sampled_from(list(UrlStyle)),
+)
+def test_a_page_url_normalizes_as_its_base_url_does(raw_base: str, parts: list[str], style: UrlStyle) -> None:
+    # build compares a head's canonical with normalize_url(base) + the page's encoded path,
+    # rather than normalizing every page's URL: the two must be the same.
+    base = normalize_base_url(raw_base)
+    relpath = "/".join(parts) + ".html"
+    assert normalize_url(page_url(base, relpath, style)) == normalize_url(base) + url_path(relpath, style)
