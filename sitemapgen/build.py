@@ -41,7 +41,7 @@ from .lastmod import (
 )
 from .robots import update_robots_txt
 from .rules import RuleSet
-from .urls import MAX_URL_LENGTH, is_page_name, page_url, url_name
+from .urls import MAX_URL_LENGTH, UrlStyle, is_page_name, page_url, url_name
 from .walk import (
     DEFAULT_EXCLUDE,
     Candidate,
@@ -186,6 +186,7 @@ class _Outcome:
 _Event = tuple[Row, str | None] | _Outcome | Skip
 _BATCH = 512  # pages per task sent to a worker: large enough that pickling is noise
 _POOL_AFTER = 2_048  # pages processed inline before workers are started
+_AHEAD = 4  # batches in flight per worker: enough that none waits while this process writes
 _WORKER: _Pipeline | None = None  # the pipeline forked workers inherit
 
 
@@ -346,7 +347,13 @@ class _Pipeline:
         return row, source
 
     def _walk(self, on_skip: Callable[[Skip], None] | None = None) -> Walk:
-        return Walk(self.config.docroot, exclude=self.walk_spec, on_skip=on_skip, url_key=self.url_key)
+        return Walk(
+            self.config.docroot,
+            exclude=self.walk_spec,
+            on_skip=on_skip,
+            url_key=self.url_key,
+            index_only=self.config.url_style is UrlStyle.DIRECTORY,
+        )
 
     def _batches(self, on_progress: Callable[[int], None] | None) -> Iterator[_Batch]:
         """The walk in batches of candidates, each with the walk's skips among them."""
@@ -371,7 +378,7 @@ class _Pipeline:
 
         Only the walk's directory listings are read in this process; the
         per-page work (stat, head, lastmod, formatting) is done by `jobs`
-        forked workers, sent batches in walk order, at most two each in flight,
+        forked workers, sent batches in walk order, at most `_AHEAD` each in flight,
         and taken back in the order sent: output stays deterministic and memory
         flat. A small site never pays for starting workers.
         """
@@ -391,7 +398,7 @@ class _Pipeline:
         try:
             for batch in batches:
                 pending.append((batch, pool.submit(_work, batch[0])))
-                while len(pending) >= 2 * self.jobs:
+                while len(pending) >= _AHEAD * self.jobs:
                     done, future = pending.popleft()
                     yield future.result(), done
             while pending:

@@ -166,7 +166,9 @@ class Walk:
 
     `url_key`, given, maps a page's file name to its URL within the directory
     (see `urls.url_name`): of two names with one URL, the second in walk order
-    is skipped as a duplicate, before anything is read from either.
+    is skipped as a duplicate, before anything is read from either. With
+    `index_only`, only index names can share a URL (the directory URL style),
+    and only they are looked up.
     """
 
     def __init__(
@@ -176,6 +178,7 @@ class Walk:
         exclude: pathspec.GitIgnoreSpec | None = None,
         on_skip: Callable[[Skip], None] | None = None,
         url_key: Callable[[str], str] | None = None,
+        index_only: bool = False,
     ) -> None:
         self.root = os.path.join(os.fspath(docroot), "")
         # No patterns but the defaults: checked by name, not through pathspec (most sites).
@@ -187,6 +190,7 @@ class Walk:
         )
         self._skip = on_skip or (lambda _: None)
         self._url_key = url_key
+        self._index_only = index_only
 
     def candidates(self) -> Iterator[Candidate]:
         """Every candidate in walk order: a directory's pages, then its subdirectories'."""
@@ -233,6 +237,7 @@ class Walk:
         default_only = self._default_only
         matches = self._matches
         url_key = self._url_key
+        index_only = self._index_only
         found: list[Candidate] = []
         subdirs: list[str] = []
         urls: dict[str, str] = {}
@@ -254,7 +259,7 @@ class Walk:
             if (name[0] == "." or name == "404.html") if default_only else matches(relpath, name):
                 skip(Skip(relpath, SkipReason.EXCLUDED))
                 continue
-            if url_key is not None:
+            if url_key is not None and (not index_only or name in _INDEX_RANK):
                 first = urls.setdefault(url_key(name), relpath)
                 if first != relpath:
                     skip(Skip(relpath, SkipReason.DUPLICATE_URL, first))

@@ -26,13 +26,13 @@ import html
 import os
 import re
 import signal
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO
+from zlib import crc32
 
 from .config import ChangeFreq, Chunking, LastmodFormat
 from .head import Alternate
@@ -358,11 +358,6 @@ class _Publisher:
             path.unlink(missing_ok=True)
 
 
-def _is_boundary(loc: str, every: int) -> bool:
-    """A content-defined cut point: about one URL in `every`, decided by the URL alone."""
-    return every <= 1 or zlib.crc32(loc.encode("utf-8")) % every == 0
-
-
 def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: _Faults) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     faults.step()
@@ -464,7 +459,8 @@ def write_rows(
                 temp_number += 1
                 chunk = open_chunks[section] = _Chunk(out_dir / f".sitemap-new-{temp_number}.xml.gz.tmp", faults)
             chunk.add(xml, size, lastmod_key, lastmod_text)
-            if every and _is_boundary(loc, every):
+            # A content-defined cut point: about one URL in `every`, decided by the URL alone.
+            if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
                 close(section)
         for section in order:
             if section in open_chunks:

@@ -193,3 +193,27 @@ def test_a_worker_that_dies_is_a_clear_error(ram_tmp: Path, monkeypatch: pytest.
     with pytest.raises(sitemapgen.SitemapgenError, match="a worker process died"):
         sitemapgen.build(Config(docroot=root, base_url="https://example.com/", out_dir=out, jobs=2))
     assert output_files(out) == before  # the published set is the old one, whole
+
+
+@pytest.mark.parametrize(
+    ("style", "listed", "duplicates"),
+    [
+        pytest.param("directory", ["", "a.htm", "a.html"], ["index.htm"], id="directory"),
+        pytest.param("index", ["index.html", "index.htm", "a.htm", "a.html"], [], id="index"),
+        pytest.param("extensionless", ["", "a"], ["index.htm", "a.html"], id="extensionless"),
+    ],
+)
+def test_files_that_share_a_url_are_listed_once(
+    tmp_path: Path, style: str, listed: list[str], duplicates: list[str]
+) -> None:
+    from sitemapgen.urls import UrlStyle
+
+    root = make_tree(tmp_path / "site", {"index.html": html(), "index.htm": html(), "a.htm": html(), "a.html": html()})
+    warnings: list[str] = []
+    config = Config(docroot=root, base_url="https://example.com/", url_style=UrlStyle(style))
+    result = sitemapgen.build(config, on_warning=warnings.append)
+    assert locs(root, "https://example.com/") == ["https://example.com/" + path for path in listed]
+    assert result.skipped.get(SkipReason.DUPLICATE_URL, 0) == len(duplicates)
+    assert [w.partition(":")[0] for w in warnings] == duplicates
+    for name in duplicates:
+        assert "same URL as an earlier page" in sitemapgen.explain(config, name).lines[0]

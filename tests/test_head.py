@@ -463,3 +463,17 @@ def test_a_page_url_normalizes_as_its_base_url_does(raw_base: str, parts: list[s
     base = normalize_base_url(raw_base)
     relpath = "/".join(parts) + ".html"
     assert normalize_url(page_url(base, relpath, style)) == normalize_url(base) + url_path(relpath, style)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(
+        st.one_of(_piece(), st.sampled_from(["\u0130", "CANONICAL", "Robots", "&amp;", "<link rel=x>"])), max_size=12
+    )
+)
+def test_deciding_tags_are_the_meta_link_tags_that_may_decide(pieces: list[str]) -> None:
+    # _deciding_tags looks only where a deciding word is; it must find what filtering every tag finds.
+    from sitemapgen.head import _META_LINK, _deciding_tags
+
+    text = "".join(pieces)
+    assert _deciding_tags(text) == [(n, b) for n, b in _META_LINK.findall(text) if may_decide(b)], text
