@@ -41,7 +41,7 @@ from .lastmod import (
 )
 from .robots import update_robots_txt
 from .rules import RuleSet
-from .urls import MAX_URL_LENGTH, UrlStyle, is_page_name, page_url, url_name
+from .urls import MAX_URL_LENGTH, is_page_name, page_url
 from .walk import (
     DEFAULT_EXCLUDE,
     Candidate,
@@ -218,8 +218,6 @@ class _Pipeline:
         # A page URL is the base URL and an encoded path that normalize_url leaves as it
         # is, so its normal form is the base URL's and the same path (tested in test_head).
         self.own_base = normalize_url(config.base_url)
-        style = config.url_style
-        self.url_key: Callable[[str], str] = lambda name: url_name(name, style)
         # Workers are forked, to inherit this pipeline; without fork (Windows), no workers.
         forks = "fork" in multiprocessing.get_all_start_methods()
         self.jobs = (config.jobs or os.cpu_count() or 1) if forks else 1
@@ -347,13 +345,7 @@ class _Pipeline:
         return row, source
 
     def _walk(self, on_skip: Callable[[Skip], None] | None = None) -> Walk:
-        return Walk(
-            self.config.docroot,
-            exclude=self.walk_spec,
-            on_skip=on_skip,
-            url_key=self.url_key,
-            index_only=self.config.url_style is UrlStyle.DIRECTORY,
-        )
+        return Walk(self.config.docroot, exclude=self.walk_spec, on_skip=on_skip, url_style=self.config.url_style)
 
     def _batches(self, on_progress: Callable[[int], None] | None) -> Iterator[_Batch]:
         """The walk in batches of candidates, each with the walk's skips among them."""

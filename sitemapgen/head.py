@@ -193,8 +193,8 @@ def may_decide(tag_text: str) -> bool:
     )
 
 
-#: The deciding words and '&', most common first (see `may_decide`).
-_DECIDING_MARKS = ("canonical", "robots", "alternate", "refresh", "modified", "googlebot", "&")
+#: What `may_decide` looks for: the deciding words and '&'.
+_DECIDING_MARKS = (*_DECIDING_WORDS, "&")
 
 
 def _deciding_tags(text: str) -> list[tuple[str, str]]:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pathspec
 
 from .errors import ConfigError, DocrootError
-from .urls import INDEX_NAMES, PAGE_SUFFIXES
+from .urls import INDEX_NAMES, PAGE_SUFFIXES, UrlStyle, url_name
 
 #: Never listed unless a later pattern re-includes them (``!404.html``):
 #: dot-files and dot-directories (``.git``, ``.well-known``) and error pages.
@@ -164,11 +164,9 @@ Candidate = tuple[str, bool]
 class Walk:
     """The walk: directory listings only, in walk order.
 
-    `url_key`, given, maps a page's file name to its URL within the directory
-    (see `urls.url_name`): of two names with one URL, the second in walk order
-    is skipped as a duplicate, before anything is read from either. With
-    `index_only`, only index names can share a URL (the directory URL style),
-    and only they are looked up.
+    With a `url_style`, of two names in a directory that share a URL under it
+    (see `urls.url_name`), the second in walk order is skipped as a duplicate,
+    before anything is read from either. Without one, both are candidates.
     """
 
     def __init__(
@@ -177,20 +175,12 @@ class Walk:
         *,
         exclude: pathspec.GitIgnoreSpec | None = None,
         on_skip: Callable[[Skip], None] | None = None,
-        url_key: Callable[[str], str] | None = None,
-        index_only: bool = False,
+        url_style: UrlStyle | None = None,
     ) -> None:
         self.root = os.path.join(os.fspath(docroot), "")
-        # No patterns but the defaults: checked by name, not through pathspec (most sites).
-        self._default_only = exclude is None
-        self._matches: Callable[[str, str], bool] = (
-            (lambda _relpath, name: _default_excluded(name))
-            if exclude is None
-            else (lambda relpath, _name: bool(exclude.match_file(relpath)))
-        )
+        self._exclude = exclude  # None: the defaults alone, checked by name (most sites)
         self._skip = on_skip or (lambda _: None)
-        self._url_key = url_key
-        self._index_only = index_only
+        self._url_style = url_style
 
     def candidates(self) -> Iterator[Candidate]:
         """Every candidate in walk order: a directory's pages, then its subdirectories'."""
@@ -234,17 +224,15 @@ class Walk:
             return [], []
         # index.html, then index.htm, then the rest by raw name bytes (unique in a directory)
         listed.sort(key=_RANK_AND_BYTES)
-        default_only = self._default_only
-        matches = self._matches
-        url_key = self._url_key
-        index_only = self._index_only
+        exclude = self._exclude
+        style = self._url_style
         found: list[Candidate] = []
         subdirs: list[str] = []
         urls: dict[str, str] = {}
         for _, _, name, kind, item in listed:
             relpath = prefix + name
             if kind == _DIR:
-                if (name[0] == "." or name == "404.html") if default_only else matches(relpath + "/", name):
+                if _default_excluded(name) if exclude is None else exclude.match_file(relpath + "/"):
                     skip(Skip(relpath + "/", SkipReason.EXCLUDED_DIR))
                 else:
                     subdirs.append(relpath + "/")
@@ -256,11 +244,12 @@ class Walk:
                 if os.path.isdir(item.path):
                     skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
                 continue
-            if (name[0] == "." or name == "404.html") if default_only else matches(relpath, name):
+            if _default_excluded(name) if exclude is None else exclude.match_file(relpath):
                 skip(Skip(relpath, SkipReason.EXCLUDED))
                 continue
-            if url_key is not None and (not index_only or name in _INDEX_RANK):
-                first = urls.setdefault(url_key(name), relpath)
+            # Only index names share a URL in the directory style; any two stems, extensionless.
+            if style is UrlStyle.EXTENSIONLESS or (style is UrlStyle.DIRECTORY and name in _INDEX_RANK):
+                first = urls.setdefault(url_name(name, style), relpath)
                 if first != relpath:
                     skip(Skip(relpath, SkipReason.DUPLICATE_URL, first))
                     continue
@@ -274,32 +263,6 @@ _DIR, _PAGE, _PAGE_LINK, _OTHER_LINK, _BROKEN = range(5)
 _RANK_AND_BYTES = operator.itemgetter(0, 1)
 
 
-def iter_candidates(
-    docroot: Path,
-    *,
-    exclude: pathspec.GitIgnoreSpec | None = None,
-    on_skip: Callable[[Skip], None] | None = None,
-    url_key: Callable[[str], str] | None = None,
-) -> Iterator[Candidate]:
-    """Every page-named file under `docroot` that no pattern excludes, in walk order.
-
-    Only directory listings are read (their entry types come without a
-    `stat`); `page_at` does the per-file part. `exclude` is the whole spec
-    (defaults first, see `exclusion_spec`); None means the defaults alone.
-    Directory symlinks are never followed, so a loop cannot hang the walk.
-    """
-    check_docroot(docroot)
-    return Walk(docroot, exclude=exclude, on_skip=on_skip, url_key=url_key).candidates()
-
-
-def check_docroot(docroot: Path) -> None:
-    """Raise `DocrootError` unless `docroot` is a directory."""
-    if not docroot.exists():
-        raise DocrootError(f"docroot not found: {docroot}")
-    if not docroot.is_dir():
-        raise DocrootError(f"docroot is not a directory: {docroot}")
-
-
 def iter_pages(
     docroot: Path,
     *,
@@ -308,15 +271,21 @@ def iter_pages(
 ) -> Iterator[Page]:
     """Yield every page under `docroot` in a deterministic order.
 
-    `iter_candidates` and `page_at` in one: a file symlink is a page only when
-    it resolves inside the docroot, so no path outside it can leak into a
-    sitemap.
+    The walk's candidates and `page_at` in one: a file symlink is a page only
+    when it resolves inside the docroot, so no path outside it can leak into a
+    sitemap. `exclude` is the whole spec (defaults first, see
+    `exclusion_spec`); None means the defaults alone. Directory symlinks are
+    never followed, so a loop cannot hang the walk.
     """
+    if not docroot.exists():
+        raise DocrootError(f"docroot not found: {docroot}")
+    if not docroot.is_dir():
+        raise DocrootError(f"docroot is not a directory: {docroot}")
     skip = on_skip or (lambda _: None)
-    root = os.fspath(docroot)
+    walk = Walk(docroot, exclude=exclude, on_skip=skip)
     real_root = os.path.realpath(docroot)
-    for relpath, is_link in iter_candidates(docroot, exclude=exclude, on_skip=skip):
-        page = page_at(os.path.join(root, relpath), relpath, is_link=is_link, real_root=real_root, on_skip=skip)
+    for relpath, is_link in walk.candidates():
+        page = page_at(walk.root + relpath, relpath, is_link=is_link, real_root=real_root, on_skip=skip)
         if page is not None:
             yield page
 
