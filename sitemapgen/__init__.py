@@ -14,13 +14,20 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .build import BuildResult, Explanation, Listing, build, explain, iter_entries, iter_listing
-from .config import ChangeFreq, Chunking, Config, LastmodFormat, RobotsTxt, Rule, Section, load_config
+from .build import Listing, build, iter_entries, iter_listing
+from .config import ChangeFreq, Chunking, Config, LastmodFormat, RobotsTxt, Rule, Section
+from .configfile import load_config
+from .decide import Outcome
+from .entry import Entry
 from .errors import ConfigError, DocrootError, SitemapgenError
-from .lastmod import GitSource, LastmodSource
+from .explain import Explanation, explain
+from .gitdates import GitSource
+from .lastmod import LastmodSource
+from .report import BuildResult
+from .skips import Skip, SkipReason
 from .urls import UrlStyle, page_url
-from .walk import Page, Skip, SkipReason, iter_pages
-from .writer import Entry, SitemapFile, WriteResult, write_sitemaps
+from .walk import Page, iter_pages
+from .writer import SitemapFile, WriteResult, write_sitemaps
 
 __all__ = [
     "BuildResult",
@@ -35,6 +42,7 @@ __all__ = [
     "LastmodFormat",
     "LastmodSource",
     "Listing",
+    "Outcome",
     "Page",
     "RobotsTxt",
     "Rule",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .build import build_elsewhere
 from .config import Config
+from .report import plural
 from .writer import file_digest, read_published
 
 _URL_LINE = re.compile(rb"<url><loc>([^<]*)</loc>.*</url>")
@@ -51,7 +52,7 @@ def check(config: Config, *, on_warning: Callable[[str], None] | None = None, ex
         if [d for d, _ in new] == [d for d, _ in old] and len(fresh.written.indexes) == sum(
             1 for _ in out.glob("sitemap-index-*.xml")
         ) + 1:
-            return CheckResult(True, (f"current: {len(new):,} sitemaps, {fresh.listed:,} pages",))
+            return CheckResult(True, (f"current: {plural(len(new), 'sitemap')}, {plural(fresh.listed, 'page')}",))
         old_digests = {d for d, _ in old}
         new_digests = {d for d, _ in new}
         before: dict[bytes, bytes] = {}
@@ -68,8 +69,8 @@ def check(config: Config, *, on_warning: Callable[[str], None] | None = None, ex
         missing_files = [p.name for d, p in old if d is None]
         changing = sum(1 for d, _ in new if d not in old_digests)
         lines = [
-            f"stale: {len(added):,} pages added, {len(removed):,} removed, {len(changed):,} changed;"
-            f" {changing:,} of {len(new):,} sitemaps would be written (run sitemapgen build)"
+            f"stale: {plural(len(added), 'page')} added, {len(removed):,} removed, {len(changed):,} changed;"
+            f" {changing:,} of {plural(len(new), 'sitemap')} would be written (run sitemapgen build)"
         ]
         if missing_files:
             lines.append(f"  listed but missing: {', '.join(missing_files)}")

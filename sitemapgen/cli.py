@@ -3,25 +3,37 @@
 Exit codes are decided here and only here: 0 done, 1 `check`, `validate` or
 `explain` found a problem, 2 bad input (any `SitemapgenError`, or a usage
 error), 130 interrupted. Any other exception is a bug and keeps its traceback.
+
+The options that decide what is listed and how it is written are declared
+once (`SITE_OPTIONS`) and given to every command that reads a site by
+`_site_command`, so `build`, `check`, `list` and `explain` cannot drift apart:
+a `build` line works as a `check`, `list` or `explain` line by changing the verb.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, get_args
 
 import typer
 
 from . import __version__
 from .build import build as run_build
-from .build import display, explain, iter_listing
-from .config import Chunking, Config, LastmodFormat, RobotsTxt, load_config
+from .build import iter_listing
+from .config import Config
+from .configfile import load_config
 from .errors import SitemapgenError
-from .urls import UrlStyle, normalize_base_url
+from .explain import explain
+from .options import SITE_OPTIONS, ConfigOpt, DocrootArg, JsonOpt, QuietOpt, RobotsOpt
+from .report import plural
+from .skips import display
+from .urls import normalize_base_url
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -51,105 +63,11 @@ def _root(
     """Turn a built static-site directory into XML sitemaps that every search engine accepts."""
 
 
-DocrootArg = Annotated[
-    Path,
-    typer.Argument(help="The built site: the directory a static server serves at the base URL.", show_default=False),
-]
-BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--base-url", help="Absolute URL the docroot is served at, e.g. https://example.com/docs/.", show_default=False
-    ),
-]
-ConfigOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="TOML config file. Default: ./sitemapgen.toml, else [tool.sitemapgen] in ./pyproject.toml.",
-        show_default=False,
-    ),
-]
-OutOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--out", help="Where the files are (served at the base URL). Default: the docroot.", show_default=False
-    ),
-]
-UrlStyleOpt = Annotated[
-    UrlStyle | None,
-    typer.Option(
-        "--url-style",
-        help="directory: a/index.html -> a/ (default); index: keep index.html; extensionless: a/b.html -> a/b.",
-        show_default=False,
-    ),
-]
-LastmodFormatOpt = Annotated[
-    LastmodFormat | None,
-    typer.Option(
-        "--lastmod-format",
-        help="datetime: 2004-10-26T08:56:39+00:00 (default); date: 2004-10-26.",
-        show_default=False,
-    ),
-]
-LastmodOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--lastmod",
-        help="Where lastmod comes from, first answer wins: a comma list of mtime, git, meta, content. Default: mtime.",
-        show_default=False,
-    ),
-]
-StateFileOpt = Annotated[
-    Path | None, typer.Option("--state-file", help="The content store for --lastmod content.", show_default=False)
-]
-ReadHeadsOpt = Annotated[
-    bool | None,
-    typer.Option(
-        "--read-heads/--no-read-heads",
-        help="Read each page's <head> for noindex, canonical, redirects, hreflang (default: on).",
-        show_default=False,
-    ),
-]
-MaxUrlsOpt = Annotated[
-    int | None,
-    typer.Option("--max-urls-per-sitemap", help="Lower the 50,000-URL limit per sitemap file.", show_default=False),
-]
-MaxBytesOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--max-bytes-per-sitemap",
-        help="Lower the 10,485,760-byte (uncompressed) limit per sitemap file.",
-        show_default=False,
-    ),
-]
-MaxPerIndexOpt = Annotated[
-    int | None,
-    typer.Option("--max-sitemaps-per-index", help="Lower the 1,000-sitemap limit per index file.", show_default=False),
-]
-ChunkingOpt = Annotated[
-    Chunking | None,
-    typer.Option(
-        "--chunking",
-        help="stable: one page's change rewrites one sitemap file (default); fill: fill each file to the limits.",
-        show_default=False,
-    ),
-]
-RobotsOpt = Annotated[
-    RobotsTxt | None,
-    typer.Option(
-        "--robots-txt",
-        help="update: add or update the Sitemap: line in DOCROOT/robots.txt; create: also create it; off (default).",
-        show_default=False,
-    ),
-]
-JobsOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--jobs", "-j", help="Processes reading pages (default: one per CPU; 1: no workers).", show_default=False
-    ),
-]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but warnings and errors.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+def _flag(option: Any) -> str:
+    """The long flag an `Annotated[..., typer.Option("--flag", ...)]` declares (in that form, typer
+    keeps the first name where a default would go)."""
+    info = get_args(option)[1]
+    return next(str(name) for name in (info.default, *info.param_decls) if str(name).startswith("--"))
 
 
 def _warn(message: str) -> None:
@@ -169,36 +87,63 @@ def _handled() -> Iterator[None]:
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
-#: The flag each Config field is set by: errors in a value name the flag.
-_FLAGS = {
-    "base_url": "--base-url",
-    "out_dir": "--out",
-    "url_style": "--url-style",
-    "lastmod_format": "--lastmod-format",
-    "lastmod": "--lastmod",
-    "state_file": "--state-file",
-    "read_heads": "--read-heads",
-    "max_urls_per_sitemap": "--max-urls-per-sitemap",
-    "max_bytes_per_sitemap": "--max-bytes-per-sitemap",
-    "max_sitemaps_per_index": "--max-sitemaps-per-index",
-    "chunking": "--chunking",
-    "robots_txt": "--robots-txt",
-    "jobs": "--jobs",
-}
+def _settings(docroot: Path, config_file: Path | None, flags: Mapping[str, tuple[object, str]]) -> Config:
+    """The `Config` from the config file and the flags that were given: {field: (value, flag)}."""
+    given = {key: value for key, value in flags.items() if value[0] is not None}
+    if "lastmod" in given:
+        value, flag = given["lastmod"]
+        given["lastmod"] = ([part.strip() for part in str(value).split(",")], flag)
+    return load_config(docroot, config_file=config_file, flags=given)
 
 
-def _settings(docroot: Path, config: Path | None, **values: object) -> Config:
-    """The `Config` from the config file and the flags that were given (not None)."""
-    flags = {key: (value, _FLAGS[key]) for key, value in values.items() if value is not None}
-    if "lastmod" in flags:
-        value, flag = flags["lastmod"]
-        flags["lastmod"] = ([part.strip() for part in str(value).split(",")], flag)
-    return load_config(docroot, config_file=config, flags=flags)
+def _site_command(
+    name: str, *, extra: Mapping[str, Any] | None = None
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a command that reads a site: DOCROOT, `--config` and `SITE_OPTIONS` are added to
+    its parameters, and it is called with `settings`, the `Config` they make.
+
+    `extra` adds options that set other `Config` fields for this command alone
+    (`build`'s `--robots-txt`).
+    """
+    options = {**SITE_OPTIONS, **(extra or {})}
+
+    def register(command: Callable[..., None]) -> Callable[..., None]:
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
+        shared = [
+            inspect.Parameter("docroot", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=DocrootArg),
+            *(p for p in own if p.kind is not inspect.Parameter.KEYWORD_ONLY),
+            inspect.Parameter("config_file", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ConfigOpt),
+            *(
+                inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=option)
+                for field, option in options.items()
+            ),
+            *(p for p in own if p.kind is inspect.Parameter.KEYWORD_ONLY),
+        ]
+
+        def run(**kwargs: Any) -> None:
+            flags = {field: (kwargs.pop(field), _flag(option)) for field, option in options.items()}
+            docroot, config_file = kwargs.pop("docroot"), kwargs.pop("config_file")
+            with _handled():
+                settings = _settings(docroot, config_file, flags)
+            command(settings=settings, **kwargs)
+
+        run.__signature__ = inspect.Signature(shared)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in shared} | {"return": None}
+        run.__doc__ = command.__doc__
+        run.__name__ = command.__name__
+        app.command(name)(run)
+        return command
+
+    return register
 
 
 @contextlib.contextmanager
 def _progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
-    """A live page count on stderr, only when a person is watching a terminal."""
+    """A live page count on stderr, only when a person is watching a terminal.
+
+    Refreshed by the build's own calls, never by a thread of rich's: workers are
+    forked, and a fork while another thread runs can deadlock the child.
+    """
     if not enabled or not sys.stderr.isatty():
         yield None
         return
@@ -211,98 +156,39 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
+        auto_refresh=False,
     ) as progress:
         task = progress.add_task("walk", total=None)
-        yield lambda n: progress.update(task, completed=n)
+        shown = 0.0
+
+        def update(n: int) -> None:
+            nonlocal shown
+            progress.update(task, completed=n)
+            now = time.monotonic()
+            if now - shown >= 0.1:
+                progress.refresh()
+                shown = now
+
+        yield update
 
 
-@app.command("build")
-def build_command(
-    docroot: DocrootArg,
-    *,
-    base_url: BaseUrlOpt = None,
-    config: ConfigOpt = None,
-    out: OutOpt = None,
-    url_style: UrlStyleOpt = None,
-    lastmod_format: LastmodFormatOpt = None,
-    lastmod: LastmodOpt = None,
-    state_file: StateFileOpt = None,
-    read_heads: ReadHeadsOpt = None,
-    max_urls_per_sitemap: MaxUrlsOpt = None,
-    max_bytes_per_sitemap: MaxBytesOpt = None,
-    max_sitemaps_per_index: MaxPerIndexOpt = None,
-    chunking: ChunkingOpt = None,
-    robots_txt: RobotsOpt = None,
-    jobs: JobsOpt = None,
-    quiet: QuietOpt = False,
-    json_output: JsonOpt = False,
-) -> None:
+@_site_command("build", extra={"robots_txt": RobotsOpt})
+def build_command(settings: Config, *, quiet: QuietOpt = False, json_output: JsonOpt = False) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
-    with _handled():
-        settings = _settings(
-            docroot,
-            config,
-            base_url=base_url,
-            out_dir=out,
-            url_style=url_style,
-            lastmod_format=lastmod_format,
-            lastmod=lastmod,
-            state_file=state_file,
-            read_heads=read_heads,
-            max_urls_per_sitemap=max_urls_per_sitemap,
-            max_bytes_per_sitemap=max_bytes_per_sitemap,
-            max_sitemaps_per_index=max_sitemaps_per_index,
-            chunking=chunking,
-            robots_txt=robots_txt,
-            jobs=jobs,
-        )
-        with _progress(not quiet and not json_output) as on_progress:
-            result = run_build(settings, on_warning=_warn, on_progress=on_progress)
+    with _handled(), _progress(not quiet and not json_output) as on_progress:
+        result = run_build(settings, on_warning=_warn, on_progress=on_progress)
     if json_output:
         typer.echo(json.dumps(result.as_json(), indent=2))
     elif not quiet:
         typer.echo(f"sitemapgen: {result.summary()}", err=True)
 
 
-@app.command("check")
-def check_command(
-    docroot: DocrootArg,
-    *,
-    base_url: BaseUrlOpt = None,
-    config: ConfigOpt = None,
-    out: OutOpt = None,
-    url_style: UrlStyleOpt = None,
-    lastmod_format: LastmodFormatOpt = None,
-    lastmod: LastmodOpt = None,
-    state_file: StateFileOpt = None,
-    read_heads: ReadHeadsOpt = None,
-    max_urls_per_sitemap: MaxUrlsOpt = None,
-    max_bytes_per_sitemap: MaxBytesOpt = None,
-    max_sitemaps_per_index: MaxPerIndexOpt = None,
-    chunking: ChunkingOpt = None,
-    jobs: JobsOpt = None,
-    quiet: QuietOpt = False,
-) -> None:
+@_site_command("check")
+def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
     """Exit 1, with a short account, if the sitemaps on disk are missing or not what build would write now."""
     from .check import check
 
     with _handled():
-        settings = _settings(
-            docroot,
-            config,
-            base_url=base_url,
-            out_dir=out,
-            url_style=url_style,
-            lastmod_format=lastmod_format,
-            lastmod=lastmod,
-            state_file=state_file,
-            read_heads=read_heads,
-            max_urls_per_sitemap=max_urls_per_sitemap,
-            max_bytes_per_sitemap=max_bytes_per_sitemap,
-            max_sitemaps_per_index=max_sitemaps_per_index,
-            chunking=chunking,
-            jobs=jobs,
-        )
         result = check(settings, on_warning=None if not quiet else (lambda _: None))
     if not (quiet and result.current):
         for line in result.lines:
@@ -334,41 +220,24 @@ def validate_command(
     for problem in report.problems:
         typer.echo(str(problem))
     if not quiet or report.problems:
-        verdict = "ok" if report.ok else f"{len(report.problems):,} problems"
-        typer.echo(f"{report.files:,} files, {report.urls:,} URLs: {verdict}", err=True)
+        verdict = "ok" if report.ok else plural(len(report.problems), "problem")
+        typer.echo(f"{plural(report.files, 'file')}, {plural(report.urls, 'URL')}: {verdict}", err=True)
     if not report.ok:
         raise typer.Exit(EXIT_PROBLEM)
 
 
-@app.command("list")
+@_site_command("list")
 def list_command(
-    docroot: DocrootArg,
+    settings: Config,
     *,
-    base_url: BaseUrlOpt = None,
-    config: ConfigOpt = None,
-    url_style: UrlStyleOpt = None,
-    lastmod_format: LastmodFormatOpt = None,
-    lastmod: LastmodOpt = None,
-    state_file: StateFileOpt = None,
-    read_heads: ReadHeadsOpt = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="One JSON object a line instead of tab-separated.")
     ] = False,
 ) -> None:
-    """Print what build would list, one page a line: URL, lastmod, changefreq, priority, source file."""
-    from .writer import format_lastmod, format_priority
+    """Print what build would list, in its order, one page a line: URL, lastmod, changefreq, priority, source file."""
+    from .entry import format_lastmod, format_priority
 
     with _handled():
-        settings = _settings(
-            docroot,
-            config,
-            base_url=base_url,
-            url_style=url_style,
-            lastmod_format=lastmod_format,
-            lastmod=lastmod,
-            state_file=state_file,
-            read_heads=read_heads,
-        )
         for item in iter_listing(settings, on_warning=_warn):
             entry = item.entry
             row = {
@@ -377,7 +246,7 @@ def list_command(
                 "changefreq": entry.changefreq.value if entry.changefreq else None,
                 "priority": format_priority(entry.priority) if entry.priority is not None else None,
                 "file": item.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
-                "lastmod_source": item.lastmod_source.value if item.lastmod_source else None,
+                "lastmod_source": item.lastmod_source,
             }
             if json_output:
                 typer.echo(json.dumps(row, ensure_ascii=False))
@@ -387,32 +256,16 @@ def list_command(
                 typer.echo("\t".join("" if row[k] is None else str(row[k]) for k in fields))
 
 
-@app.command("explain")
+@_site_command("explain")
 def explain_command(
-    docroot: DocrootArg,
+    settings: Config,
     pages: Annotated[
         list[str], typer.Argument(help="Pages to explain: paths relative to DOCROOT, or paths to files in it.")
     ],
-    *,
-    base_url: BaseUrlOpt = None,
-    config: ConfigOpt = None,
-    url_style: UrlStyleOpt = None,
-    lastmod: LastmodOpt = None,
-    state_file: StateFileOpt = None,
-    read_heads: ReadHeadsOpt = None,
 ) -> None:
     """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""
     with _handled():
-        settings = _settings(
-            docroot,
-            config,
-            base_url=base_url,
-            url_style=url_style,
-            lastmod=lastmod,
-            state_file=state_file,
-            read_heads=read_heads,
-        )
-        answers = [explain(settings, page) for page in pages]
+        answers = explain(settings, pages, on_warning=_warn)
     for answer in answers:
         for line in answer.lines:
             typer.echo(line)

@@ -1,4 +1,4 @@
-"""Settings: read from TOML and flags, checked once, then frozen.
+"""Settings: the frozen `Config` and its parts, every value checked once.
 
 Every value is validated in the dataclasses themselves, so a library user who
 builds a `Config` by hand gets the same checks as the CLI. The loader's only
@@ -12,22 +12,18 @@ import difflib
 import enum
 import math
 import re
-import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pathspec
 
 from .errors import ConfigError
+from .gitdates import GitSource
 from .head import DEFAULT_MAX_BYTES
-from .lastmod import GitSource, LastmodSource
+from .lastmod import SOURCES, LastmodSource
 from .urls import UrlStyle, normalize_base_url
-
-CONFIG_FILE = "sitemapgen.toml"
-PYPROJECT_FILE = "pyproject.toml"
-PYPROJECT_PREFIX = "tool.sitemapgen."
 
 #: The protocol's hard limits; configuration may only lower them.
 MAX_URLS_PER_SITEMAP = 50_000
@@ -134,7 +130,7 @@ class Rule:
 _RULE_KEYS = ("pattern", "priority", "changefreq")
 
 
-def _unknown_key(key: str, known: Sequence[str], where: str) -> ConfigError:
+def unknown_key(key: str, known: Sequence[str], where: str) -> ConfigError:
     hint = difflib.get_close_matches(key, known, n=1)
     suggestion = f" (did you mean {hint[0]!r}?)" if hint else f" (known keys: {', '.join(known)})"
     return ConfigError(f"{where}{key}", f"unknown key{suggestion}")
@@ -146,7 +142,7 @@ def _table(value: object, where: str, keys: Sequence[str], required: Sequence[st
         raise ConfigError(where, f"must be a table with {' and '.join(required)}, got {value!r}")
     for key in value:
         if key not in keys:
-            raise _unknown_key(str(key), keys, f"{where}.")
+            raise unknown_key(str(key), keys, f"{where}.")
     for key in required:
         if key not in value:
             raise ConfigError(f"{where}.{key}", "is missing")
@@ -218,14 +214,27 @@ def _git_source_from(value: object, index: int) -> GitSource:
     return GitSource(value["match"], value["source"])
 
 
-def _lastmod_chain(value: object) -> tuple[LastmodSource, ...]:
+def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, ...]:
     items = [value] if isinstance(value, str | LastmodSource) else value
     if not isinstance(items, Sequence) or not items:
         raise ConfigError("lastmod", f"must be a source or a list of sources, got {value!r}")
     chain = tuple(_enum_value(LastmodSource, item, "lastmod") for item in items)
     if len(set(chain)) != len(chain):
         raise ConfigError("lastmod", f"names a source twice: {[c.value for c in chain]}")
+    for source in chain:
+        if SOURCES[source].reads_heads and not read_heads:
+            raise ConfigError("lastmod", f"source {source.value!r} reads page heads, but read_heads is false")
     return chain
+
+
+_T = TypeVar("_T")
+
+
+def _tables(value: object, key: str, convert: Callable[[object, int], _T]) -> tuple[_T, ...]:
+    """A list of ``[[key]]`` tables, each checked and converted by `convert(table, index)`."""
+    if isinstance(value, str | Mapping) or not isinstance(value, Sequence):
+        raise ConfigError(key, f"must be a list of [[{key}]] tables")
+    return tuple(convert(item, i) for i, item in enumerate(value))
 
 
 def _check_regexes(value: object, key: str) -> tuple[str, ...]:
@@ -285,9 +294,7 @@ class Config:
         if isinstance(self.exclude, str) or not isinstance(self.exclude, Sequence):
             raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r}")
         put(self, "exclude", tuple(_check_pattern(p, f"exclude[{i}]") for i, p in enumerate(self.exclude)))
-        if isinstance(self.rules, str | Mapping) or not isinstance(self.rules, Sequence):
-            raise ConfigError("rules", "must be a list of [[rules]] tables")
-        put(self, "rules", tuple(_rule_from(r, i) for i, r in enumerate(self.rules)))
+        put(self, "rules", _tables(self.rules, "rules", _rule_from))
         put(self, "url_style", _enum_value(UrlStyle, self.url_style, "url_style"))
         put(self, "lastmod_format", _enum_value(LastmodFormat, self.lastmod_format, "lastmod_format"))
         _check_int(self.max_urls_per_sitemap, "max_urls_per_sitemap", 1, MAX_URLS_PER_SITEMAP)
@@ -296,12 +303,8 @@ class Config:
         for flag in ("sitemapignore", "read_heads", "check_noindex", "check_canonical", "check_redirects", "hreflang"):
             _check_bool(getattr(self, flag), flag)
         _check_int(self.head_max_bytes, "head_max_bytes", 1_024, 16 * 1_048_576)
-        put(self, "lastmod", _lastmod_chain(self.lastmod))
-        if LastmodSource.META in self.lastmod and not self.read_heads:
-            raise ConfigError("lastmod", "source 'meta' reads page heads, but read_heads is false")
-        if isinstance(self.git_sources, str | Mapping) or not isinstance(self.git_sources, Sequence):
-            raise ConfigError("git_sources", "must be a list of [[git_sources]] tables")
-        put(self, "git_sources", tuple(_git_source_from(g, i) for i, g in enumerate(self.git_sources)))
+        put(self, "lastmod", _lastmod_chain(self.lastmod, read_heads=self.read_heads))
+        put(self, "git_sources", _tables(self.git_sources, "git_sources", _git_source_from))
         if self.state_file is not None:
             if not isinstance(self.state_file, str | Path) or not str(self.state_file):
                 raise ConfigError("state_file", f"must be a file path, got {self.state_file!r}")
@@ -311,9 +314,7 @@ class Config:
             _check_int(self.jobs, "jobs", 1, 256)
         put(self, "chunking", _enum_value(Chunking, self.chunking, "chunking"))
         put(self, "robots_txt", _enum_value(RobotsTxt, self.robots_txt, "robots_txt"))
-        if isinstance(self.sitemaps, str | Mapping) or not isinstance(self.sitemaps, Sequence):
-            raise ConfigError("sitemaps", "must be a list of [[sitemaps]] tables")
-        put(self, "sitemaps", tuple(_section_from(x, i) for i, x in enumerate(self.sitemaps)))
+        put(self, "sitemaps", _tables(self.sitemaps, "sitemaps", _section_from))
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")
@@ -330,98 +331,3 @@ class Config:
             return self.state_file
         out = self.output_dir.resolve()
         return out.parent / f".sitemapgen-state-{out.name}.sqlite"
-
-
-#: Keys a config file may set: every Config field except the two paths, which
-#: belong to the command line (a config file is shared across checkouts).
-FILE_KEYS = tuple(f.name for f in fields(Config) if f.name not in ("docroot", "out_dir"))
-
-
-@dataclass(frozen=True, slots=True)
-class ConfigFile:
-    """A config table as read from disk, before it is merged with flags."""
-
-    path: Path
-    values: Mapping[str, Any]
-    prefix: str = ""  # "tool.sitemapgen." for a pyproject.toml
-
-    @property
-    def label(self) -> str:
-        return str(self.path)
-
-
-def read_config_file(path: Path, *, pyproject: bool | None = None) -> ConfigFile | None:
-    """Read and syntax-check one TOML file; None if a pyproject.toml has no table.
-
-    Only the shape is checked here (syntax, unknown keys); values are checked
-    when the `Config` is built, so every source gets the same rules.
-    """
-    if pyproject is None:
-        pyproject = path.name == PYPROJECT_FILE
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError as e:
-        raise ConfigError("", "no such config file", source=str(path)) from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError("", f"cannot read config file: {e}", source=str(path)) from e
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError("", f"invalid TOML: {e}", source=str(path)) from e
-    prefix = ""
-    if pyproject:
-        table = data.get("tool", {}).get("sitemapgen")
-        if table is None:
-            return None
-        if not isinstance(table, dict):
-            raise ConfigError("tool.sitemapgen", "must be a table", source=str(path))
-        data, prefix = table, PYPROJECT_PREFIX
-    for key in data:
-        if key not in FILE_KEYS:
-            raise _unknown_key(key, FILE_KEYS, prefix).located(str(path))
-    return ConfigFile(path, data, prefix)
-
-
-def find_config_file(cwd: Path) -> ConfigFile | None:
-    """`sitemapgen.toml` in `cwd`, else `[tool.sitemapgen]` of its pyproject.toml."""
-    own = cwd / CONFIG_FILE
-    if own.is_file():
-        return read_config_file(own, pyproject=False)
-    pyproject = cwd / PYPROJECT_FILE
-    if pyproject.is_file():
-        return read_config_file(pyproject, pyproject=True)
-    return None
-
-
-def load_config(
-    docroot: Path | str,
-    *,
-    config_file: Path | str | None = None,
-    cwd: Path | str | None = None,
-    flags: Mapping[str, tuple[object, str]] | None = None,
-) -> Config:
-    """Merge a config file (explicit, or found in `cwd`) with flags into a `Config`.
-
-    `flags` maps a Config field to ``(value, flag name)``; a flag wins over the
-    file, and an error in it is reported under the flag's name.
-    """
-    if config_file is not None:
-        found = read_config_file(Path(config_file))
-    else:
-        found = find_config_file(Path.cwd() if cwd is None else Path(cwd))
-    values: dict[str, Any] = dict(found.values) if found else {}
-    flag_names: dict[str, str] = {}
-    for key, (value, flag) in (flags or {}).items():
-        values[key] = value
-        flag_names[key] = flag
-    if "base_url" not in values:
-        raise ConfigError("base_url", "is not set: pass --base-url URL or set base_url in sitemapgen.toml")
-    try:
-        return Config(docroot=Path(docroot), **values)
-    except ConfigError as e:
-        top = e.key.split("[", 1)[0].split(".", 1)[0]
-        if top in flag_names:
-            raise ConfigError(flag_names[top], e.problem) from e
-        if found is not None:
-            raise e.located(found.label, found.prefix) from e
-        raise

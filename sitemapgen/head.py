@@ -7,6 +7,10 @@ decides the plain heads that are most of a site, and hands anything unusual to
 bs4 (a differential test checks that the two agree). Broken or binary input
 yields a `HeadFacts` with a `problem`, never an exception, and the page is then
 kept as if it said nothing.
+
+Which tags mean something is the signal table's (`signals.py`): this module
+only finds the ``<meta>`` and ``<link>`` tags that may carry a signal, using
+the table's words to skip, unparsed, every head and tag that cannot.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ import dataclasses
 import html
 import os
 import re
-from dataclasses import dataclass
-from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+
+from .signals import DECIDING_WORDS, SIGNAL_TAGS, HeadFacts, facts_from_tags
 
 DEFAULT_MAX_BYTES = 65_536
 _FIRST_READ = 4_096
@@ -27,34 +31,6 @@ _PRESCAN = 1_024
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
 _HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)  # bytes: ASCII case only, as bytes.lower()
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
-_REFRESH_URL = re.compile(r"""^\s*(\d*\.?\d*)\s*[;,]?\s*(?:url\s*=\s*)?(['"]?)(.*?)\2\s*$""", re.IGNORECASE | re.DOTALL)
-#: xsd:language, which the XHTML schema requires of hreflang ("x-default" fits too).
-_LANGUAGE = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
-_ROBOTS_NAMES = frozenset({"robots", "googlebot"})
-_MODIFIED = (("property", "article:modified_time"), ("name", "last-modified"), ("itemprop", "datemodified"))
-_HREF_SAFE = "/!$&'()*+,;=:@%~"
-_QUERY_SAFE = _HREF_SAFE + "?"
-
-
-@dataclass(frozen=True, slots=True)
-class Alternate:
-    """One ``<link rel="alternate" hreflang href>``: href absolute and percent-encoded."""
-
-    hreflang: str
-    href: str
-
-
-@dataclass(frozen=True, slots=True)
-class HeadFacts:
-    """The head's signals, as found; deciding what they mean is the caller's job."""
-
-    noindex: bool = False
-    canonical: str | None = None  # absolute, normalized
-    canonical_conflict: bool = False  # several different canonicals: search engines ignore them all
-    refresh: str | None = None  # absolute target of a meta refresh redirect
-    alternates: tuple[Alternate, ...] = ()
-    modified: str | None = None  # the raw date text of the first modified-time meta
-    problem: str | None = None  # why the head may not have been read in full
 
 
 def read_head_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[bytes, bool]:
@@ -123,32 +99,6 @@ def decode_head(data: bytes) -> str:
     return data[skip:].decode(encoding, "replace")
 
 
-def normalize_url(url: str) -> str:
-    """One spelling per URL, so a head's href compares equal to our own `loc`.
-
-    Lower-case scheme and host, default port dropped, fragment dropped,
-    non-ASCII and spaces percent-encoded, existing escapes kept in upper case.
-    """
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    host = parts.hostname or ""
-    try:
-        host = host.encode("idna").decode("ascii") if not host.isascii() else host
-    except UnicodeError:
-        pass
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if ":" in host:
-        host = f"[{host}]"
-    if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
-        host = f"{host}:{port}"
-    path = re.sub(r"%[0-9a-fA-F]{2}", lambda m: m.group(0).upper(), quote(parts.path or "/", safe=_HREF_SAFE))
-    query = quote(parts.query, safe=_QUERY_SAFE) if parts.query else ""
-    return urlunsplit((scheme, host, path, query, ""))
-
-
 Tag = tuple[str, dict[str, str]]
 
 _RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
@@ -160,7 +110,7 @@ _ATTR_TEXT = r"""\s++[^\s"'<>/=]++(?:\s*+=\s*+(?:"[^"<>]*+"|'[^'<>]*+'|[^\s"'<>=
 _PLAIN_HEAD = re.compile(
     rf"""(?:[^<]++|<[a-zA-Z][^\s/<>]*+(?:{_ATTR_TEXT})*+\s*+/?>|</[a-zA-Z][^<>]*+>|<![dD][oO][cC][tT][yY][pP][eE][^<>]*+>)*+"""
 )
-_META_LINK = re.compile(r"<(meta|link)((?:[\s/][^<>]*)?)>", re.IGNORECASE)
+_META_LINK = re.compile(rf"<({'|'.join(SIGNAL_TAGS)})((?:[\s/][^<>]*)?)>", re.IGNORECASE)
 #: script and style are raw text to html.parser: drop them whole, as it does. Only
 #: a plain opening tag (attributes as above, not self-closing) is taken as one; any
 #: other script or style is left in place, and the check below hands it to bs4.
@@ -168,33 +118,25 @@ _RAW_TEXT = re.compile(rf"<(script|style)(?:{_ATTR_TEXT})*+\s*+>.*?</\s*\1\s*>",
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 
 
-#: Every attribute value that can decide something contains one of these (lower-cased).
-_DECIDING_WORDS = ("robots", "googlebot", "refresh", "modified", "canonical", "alternate")
-
-
 def may_decide(tag_text: str) -> bool:
     """Whether a meta or link tag's text could change a `HeadFacts`.
 
     Viewport, description, og:*, stylesheet and icon tags cannot, and are most
-    of a head: the fast scanner does not parse them. A '&' could spell a word
-    as a character reference, so it always counts.
+    of a head: the fast scanner does not parse them. A tag can carry a signal
+    only if it holds one of the signal table's words (`DECIDING_WORDS`); a '&'
+    could spell one as a character reference, so it always counts.
     """
     lowered = tag_text.lower()
-    # Spelled out rather than any() over _DECIDING_WORDS: this runs on every tag
-    # of every head, and the generator costs more than the searches.
-    return (
-        "&" in lowered
-        or "canonical" in lowered
-        or "robots" in lowered
-        or "alternate" in lowered
-        or "refresh" in lowered
-        or "modified" in lowered
-        or "googlebot" in lowered
-    )
+    if "&" in lowered:
+        return True
+    for word in DECIDING_WORDS:  # a plain loop: cheaper than any() over a generator, per tag
+        if word in lowered:
+            return True
+    return False
 
 
 #: What `may_decide` looks for: the deciding words and '&'.
-_DECIDING_MARKS = (*_DECIDING_WORDS, "&")
+_DECIDING_MARKS = (*DECIDING_WORDS, "&")
 
 
 def _deciding_tags(text: str) -> list[tuple[str, str]]:
@@ -224,6 +166,22 @@ def _deciding_tags(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def _without_raw_text(text: str) -> str | None:
+    """`text` without its script and style elements, as html.parser skips them; None when
+    one seems to open inside another tag (``<meta<script>``), which html.parser does not
+    read as a script at all."""
+    pieces: list[str] = []
+    done = 0
+    for match in _RAW_TEXT.finditer(text):
+        start = match.start()
+        if text.rfind("<", 0, start) > text.rfind(">", 0, start):
+            return None
+        pieces.append(text[done:start])
+        done = match.end()
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
 def scan_tags_fast(text: str) -> list[Tag] | None:
     """The meta and link tags of a plain head that may decide something (see
     `may_decide`), or None to say "ask beautifulsoup4".
@@ -241,9 +199,10 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     if "<?" in text or "\x00" in text:
         return None
     if "<s" in text or "<S" in text:
-        text = _RAW_TEXT.sub("", text)
-        if _RAW_TEXT_OPEN.search(text):
-            return None  # a script or style that does not end within the head
+        stripped = _without_raw_text(text)
+        if stripped is None or _RAW_TEXT_OPEN.search(stripped):
+            return None  # a script or style inside a tag, or one that does not end within the head
+        text = stripped
     if _PLAIN_HEAD.fullmatch(text) is None:
         return None
     tags: list[Tag] = []
@@ -261,85 +220,13 @@ def scan_tags_bs4(text: str) -> list[Tag]:
     import bs4  # only here: most heads never need it, and it costs 45 ms to import
     from bs4.filter import SoupStrainer  # bs4 >= 4.13
 
-    soup = bs4.BeautifulSoup(text, "html.parser", parse_only=SoupStrainer(["meta", "link"]))
+    soup = bs4.BeautifulSoup(text, "html.parser", parse_only=SoupStrainer(list(SIGNAL_TAGS)))
     tags: list[Tag] = []
-    for tag in soup.find_all(["meta", "link"]):
+    for tag in soup.find_all(list(SIGNAL_TAGS)):
         if isinstance(tag, bs4.Tag):
             attrs = {key: " ".join(value) if isinstance(value, list) else value for key, value in tag.attrs.items()}
             tags.append((tag.name, attrs))
     return tags
-
-
-def _tokens(value: str) -> set[str]:
-    return set(value.replace(",", " ").lower().split())
-
-
-#: An absolute URL already in the form `normalize_url` gives: no need to redo it.
-_NORMAL_URL = re.compile(r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*")
-
-
-def _absolute(href: str, page_url: str) -> str | None:
-    href = href.strip()
-    if not href:
-        return None
-    if _NORMAL_URL.fullmatch(href):
-        return href
-    try:
-        joined = urljoin(page_url, href)
-    except ValueError:
-        return None
-    if urlsplit(joined).scheme not in ("http", "https"):
-        return None
-    return normalize_url(joined)
-
-
-def facts_from_tags(tags: list[Tag], page_url: str) -> HeadFacts:
-    """What the tags say; `page_url` resolves relative hrefs."""
-    noindex = False
-    canonicals: list[str] = []
-    refresh: str | None = None
-    alternates: list[Alternate] = []
-    problems: list[str] = []
-    modified: str | None = None
-    for name, attrs in tags:
-        get = attrs.get
-        if name == "meta":
-            content = get("content", "")
-            if get("name", "").strip().lower() in _ROBOTS_NAMES and _tokens(content) & {"noindex", "none"}:
-                noindex = True
-            if refresh is None and get("http-equiv", "").strip().lower() == "refresh":
-                match = _REFRESH_URL.match(content)
-                if match and match.group(3).strip():
-                    refresh = _absolute(match.group(3), page_url)
-            if modified is None and content.strip():
-                for attr, value in _MODIFIED:
-                    if get(attr, "").strip().lower() == value:
-                        modified = content.strip()
-                        break
-        else:
-            rel = _tokens(get("rel", ""))
-            if "canonical" in rel:
-                href = _absolute(get("href", ""), page_url)
-                if href is not None and href not in canonicals:
-                    canonicals.append(href)
-            if "alternate" in rel and "hreflang" in attrs:
-                lang = attrs["hreflang"].strip()
-                href = _absolute(get("href", ""), page_url)
-                if not _LANGUAGE.match(lang) or href is None:
-                    problems.append(f"hreflang link ignored: hreflang={lang!r} href={get('href', '')!r}")
-                elif all(a.hreflang != lang or a.href != href for a in alternates):
-                    alternates.append(Alternate(lang, href))
-    if len(canonicals) > 1:
-        problems.append(f"{len(canonicals)} different canonical links; search engines ignore them all")
-    return HeadFacts(
-        noindex=noindex,
-        canonical=canonicals[0] if len(canonicals) == 1 else None,
-        canonical_conflict=len(canonicals) > 1,
-        refresh=refresh,
-        alternates=tuple(alternates),
-        modified=modified,
-        problem="; ".join(problems) or None,
-    )
 
 
 def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
@@ -348,6 +235,10 @@ def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
     if tags is None:
         tags = scan_tags_bs4(text)
     return facts_from_tags(tags, page_url)
+
+
+#: What `says_nothing` looks for: the deciding words, and "utf-7" (an encoding that spells '&' otherwise).
+_DECIDING_BYTES = (*(word.encode("ascii") for word in DECIDING_WORDS), b"utf-7")
 
 
 def says_nothing(data: bytes) -> bool:
@@ -361,17 +252,10 @@ def says_nothing(data: bytes) -> bool:
     if b"&" in data or b"\x00" in data or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
     lowered = data.lower()
-    # Spelled out rather than any() over _DECIDING_WORDS: this runs on every page,
-    # and the generator costs more than the searches.
-    return not (
-        b"canonical" in lowered
-        or b"robots" in lowered
-        or b"alternate" in lowered
-        or b"refresh" in lowered
-        or b"modified" in lowered
-        or b"googlebot" in lowered
-        or b"utf-7" in lowered
-    )
+    for word in _DECIDING_BYTES:  # a plain loop: cheaper than any() over a generator, per page
+        if word in lowered:
+            return False
+    return True
 
 
 def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:

@@ -5,28 +5,38 @@ gives every file a new mtime, and crawlers learn to ignore a lastmod that
 always changes. So the user can put truer sources before it: the page's own
 meta tags, the last git commit that touched the page (or its source), or a
 content hash remembered across builds.
+
+The sources are one table, `SOURCES`: a `LastmodSource` name and a `Source`
+class. Adding a source is a new enum member, its class, and its entry; the
+config, the CLI help and the chain take it from there (a test checks that the
+enum and the table name the same sources).
 """
 
 from __future__ import annotations
 
 import enum
 import functools
-import hashlib
 import os
 import re
-import sqlite3
-import subprocess
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, tzinfo
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from email.utils import parsedate_to_datetime
-from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
-from .errors import SitemapgenError
+from .gitdates import GitDates, read_git_dates
+from .signals import HeadFacts
+from .skips import display
+from .store import ContentStore, build_time, content_digest
+from .walk import Page
+
+if TYPE_CHECKING:
+    from .config import Config
+
+Warn = Callable[[str], None]
 
 
 class LastmodSource(enum.Enum):
-    """The sources a ``lastmod`` chain may name."""
+    """The sources a ``lastmod`` chain may name (each has its `Source` in `SOURCES`)."""
 
     MTIME = "mtime"
     GIT = "git"
@@ -55,6 +65,9 @@ def _utc_second(seconds: int) -> datetime | None:
         return None
 
 
+_MAX_OFFSET = timedelta(hours=14)
+
+
 def parse_datetime(text: str) -> datetime | None:
     """A W3C Datetime / ISO 8601 or HTTP date, as an aware datetime; None if unreadable.
 
@@ -71,189 +84,155 @@ def parse_datetime(text: str) -> datetime | None:
             tz: tzinfo = UTC
             if offset and offset.upper() != "Z":
                 tz = datetime.strptime(offset.replace(":", ""), "%z").tzinfo or UTC
+                if abs(tz.utcoffset(None) or timedelta()) > _MAX_OFFSET:
+                    return None  # W3C Datetime (and xsd:dateTime) allow at most +/-14:00
             return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), tzinfo=tz)
         parsed = parsedate_to_datetime(text)
     except (ValueError, TypeError, IndexError):
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed if abs(parsed.utcoffset() or timedelta()) <= _MAX_OFFSET else None
 
 
-@dataclass(frozen=True, slots=True)
-class GitSource:
-    """Maps a docroot page to the file in git whose history dates it (regex and replacement)."""
+class Source:
+    """One lastmod source, opened once per build (in the main process, before workers fork).
 
-    match: str
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
-class GitDates:
-    """Last commit time per path, from one `git log` pass over the whole repository."""
-
-    root: Path  # the repository's top level
-    dates: Mapping[str, datetime]  # path relative to `root` -> commit time
-    shallow_paths: frozenset[str]  # paths whose only commit is a shallow boundary: date unknown
-    shallow: bool
-
-
-def _git(args: Sequence[str], cwd: Path) -> bytes:
-    result = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=cwd, capture_output=True, check=False)
-    if result.returncode != 0:
-        raise SitemapgenError(f"git {' '.join(args)}: {result.stderr.decode(errors='replace').strip()}")
-    return result.stdout
-
-
-def read_git_dates(directory: Path) -> GitDates | None:
-    """Every tracked path's last commit time, or None when `directory` is not in a git work tree.
-
-    One `git log --name-only -z` pass, newest commit first: the first time a
-    path appears is its last change. In a shallow clone the boundary commits
-    seem to add every file at once; paths seen only there are reported apart,
-    never given that commit's date.
-    """
-    try:
-        top = _git(["rev-parse", "--show-toplevel"], directory).decode().strip()
-    except (SitemapgenError, FileNotFoundError):
-        return None
-    root = Path(top)
-    shallow = _git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
-    boundary: set[str] = set()
-    if shallow:
-        shallow_file = Path(_git(["rev-parse", "--git-path", "shallow"], root).decode().strip())
-        shallow_file = shallow_file if shallow_file.is_absolute() else root / shallow_file
-        boundary = set(shallow_file.read_text().split())
-    out = _git(["log", "-z", "--name-only", "--no-renames", "--format=%x01%H %ct", "HEAD", "--"], root)
-    dates: dict[str, datetime] = {}
-    unknown: set[str] = set()
-    when: datetime | None = None
-    at_boundary = False
-    for field in out.split(b"\0"):
-        if field.startswith(b"\n"):
-            field = field[1:]
-        if field.startswith(b"\x01"):
-            header, _, first = field[1:].partition(b"\n")
-            sha, _, stamp = header.decode().partition(" ")
-            when = datetime.fromtimestamp(int(stamp), tz=UTC)
-            at_boundary = sha in boundary
-            field = first
-        if not field or when is None:
-            continue
-        path = os.fsdecode(field)
-        if path in dates or path in unknown:
-            continue
-        if at_boundary:
-            unknown.add(path)
-        else:
-            dates[path] = when
-    return GitDates(root, dates, frozenset(unknown), shallow)
-
-
-class ContentStore:
-    """URL -> (content hash, lastmod first seen with that hash), kept in SQLite.
-
-    A rebuild that rewrites every file with the same bytes keeps every
-    lastmod; a page whose content changed gets the build time. Changes are
-    committed in one transaction at the end of a build, so an interrupted
-    build leaves the previous state intact. Rows for pages no longer on the
-    site are dropped then, so the store does not grow forever.
+    `date` runs for each page, in a worker: a datetime is the answer, None
+    passes to the next source, and bytes are a key the main process turns into
+    a date with `finish` (the content store lives there, in one transaction).
     """
 
-    def __init__(
-        self, path: Path, *, build_time: datetime, on_warning: Callable[[str], None], readonly: bool = False
-    ) -> None:
-        self.path = path
-        self.build_time = build_time
-        self.run = int(build_time.timestamp())
-        self.readonly = readonly
-        self._db = self._open_readonly() if readonly else self._open(on_warning)
+    #: Whether the source needs the page's head read (config refuses it with read_heads off).
+    reads_heads: ClassVar[bool] = False
 
-    def _open_readonly(self) -> sqlite3.Connection | None:
-        """For dry runs: read what is there, create and change nothing."""
-        if not self.path.is_file():
-            return None
-        try:
-            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
-            db.execute("SELECT url, hash, lastmod FROM pages LIMIT 1").fetchall()
-            return db
-        except sqlite3.DatabaseError:
-            return None
+    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
+        """Open what the source needs; `warn` is for build-wide warnings, said once."""
 
-    def _open(self, warn: Callable[[str], None]) -> sqlite3.Connection:
-        if not self.path.exists():
-            warn(
-                f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
-                " (in CI, keep this file between runs)"
-            )
-        for attempt in (1, 2):
-            db: sqlite3.Connection | None = None
-            try:
-                db = sqlite3.connect(self.path, isolation_level=None)
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, hash BLOB NOT NULL,"
-                    " lastmod TEXT NOT NULL, seen INTEGER NOT NULL)"
-                )
-                db.execute("SELECT url, hash, lastmod, seen FROM pages LIMIT 1").fetchall()
-                db.execute("BEGIN IMMEDIATE")
-                return db
-            except sqlite3.DatabaseError as e:
-                if db is not None:
-                    db.close()
-                if attempt == 2:
-                    raise SitemapgenError(f"{self.path}: cannot use the lastmod state store: {e}") from e
-                warn(f"{self.path}: lastmod state store unreadable ({e}); starting a new one")
-                self.path.unlink(missing_ok=True)
-        raise AssertionError("unreachable")
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | bytes | None:
+        """The page's lastmod, None for "ask the next source", or a key for `finish`."""
+        raise NotImplementedError
 
-    def lastmod(self, url: str, digest: bytes) -> datetime:
-        """The lastmod first seen with this content, or the build time for new content."""
-        if self._db is None:
-            return self.build_time
-        row = self._db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
-        if row is not None and row[0] == digest:
-            if not self.readonly:
-                self._db.execute("UPDATE pages SET seen = ? WHERE url = ?", (self.run, url))
-            return datetime.fromisoformat(row[1])
-        if self.readonly:
-            return self.build_time
-        stamp = self.build_time.isoformat(timespec="seconds")
-        self._db.execute(
-            "INSERT OR REPLACE INTO pages (url, hash, lastmod, seen) VALUES (?, ?, ?, ?)",
-            (url, digest, stamp, self.run),
-        )
-        return self.build_time
+    def finish(self, loc: str, key: bytes) -> datetime:
+        """The lastmod for a key `date` gave (main process only)."""
+        raise NotImplementedError(f"{type(self).__name__} gives no keys")
 
     def commit(self) -> None:
-        """Keep this build's lastmods; forget pages it did not see."""
-        if self._db is None:
-            return
-        if not self.readonly:
-            self._db.execute("DELETE FROM pages WHERE seen != ?", (self.run,))
-            self._db.execute("COMMIT")
-        self._db.close()
-        self._db = None
+        """The build was published: keep what this source learned."""
 
     def abort(self) -> None:
-        """Leave the store as the last successful build left it."""
-        if self._db is None:
+        """The build failed or was a dry run: forget it."""
+
+
+class MtimeLastmod(Source):
+    """The file's mtime in UTC, truncated to the second, as `date -r` prints it."""
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
+        return mtime_lastmod(page.mtime_ns)
+
+
+class MetaLastmod(Source):
+    """The head's modified-time meta (``article:modified_time`` and its kin)."""
+
+    reads_heads = True
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
+        if head is None or head.modified is None:
+            return None
+        value = parse_datetime(head.modified)
+        if value is None:
+            warn(f"{display(page.relpath)}: unreadable modified-time meta {head.modified!r}")
+        return value
+
+
+class GitLastmod(Source):
+    """The last commit that touched the page, or the source file `[[git_sources]]` maps it to."""
+
+    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
+        self.git: GitDates | None = read_git_dates(config.docroot)
+        self.prefix = ""
+        self.rewrites = [(re.compile(g.match), g.source) for g in config.git_sources]
+        if self.git is None:
+            warn(f"lastmod 'git': {config.docroot} is not in a git work tree; using the next source")
             return
-        if not self.readonly:
-            self._db.execute("ROLLBACK")
-        self._db.close()
-        self._db = None
+        prefix = os.path.relpath(os.path.realpath(config.docroot), os.path.realpath(self.git.root))
+        self.prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
+        if self.git.shallow:
+            warn(
+                "lastmod 'git': this is a shallow clone; files last changed before its oldest commit"
+                f" ({len(self.git.shallow_paths):,} paths) get the next source's lastmod, not a made-up date."
+                " Fetch the full history (e.g. actions/checkout with fetch-depth: 0)"
+            )
+
+    def path_of(self, relpath: str) -> str:
+        """The path in the repository whose history dates the page at `relpath`."""
+        for pattern, source in self.rewrites:
+            if pattern.search(relpath):
+                return pattern.sub(source, relpath, count=1)
+        return self.prefix + relpath
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
+        return self.git.dates.get(self.path_of(page.relpath)) if self.git is not None else None
 
 
-def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
-    """A hash of the page's bytes with the volatile parts (`ignore`) removed."""
-    with open(path, "rb") as f:
-        data = f.read()
-    for pattern in ignore:
-        data = pattern.sub(b"", data)
-    return hashlib.blake2b(data, digest_size=16).digest()
+class ContentLastmod(Source):
+    """When the page's content (less `content_ignore`) was first seen, from the content store."""
+
+    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
+        self.ignore = [re.compile(p.encode("utf-8")) for p in config.content_ignore]
+        self.store = ContentStore(config.state_path, build_time=build_time(), on_warning=warn, readonly=dry_run)
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> bytes | None:
+        try:
+            return content_digest(page.path, self.ignore)
+        except OSError as e:
+            warn(f"{display(page.relpath)}: cannot read for lastmod 'content': {e.strerror or e}")
+            return None
+
+    def finish(self, loc: str, key: bytes) -> datetime:
+        return self.store.lastmod(loc, key)
+
+    def commit(self) -> None:
+        self.store.commit()
+
+    def abort(self) -> None:
+        self.store.abort()
 
 
-def build_time() -> datetime:
-    """Now, to the second, or SOURCE_DATE_EPOCH for reproducible builds."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.strip().isdigit():
-        return datetime.fromtimestamp(int(epoch), tz=UTC)
-    return datetime.now(UTC).replace(microsecond=0)
+#: Every lastmod source, by the name a chain uses.
+SOURCES: dict[LastmodSource, type[Source]] = {
+    LastmodSource.MTIME: MtimeLastmod,
+    LastmodSource.GIT: GitLastmod,
+    LastmodSource.META: MetaLastmod,
+    LastmodSource.CONTENT: ContentLastmod,
+}
+
+
+class LastmodChain:
+    """The configured sources, in order: the first with an answer dates the page."""
+
+    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
+        self.sources = [(name, SOURCES[name](config, warn, dry_run)) for name in config.lastmod]
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> tuple[datetime | bytes | None, str | None]:
+        """The first answer and the name of its source (a str: it crosses from workers)."""
+        for name, source in self.sources:
+            value = source.date(page, head, warn)
+            if value is not None:
+                return value, name._value_  # .value without the descriptor call: this runs per page
+        return None, None
+
+    def finish(self, source: str, loc: str, key: bytes) -> datetime:
+        """The date for a key that source `source` gave (main process only)."""
+        for name, instance in self.sources:
+            if name.value == source:
+                return instance.finish(loc, key)
+        raise KeyError(source)
+
+    def commit(self) -> None:
+        for _, source in self.sources:
+            source.commit()
+
+    def abort(self) -> None:
+        for _, source in self.sources:
+            source.abort()

@@ -12,7 +12,7 @@ import enum
 import functools
 import os
 import re
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from .errors import ConfigError
 
@@ -48,6 +48,19 @@ def is_page_name(name: str) -> bool:
     return name.lower().endswith(PAGE_SUFFIXES)
 
 
+def _host_of(host: str) -> str:
+    """A base URL's host as it goes in the URL: IDNA-encoded, or an IPv6 literal in brackets."""
+    if ":" in host:  # an IPv6 literal; urlsplit has already checked the brackets
+        return f"[{host}]"
+    try:
+        netloc_host = host.encode("idna").decode("ascii") if not host.isascii() else host
+    except UnicodeError as e:
+        raise ConfigError("base_url", f"has an invalid host name {host!r}") from e
+    if not _HOST.match(netloc_host):
+        raise ConfigError("base_url", f"has an invalid host name {host!r}")
+    return netloc_host
+
+
 def normalize_base_url(raw: str) -> str:
     """Check a base URL and give it the one spelling every page URL starts with.
 
@@ -75,15 +88,7 @@ def normalize_base_url(raw: str) -> str:
         raise ConfigError("base_url", f"must not carry a user name or password, got {raw!r}")
     if parts.query or parts.fragment or raw.endswith(("?", "#")):
         raise ConfigError("base_url", f"must not have a query or fragment, got {raw!r}")
-    if ":" in host:  # an IPv6 literal; urlsplit has already checked the brackets
-        netloc_host = f"[{host}]"
-    else:
-        try:
-            netloc_host = host.encode("idna").decode("ascii") if not host.isascii() else host
-        except UnicodeError as e:
-            raise ConfigError("base_url", f"has an invalid host name {host!r}") from e
-        if not _HOST.match(netloc_host):
-            raise ConfigError("base_url", f"has an invalid host name {host!r}")
+    netloc_host = _host_of(host)
     netloc = netloc_host if port is None else f"{netloc_host}:{port}"
     path = quote(parts.path or "/", safe=_PATH_SAFE + "%")
     if _PERCENT_RUN.search(path):
@@ -146,3 +151,53 @@ def url_path(relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
 def page_url(base_url: str, relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
     """The absolute URL of the page at `relpath`; `base_url` must be normalized."""
     return base_url + url_path(relpath, style)
+
+
+_HREF_SAFE = "/!$&'()*+,;=:@%~"
+_QUERY_SAFE = _HREF_SAFE + "?"
+
+
+def normalize_url(url: str) -> str:
+    """One spelling per URL, so a head's href compares equal to our own `loc`.
+
+    Lower-case scheme and host, default port dropped, fragment dropped,
+    non-ASCII and spaces percent-encoded, existing escapes kept in upper case.
+    """
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    try:
+        host = host.encode("idna").decode("ascii") if not host.isascii() else host
+    except UnicodeError:
+        pass
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if ":" in host:
+        host = f"[{host}]"
+    if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
+        host = f"{host}:{port}"
+    path = re.sub(r"%[0-9a-fA-F]{2}", lambda m: m.group(0).upper(), quote(parts.path or "/", safe=_HREF_SAFE))
+    query = quote(parts.query, safe=_QUERY_SAFE) if parts.query else ""
+    return urlunsplit((scheme, host, path, query, ""))
+
+
+#: An absolute URL already in the form `normalize_url` gives: no need to redo it.
+_NORMAL_URL = re.compile(r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*")
+
+
+def resolve_href(href: str, page_url: str) -> str | None:
+    """An href of a page's head as an absolute, normalized http(s) URL; None if it is not one."""
+    href = href.strip()
+    if not href:
+        return None
+    if _NORMAL_URL.fullmatch(href):
+        return href
+    try:
+        joined = urljoin(page_url, href)
+    except ValueError:
+        return None
+    if urlsplit(joined).scheme not in ("http", "https"):
+        return None
+    return normalize_url(joined)

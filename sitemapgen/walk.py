@@ -9,18 +9,18 @@ listing is held in memory. Anything it passes over is reported through
 
 from __future__ import annotations
 
-import enum
 import operator
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
 
 from .errors import ConfigError, DocrootError
+from .skips import Skip, SkipReason
 from .urls import INDEX_NAMES, PAGE_SUFFIXES, UrlStyle, url_name
 
 #: Never listed unless a later pattern re-includes them (``!404.html``):
@@ -40,73 +40,6 @@ class Page:
     relpath: str
     path: str
     mtime_ns: int
-
-
-class SkipReason(enum.Enum):
-    """Why a file or directory was not listed; the value reads in a summary."""
-
-    EXCLUDED = "excluded by pattern"
-    EXCLUDED_DIR = "directories excluded by pattern"
-    NOINDEX = "noindex"
-    CANONICAL = "canonical elsewhere"
-    REDIRECT = "redirects"
-    DIR_SYMLINK = "directory symlinks not followed"
-    SYMLINK_OUTSIDE = "symlinks to outside the docroot"
-    BROKEN_SYMLINK = "broken symlinks"
-    NOT_A_FILE = "not regular files"
-    UNREADABLE = "unreadable"
-    URL_TOO_LONG = "URLs of 2,048 characters or more"
-    DUPLICATE_URL = "duplicate URLs"
-    ENTRY_TOO_LARGE = "entries larger than a sitemap"
-
-    @property
-    def singular(self) -> str:
-        """The reason for one file, as a warning or a count of 1 states it."""
-        return _SINGULAR.get(self, self.value)
-
-    def counted(self, n: int) -> str:
-        """``3 broken symlinks``, ``1 broken symlink``."""
-        return f"{n:,} {self.singular if n == 1 else self.value}"
-
-    @property
-    def warns(self) -> bool:
-        """Whether the user should hear about each such file, not just a count."""
-        return self not in _QUIET
-
-
-#: Skips that are the user's own intent (patterns, noindex, canonical, redirect
-#: stubs) are only counted; the others are problems worth a line each.
-_QUIET = frozenset(
-    {
-        SkipReason.EXCLUDED,
-        SkipReason.EXCLUDED_DIR,
-        SkipReason.DIR_SYMLINK,
-        SkipReason.NOINDEX,
-        SkipReason.CANONICAL,
-        SkipReason.REDIRECT,
-    }
-)
-
-_SINGULAR = {
-    SkipReason.REDIRECT: "redirect",
-    SkipReason.EXCLUDED_DIR: "directory excluded by pattern",
-    SkipReason.DIR_SYMLINK: "directory symlink not followed",
-    SkipReason.SYMLINK_OUTSIDE: "symlink to outside the docroot",
-    SkipReason.BROKEN_SYMLINK: "broken symlink",
-    SkipReason.NOT_A_FILE: "not a regular file",
-    SkipReason.URL_TOO_LONG: "URL of 2,048 characters or more",
-    SkipReason.DUPLICATE_URL: "same URL as an earlier page",
-    SkipReason.ENTRY_TOO_LARGE: "entry larger than max_bytes_per_sitemap allows",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Skip:
-    """A file or directory the walk passed over, and why."""
-
-    relpath: str
-    reason: SkipReason
-    detail: str = ""
 
 
 def read_ignore_file(docroot: Path) -> list[str]:
@@ -141,7 +74,7 @@ _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
 
 
-def _default_excluded(name: str) -> bool:
+def default_excluded(name: str) -> bool:
     """DEFAULT_EXCLUDE for one path component, when no other pattern is in play.
 
     ".*" and "404.html" match any component, and a directory they match is not
@@ -164,67 +97,75 @@ Candidate = tuple[str, bool]
 class Walk:
     """The walk: directory listings only, in walk order.
 
+    Which directories are walked is `prune`'s to say (the per-path rules, see
+    `pathrules.py`): given ``a/b/`` it returns a `Skip` to leave it out, or
+    None. Without it, the default excludes are checked by name. Files are not
+    judged here: every page-named file is a candidate, and the per-path rules
+    run on it with the rest of the page's decision.
+
     With a `url_style`, of two names in a directory that share a URL under it
     (see `urls.url_name`), the second in walk order is skipped as a duplicate,
-    before anything is read from either. Without one, both are candidates.
+    before anything is read from either: a static server serves the first
+    (``index.html`` before ``index.htm``) whatever else is decided about it.
     """
 
     def __init__(
         self,
         docroot: Path,
         *,
-        exclude: pathspec.GitIgnoreSpec | None = None,
+        prune: Callable[[str], Skip | None] | None = None,
         on_skip: Callable[[Skip], None] | None = None,
         url_style: UrlStyle | None = None,
     ) -> None:
         self.root = os.path.join(os.fspath(docroot), "")
-        self._exclude = exclude  # None: the defaults alone, checked by name (most sites)
+        self._prune = prune or _prune_default
         self._skip = on_skip or (lambda _: None)
         self._url_style = url_style
 
-    def candidates(self) -> Iterator[Candidate]:
-        """Every candidate in walk order: a directory's pages, then its subdirectories'."""
-        pending = [""]
-        while pending:
-            found, subdirs = self.list_directory(pending.pop())
-            yield from found
-            pending.extend(reversed(subdirs))
+    def candidates(self, targets: Collection[str] | None = None) -> Iterator[Candidate]:
+        """Every candidate in walk order: a directory's pages, then its subdirectories'.
+
+        With `targets` (relpaths), only the directories on their way are listed,
+        and only what concerns them is reported: the targets themselves, as
+        candidates or skips, and the skips of directories above them. That is
+        the walk as `build` sees it, for the few pages `explain` is asked about.
+        """
+        if targets is None:
+            pending = [""]
+            while pending:
+                found, subdirs = self.list_directory(pending.pop())
+                yield from found
+                pending.extend(reversed(subdirs))
+            return
+        wanted = set(targets)
+        ancestors = {target[: i + 1] for target in wanted for i, ch in enumerate(target) if ch == "/"}
+        report = self._skip
+        self._skip = lambda skip: report(skip) if skip.relpath in wanted or skip.relpath in ancestors else None
+        try:
+            pending = [""]
+            while pending:
+                found, subdirs = self.list_directory(pending.pop())
+                yield from (candidate for candidate in found if candidate[0] in wanted)
+                pending.extend(d for d in reversed(subdirs) if d in ancestors)
+        finally:
+            self._skip = report
 
     def list_directory(self, prefix: str) -> tuple[list[Candidate], list[str]]:
         """One directory's candidates, and its subdirectories to walk, each in walk order.
 
         Written for speed (the one serial part of a build): entry types come from
-        the directory listing (d_type) without a stat, assets are dropped before
-        sorting, and with only the default excludes no pathspec is asked.
+        the directory listing (d_type) without a stat, and assets are dropped
+        before sorting.
         """
         skip = self._skip
-        fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
-        rank = _INDEX_RANK.get
-        listed: list[tuple[int, bytes, str, int, os.DirEntry[str] | OSError]] = []
         try:
-            with os.scandir(self.root + prefix[:-1] if prefix else self.root) as it:
-                for entry in it:
-                    name = entry.name
-                    kind: int
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            kind = _DIR
-                        elif name[-5:].lower().endswith(PAGE_SUFFIXES):  # is_page_name, on the end alone
-                            kind = _PAGE_LINK if entry.is_symlink() else _PAGE
-                        elif entry.is_symlink():
-                            kind = _OTHER_LINK
-                        else:
-                            continue  # an asset
-                    except OSError as e:
-                        listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, _BROKEN, e))
-                        continue
-                    listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, kind, entry))
+            listed = _listing(self.root + prefix[:-1] if prefix else self.root)
         except OSError as e:
-            skip(Skip(prefix.rstrip("/") or ".", SkipReason.UNREADABLE, e.strerror or str(e)))
+            skip(Skip(prefix or "./", SkipReason.UNREADABLE, e.strerror or str(e)))
             return [], []
         # index.html, then index.htm, then the rest by raw name bytes (unique in a directory)
         listed.sort(key=_RANK_AND_BYTES)
-        exclude = self._exclude
+        prune = self._prune
         style = self._url_style
         found: list[Candidate] = []
         subdirs: list[str] = []
@@ -232,8 +173,9 @@ class Walk:
         for _, _, name, kind, item in listed:
             relpath = prefix + name
             if kind == _DIR:
-                if _default_excluded(name) if exclude is None else exclude.match_file(relpath + "/"):
-                    skip(Skip(relpath + "/", SkipReason.EXCLUDED_DIR))
+                pruned = prune(relpath + "/")
+                if pruned is not None:
+                    skip(pruned)
                 else:
                     subdirs.append(relpath + "/")
                 continue
@@ -244,9 +186,6 @@ class Walk:
                 if os.path.isdir(item.path):
                     skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
                 continue
-            if _default_excluded(name) if exclude is None else exclude.match_file(relpath):
-                skip(Skip(relpath, SkipReason.EXCLUDED))
-                continue
             # Only index names share a URL in the directory style; any two stems, extensionless.
             if style is UrlStyle.EXTENSIONLESS or (style is UrlStyle.DIRECTORY and name in _INDEX_RANK):
                 first = urls.setdefault(url_name(name, style), relpath)
@@ -255,6 +194,40 @@ class Walk:
                     continue
             found.append((relpath, kind == _PAGE_LINK))
         return found, subdirs
+
+
+#: One entry of a directory that may matter: (index rank, raw name, name, kind, entry or its error).
+_Listed = tuple[int, bytes, str, int, "os.DirEntry[str] | OSError"]
+
+
+def _listing(directory: str) -> list[_Listed]:
+    """A directory's subdirectories, page-named files and symlinks, in no order; assets dropped."""
+    fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
+    rank = _INDEX_RANK.get
+    listed: list[_Listed] = []
+    with os.scandir(directory) as it:
+        for entry in it:
+            name = entry.name
+            kind: int
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    kind = _DIR
+                elif name[-5:].lower().endswith(PAGE_SUFFIXES):  # is_page_name, on the end alone
+                    kind = _PAGE_LINK if entry.is_symlink() else _PAGE
+                elif entry.is_symlink():
+                    kind = _OTHER_LINK
+                else:
+                    continue  # an asset
+            except OSError as e:
+                listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, _BROKEN, e))
+                continue
+            listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, kind, entry))
+    return listed
+
+
+def _prune_default(relpath: str) -> Skip | None:
+    """The default excludes for a directory (``a/b/``), by its name alone."""
+    return Skip(relpath, SkipReason.EXCLUDED_DIR) if default_excluded(relpath[:-1].rpartition("/")[2]) else None
 
 
 _DIR, _PAGE, _PAGE_LINK, _OTHER_LINK, _BROKEN = range(5)
@@ -271,9 +244,9 @@ def iter_pages(
 ) -> Iterator[Page]:
     """Yield every page under `docroot` in a deterministic order.
 
-    The walk's candidates and `page_at` in one: a file symlink is a page only
-    when it resolves inside the docroot, so no path outside it can leak into a
-    sitemap. `exclude` is the whole spec (defaults first, see
+    The walk's candidates, `exclude` and `page_at` in one: a file symlink is a
+    page only when it resolves inside the docroot, so no path outside it can
+    leak into a sitemap. `exclude` is the whole spec (defaults first, see
     `exclusion_spec`); None means the defaults alone. Directory symlinks are
     never followed, so a loop cannot hang the walk.
     """
@@ -282,9 +255,20 @@ def iter_pages(
     if not docroot.is_dir():
         raise DocrootError(f"docroot is not a directory: {docroot}")
     skip = on_skip or (lambda _: None)
-    walk = Walk(docroot, exclude=exclude, on_skip=skip)
+    spec = exclude
+
+    def prune(relpath: str) -> Skip | None:
+        if spec is None:
+            return _prune_default(relpath)
+        return Skip(relpath, SkipReason.EXCLUDED_DIR) if spec.match_file(relpath) else None
+
+    walk = Walk(docroot, prune=prune, on_skip=skip)
     real_root = os.path.realpath(docroot)
     for relpath, is_link in walk.candidates():
+        name = relpath.rpartition("/")[2]
+        if default_excluded(name) if spec is None else spec.match_file(relpath):
+            skip(Skip(relpath, SkipReason.EXCLUDED))
+            continue
         page = page_at(walk.root + relpath, relpath, is_link=is_link, real_root=real_root, on_skip=skip)
         if page is not None:
             yield page

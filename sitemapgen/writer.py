@@ -19,24 +19,21 @@ sees either the old set or the new set, whole.
 
 from __future__ import annotations
 
-import functools
 import gzip
 import hashlib
 import html
 import os
 import re
-import signal
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO
 from zlib import crc32
 
-from .config import ChangeFreq, Chunking, LastmodFormat
-from .head import Alternate
-from .walk import Skip, SkipReason
+from .config import Chunking, LastmodFormat
+from .entry import Entry, Row, escape_xml, row_of
+from .faults import Faults
+from .skips import Skip, SkipReason
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
@@ -54,27 +51,6 @@ _INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 _INDEX_CLOSE = b"</sitemapindex>\n"
 _GZIP_LEVEL = 6  # level 9 costs twice the time for ~1% smaller files
 _GZIP_BUFFER = 131_072
-
-#: Set to N to have the process kill itself (SIGKILL) at its N-th file
-#: operation: the hook the crash tests use to prove every step is safe.
-FAULT_ENV = "SITEMAPGEN_FAULT_AT"
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One ``<url>`` of a sitemap.
-
-    `loc` is absolute and already percent-encoded; XML escaping is the
-    writer's job alone, so it can never happen twice. `lastmod` is aware.
-    `section` names the chunk series it goes to ("" for the main one).
-    """
-
-    loc: str
-    lastmod: datetime | None = None
-    changefreq: ChangeFreq | None = None
-    priority: float | None = None
-    alternates: tuple[Alternate, ...] = ()
-    section: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,97 +78,9 @@ class WriteResult:
         return sum(1 for s in self.sitemaps if s.changed)
 
 
-def escape_xml(text: str) -> str:
-    """Entity-escape the five characters the protocol names."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    if "'" in text:
-        text = text.replace("'", "&apos;")
-    if '"' in text:
-        text = text.replace('"', "&quot;")
-    return text
-
-
-@functools.lru_cache(maxsize=256)
-def format_priority(value: float) -> str:
-    """The shortest exact decimal for `value`, never in exponent form.
-
-    ``xsd:decimal`` has no exponent, so ``1e-05`` must be written ``0.00001``.
-    """
-    text = format(Decimal(repr(float(value))), "f")
-    return text if "." in text else text + ".0"
-
-
-def format_lastmod(value: datetime, fmt: LastmodFormat) -> str:
-    """W3C Datetime as `date --iso-8601=seconds -u` prints it, or the date alone."""
-    if fmt is LastmodFormat.DATE:
-        return value.date().isoformat()
-    return value.isoformat(timespec="seconds")
-
-
-#: An entry ready to write, as a plain tuple (what crosses from worker processes;
-#: a tuple pickles five times faster than a NamedTuple):
-#: (loc, the whole ``<url>`` element, lastmod as POSIX time, lastmod as written, section).
-Row = tuple[str, bytes, float | None, str | None, str]
-
-
-def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = None) -> bytes:
-    """The ``<url>`` element for `entry`, one line, UTF-8."""
-    parts = ["<url><loc>", escape_xml(entry.loc), "</loc>"]
-    if entry.lastmod is not None:
-        parts += ["<lastmod>", lastmod_text or format_lastmod(entry.lastmod, fmt), "</lastmod>"]
-    if entry.changefreq is not None:
-        parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
-    if entry.priority is not None:
-        parts += ["<priority>", format_priority(entry.priority), "</priority>"]
-    for alternate in entry.alternates:
-        parts += [
-            '<xhtml:link rel="alternate" hreflang="',
-            escape_xml(alternate.hreflang),
-            '" href="',
-            escape_xml(alternate.href),
-            '"/>',
-        ]
-    parts.append("</url>\n")
-    return "".join(parts).encode("utf-8")
-
-
-def row_of(entry: Entry, fmt: LastmodFormat) -> Row:
-    """The `Row` for an `Entry`."""
-    lastmod = entry.lastmod
-    if lastmod is None:
-        return entry.loc, format_entry(entry, fmt), None, None, entry.section
-    if lastmod.tzinfo is UTC:
-        text, key = _utc_lastmod(lastmod, fmt is LastmodFormat.DATE)
-    else:
-        text, key = format_lastmod(lastmod, fmt), lastmod.timestamp()
-    return entry.loc, format_entry(entry, fmt, text), key, text, entry.section
-
-
-@functools.lru_cache(maxsize=4096)
-def _utc_lastmod(value: datetime, date_only: bool) -> tuple[str, float]:
-    # Most pages share a handful of mtimes. Only for UTC: datetimes at one instant in two
-    # offsets are equal, hash alike, and would share one (wrong) text. (A bool, not the
-    # enum, in the key: an enum hashes in Python code.)
-    return format_lastmod(value, LastmodFormat.DATE if date_only else LastmodFormat.DATETIME), value.timestamp()
-
-
-class _Faults:
-    """Counts file operations; kills the process at the one `FAULT_ENV` names."""
-
-    def __init__(self) -> None:
-        value = os.environ.get(FAULT_ENV, "")
-        self.at = int(value) if value.isdigit() else 0
-        self.count = 0
-
-    def step(self) -> None:
-        self.count += 1
-        if self.count == self.at:
-            os.kill(os.getpid(), signal.SIGKILL)
+def entry_room(max_bytes: int) -> int:
+    """The largest ``<url>`` element, in bytes, that fits in a sitemap of `max_bytes`."""
+    return max_bytes - len(_URLSET_OPEN) - len(_URLSET_CLOSE)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -207,7 +95,7 @@ class _HashingFile:
     """A file opened for writing that hashes what goes through it."""
 
     def __init__(self, path: Path) -> None:
-        self.raw: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed by the owner
+        self.raw: BinaryIO = open(path, "wb")  # closed by the owner
         self.digest = hashlib.blake2b(digest_size=20)
 
     def write(self, data: bytes) -> int:
@@ -233,12 +121,17 @@ def file_digest(path: Path) -> bytes | None:
 class _Chunk:
     """One sitemap being streamed into gzip, under a temporary name."""
 
-    def __init__(self, tmp: Path, faults: _Faults) -> None:
+    def __init__(self, tmp: Path, faults: Faults) -> None:
         faults.step()
         self.tmp = tmp
         self.file = _HashingFile(tmp)
-        self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, mtime=0, compresslevel=_GZIP_LEVEL)
-        self.gz.write(_URLSET_OPEN)
+        try:
+            self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, mtime=0, compresslevel=_GZIP_LEVEL)
+            self.gz.write(_URLSET_OPEN)
+        except BaseException:  # not yet the caller's to abort: remove the file here
+            self.file.raw.close()
+            tmp.unlink(missing_ok=True)
+            raise
         self.size = len(_URLSET_OPEN)
         self.urls = 0
         self.lastmod_key: float | None = None
@@ -263,7 +156,7 @@ class _Chunk:
         if lastmod_key is not None and (self.lastmod_key is None or lastmod_key > self.lastmod_key):
             self.lastmod_key, self.lastmod = lastmod_key, lastmod_text
 
-    def finish(self, faults: _Faults) -> bytes:
+    def finish(self, faults: Faults) -> bytes:
         """Close and fsync the temporary file; return its digest."""
         self._flush()
         self.gz.write(_URLSET_CLOSE)
@@ -315,7 +208,7 @@ def read_published(out_dir: Path) -> list[str]:
 class _Publisher:
     """Decides each finished chunk's file name without touching published files."""
 
-    def __init__(self, out_dir: Path, faults: _Faults) -> None:
+    def __init__(self, out_dir: Path, faults: Faults) -> None:
         self.out_dir = out_dir
         self.faults = faults
         published = read_published(out_dir)
@@ -358,7 +251,7 @@ class _Publisher:
             path.unlink(missing_ok=True)
 
 
-def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: _Faults) -> None:
+def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: Faults) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     faults.step()
     try:
@@ -426,13 +319,10 @@ def write_rows(
 ) -> WriteResult:
     """`write_sitemaps` for rows already formatted (the build's fast path)."""
     skip = on_skip or (lambda _: None)
-    faults = _Faults()
-    for leftover in out_dir.iterdir():  # temporary files of a run that was killed
-        if _TEMP_FILE.match(leftover.name):
-            faults.step()
-            leftover.unlink(missing_ok=True)
+    faults = Faults()
+    _remove_leftovers(out_dir, faults)
     publisher = _Publisher(out_dir, faults)
-    room = max_bytes - len(_URLSET_OPEN) - len(_URLSET_CLOSE)
+    room = entry_room(max_bytes)
     every = max(1, max_urls // 5) if chunking is Chunking.STABLE else 0
     order = ["", *sections]
     done: dict[str, list[SitemapFile]] = {s: [] for s in order}
@@ -440,9 +330,10 @@ def write_rows(
     temp_number = 0
 
     def close(section: str) -> None:
-        chunk = open_chunks.pop(section)
+        chunk = open_chunks[section]  # still there if finishing fails: the handler below removes it
         digest = chunk.finish(faults)
         path, changed = publisher.place(chunk, digest, section)
+        del open_chunks[section]
         done[section].append(SitemapFile(path, base_url + path.name, chunk.urls, chunk.size, chunk.lastmod, changed))
 
     try:
@@ -470,7 +361,19 @@ def write_rows(
             chunk.abort()
         publisher.discard_created()
         raise
-    written = [s for section in order for s in done[section]]
+    return _publish([s for section in order for s in done[section]], out_dir, max_sitemaps_per_index, faults)
+
+
+def _remove_leftovers(out_dir: Path, faults: Faults) -> None:
+    """Remove the temporary files of a run that was killed."""
+    for leftover in out_dir.iterdir():
+        if _TEMP_FILE.match(leftover.name):
+            faults.step()
+            leftover.unlink(missing_ok=True)
+
+
+def _publish(written: list[SitemapFile], out_dir: Path, max_sitemaps_per_index: int, faults: Faults) -> WriteResult:
+    """Write the index files over the chunks in place, then remove what they no longer list."""
     if not written:
         return WriteResult((), ())
     groups = [written[i : i + max_sitemaps_per_index] for i in range(0, len(written), max_sitemaps_per_index)]
@@ -487,7 +390,7 @@ def write_rows(
     return WriteResult(tuple(written), tuple(indexes), removed)
 
 
-def _remove_stale(out_dir: Path, keep: set[str], faults: _Faults) -> int:
+def _remove_stale(out_dir: Path, keep: set[str], faults: Faults) -> int:
     """Delete chunk and extra index files the new index no longer lists."""
     with os.scandir(out_dir) as it:
         stale = sorted(e.name for e in it if _OWN_FILE.match(e.name) and e.name not in keep)

@@ -1,0 +1,175 @@
+"""The per-page decision: one candidate in, its fate out, the same for every command.
+
+Everything that can leave a page out is decided here, in this order: the
+per-path rules (patterns, later host rules), the file itself (symlinks,
+FIFOs), the URL's length, the head (noindex, canonical, redirect), and, in the
+main process, the entry's size. A listed page gets its lastmod, rules,
+alternates and section, and its ``<url>`` element formatted as the writer
+writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
+`iter_listing` all take page fates from here, through `pipeline.Pipeline`.
+
+`decide` runs in worker processes, so its result must be cheap to send: a
+plain `Listed` tuple for a page listed with nothing to say (nearly all), an
+`Outcome` for anything else, or for every page when the caller wants the
+details (`list`, `explain`). `settle` runs in the main process, in walk
+order: it dates 'content' pages from the store and applies the size limit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import pathspec
+
+from .config import Config
+from .entry import Entry, Row, row_of
+from .head import read_head
+from .lastmod import LastmodChain
+from .pathrules import PathRules
+from .rules import RuleSet
+from .signals import HeadFacts
+from .skips import Skip, SkipReason, display
+from .urls import MAX_URL_LENGTH, normalize_url, page_url
+from .walk import Candidate, Page, page_at
+from .writer import entry_room
+
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One page's fate: listed (`entry` and `row`) or left out (`skip`), and what was said of it."""
+
+    relpath: str
+    entry: Entry | None = None
+    row: Row | None = None  # the entry as the writer writes it
+    skip: Skip | None = None
+    lastmod_source: str | None = None  # a `LastmodSource` value
+    warnings: tuple[str, ...] = ()
+    key: bytes | None = None  # set until `settle`: the lastmod source's key (content hash)
+
+    @property
+    def listed(self) -> bool:
+        return self.skip is None
+
+
+#: A page listed with nothing to say, as it crosses from a worker: (row, lastmod source).
+Listed = tuple[Row, str | None]
+
+
+class Decider:
+    """Per-build state (rules, lastmod sources, path rules) and the per-page decision."""
+
+    def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
+        self.config = config
+        self.root = os.path.join(config.docroot, "")  # with a trailing separator, to prefix relpaths
+        self.real_root = os.path.realpath(config.docroot)
+        # A page URL is the base URL and an encoded path that normalize_url leaves as it
+        # is, so its normal form is the base URL's and the same path (tested in test_decide).
+        self.own_base = normalize_url(config.base_url)
+        self.path_rules = PathRules(config)
+        self.rules = RuleSet(config.rules)
+        self.sections = [
+            (pathspec.GitIgnoreSpec.from_lines([section.pattern]), section.name)
+            for section in reversed(config.sitemaps)
+        ]
+        self.room = entry_room(config.max_bytes_per_sitemap)
+        self.lastmod = LastmodChain(config, warn, dry_run)  # last: it may open the store
+
+    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Listed:
+        """One candidate's fate, as plain data (see the module's docstring)."""
+        relpath, is_link = candidate
+        skip = self.path_rules.check(relpath)
+        if skip is not None:
+            return Outcome(relpath, skip=skip)
+        skips: list[Skip] = []
+        page = page_at(self.root + relpath, relpath, is_link=is_link, real_root=self.real_root, on_skip=skips.append)
+        if page is None:
+            return Outcome(relpath, skip=skips[0])
+        warnings: list[str] = []
+        entry, skip, lastmod_key, source = self._entry(page, warnings.append)
+        if entry is None:
+            return Outcome(relpath, skip=skip, warnings=tuple(warnings))
+        if lastmod_key is not None:
+            return Outcome(relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key)
+        row = row_of(entry, self.config.lastmod_format)
+        if warnings or detail:
+            return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings))
+        return row, source
+
+    def _entry(self, page: Page, warn: Warn) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
+        """The page's entry (or skip), and its lastmod's key and source."""
+        config = self.config
+        loc = page_url(config.base_url, page.relpath, config.url_style)
+        if len(loc) > MAX_URL_LENGTH:
+            return None, Skip(page.relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"), None, None
+        head: HeadFacts | None = None
+        if config.read_heads:
+            try:
+                head = read_head(page.path, loc, config.head_max_bytes)
+            except OSError as e:
+                return None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)), None, None
+            if head.problem:
+                warn(f"{display(page.relpath)}: {head.problem}")
+            skip = self._head_skip(page, loc, head, warn)
+            if skip is not None:
+                return None, skip, None, None
+        lastmod, source = self.lastmod.date(page, head, warn)
+        facts = self.rules.facts_for(page.relpath)
+        alternates = head.alternates if head is not None and config.hreflang else ()
+        section = (
+            next((name for spec, name in self.sections if spec.match_file(page.relpath)), "") if self.sections else ""
+        )
+        if isinstance(lastmod, bytes):
+            entry = Entry(loc, None, facts.changefreq, facts.priority, alternates, section)
+            return entry, None, lastmod, source
+        return Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section), None, None, source
+
+    def _head_skip(self, page: Page, loc: str, head: HeadFacts, warn: Warn) -> Skip | None:
+        """What the head's signals mean for this page (noindex, canonical, redirect)."""
+        config = self.config
+        if config.check_noindex and head.noindex:
+            return Skip(page.relpath, SkipReason.NOINDEX)
+        if head.refresh is None and head.canonical is None:
+            return None
+        own = self.own_base + loc[len(config.base_url) :]  # normalize_url(loc), without the work
+        if config.check_redirects and head.refresh is not None and head.refresh != own:
+            return Skip(page.relpath, SkipReason.REDIRECT, f"to {head.refresh}")
+        if config.check_canonical and head.canonical is not None and head.canonical != own:
+            if urlsplit(head.canonical).netloc != urlsplit(own).netloc:
+                warn(f"{display(page.relpath)}: cross-host canonical {head.canonical}; listed anyway")
+                return None
+            return Skip(page.relpath, SkipReason.CANONICAL, f"to {head.canonical}")
+        return None
+
+    def settle(self, outcome: Outcome) -> Outcome:
+        """The last of the decision, in the main process and walk order: the lastmod a
+        source dates here (the content store), then the entry-size limit."""
+        entry = outcome.entry
+        if entry is None:
+            return outcome
+        row = outcome.row
+        if outcome.key is not None:
+            assert outcome.lastmod_source is not None
+            lastmod = self.lastmod.finish(outcome.lastmod_source, entry.loc, outcome.key)
+            entry = dataclasses.replace(entry, lastmod=lastmod)
+            row = row_of(entry, self.config.lastmod_format)
+            outcome = dataclasses.replace(outcome, entry=entry, row=row, key=None)
+        assert row is not None
+        if len(row[1]) > self.room:
+            return self.too_large(outcome.relpath, len(row[1]), outcome.warnings)
+        return outcome
+
+    def too_large(self, relpath: str, size: int, warnings: tuple[str, ...] = ()) -> Outcome:
+        """The outcome of a page whose entry would not fit in a sitemap of the configured size."""
+        return Outcome(relpath, skip=Skip(relpath, SkipReason.ENTRY_TOO_LARGE, f"{size:,} bytes"), warnings=warnings)
+
+    def commit(self) -> None:
+        self.lastmod.commit()
+
+    def abort(self) -> None:
+        self.lastmod.abort()

@@ -1,0 +1,127 @@
+"""The one producer of page outcomes: walk -> per-page decision (in workers) -> settle, in walk order.
+
+Every command reads page fates from a `Pipeline`: `build` and `check` as
+rows to write (`rows`), `list`, `explain` and the library's iterators as
+`Outcome`s (`outcomes`). Both views come from the same events, so they cannot
+disagree about a page. The walk's own skips (excluded directories, duplicate
+URLs, directory symlinks) are put back among the pages in walk order, so
+warnings come out in the same order whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator
+
+from .config import Config
+from .decide import Decider, Listed, Outcome
+from .entry import Row
+from .parallel import BATCH, can_fork, ordered_map
+from .skips import Skip
+from .walk import Candidate, Walk
+
+Warn = Callable[[str], None]
+Progress = Callable[[int], None]
+
+#: A task for the workers: candidates, and the walk's skips among them as (position, skip).
+_Task = tuple[list[Candidate], tuple[list[Candidate], list[tuple[int, Skip]]]]
+
+
+class Pipeline:
+    """One build's decisions, page by page. Close it with `commit` or `abort`."""
+
+    def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
+        self.config = config
+        self.warn = warn
+        self.decider = Decider(config, warn=warn, dry_run=dry_run)
+        self.jobs = (config.jobs or os.cpu_count() or 1) if can_fork() else 1
+        self.sources_used: Counter[str] = Counter()  # lastmod source -> pages listed with it
+
+    def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
+        """The walk in batches of candidates, each with the walk's skips among them."""
+        skips: list[tuple[int, Skip]] = []
+        batch: list[Candidate] = []
+        count = 0
+        walk = Walk(
+            self.config.docroot,
+            prune=self.decider.path_rules.check_dir,
+            on_skip=lambda skip: skips.append((len(batch), skip)),
+            url_style=self.config.url_style,
+        )
+        for candidate in walk.candidates(targets):
+            batch.append(candidate)
+            if len(batch) == BATCH or len(skips) >= BATCH:
+                count += len(batch)
+                if on_progress is not None:
+                    on_progress(count)
+                yield batch, (batch, skips)
+                batch, skips = [], []
+        if batch or skips:
+            yield batch, (batch, skips)
+
+    def _events(
+        self, *, detail: bool, targets: Collection[str] | None = None, on_progress: Progress | None = None
+    ) -> Iterator[Outcome | Listed]:
+        """Every page's settled fate, and the walk's skips, in walk order."""
+        decider = self.decider
+        decide = functools.partial(decider.decide, detail=True) if detail else decider.decide
+        settle = decider.settle
+        room = decider.room
+        for results, (candidates, walk_skips) in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
+            at = 0
+            for i, event in enumerate(results):
+                while at < len(walk_skips) and walk_skips[at][0] <= i:
+                    yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
+                    at += 1
+                if type(event) is tuple:
+                    if len(event[0][1]) > room:
+                        yield decider.too_large(candidates[i][0], len(event[0][1]))
+                    else:
+                        yield event
+                else:
+                    assert isinstance(event, Outcome)
+                    yield settle(event)
+            for _, skip in walk_skips[at:]:
+                yield Outcome(skip.relpath, skip=skip)
+
+    def rows(self, on_skip: Callable[[Skip], None], on_progress: Progress | None = None) -> Iterator[Row]:
+        """The rows to write, in walk order (what `build` writes). Warnings go to `warn`."""
+        sources = self.sources_used
+        warn = self.warn
+        for event in self._events(detail=False, on_progress=on_progress):
+            if type(event) is tuple:
+                row, source = event
+            else:
+                assert isinstance(event, Outcome)
+                for message in event.warnings:
+                    warn(message)
+                if event.skip is not None:
+                    on_skip(event.skip)
+                    continue
+                assert event.row is not None
+                row, source = event.row, event.lastmod_source
+            if source is not None:
+                sources[source] += 1
+            yield row
+
+    def outcomes(self, targets: Collection[str] | None = None) -> Iterator[Outcome]:
+        """Every page's `Outcome` in walk order, with its warnings (for the caller to say).
+
+        With `targets`, only those pages, and the skips of directories above
+        them (see `Walk.candidates`).
+        """
+        for event in self._events(detail=True, targets=targets):
+            assert isinstance(event, Outcome)
+            if event.listed and event.lastmod_source is not None:
+                self.sources_used[event.lastmod_source] += 1
+            yield event
+
+    def commit(self) -> None:
+        """Keep what the build learned (the content store)."""
+        self.decider.commit()
+
+    def abort(self) -> None:
+        """Forget what the build learned."""
+        self.decider.abort()

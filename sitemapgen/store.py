@@ -1,0 +1,128 @@
+"""The content store (lastmod source 'content'): URL -> (content hash, first seen), in SQLite.
+
+Kept beside the served output, never in it, and changed in one transaction
+per build, so an interrupted build leaves it as the last good build left it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .errors import SitemapgenError
+
+
+class ContentStore:
+    """URL -> (content hash, lastmod first seen with that hash), kept in SQLite.
+
+    A rebuild that rewrites every file with the same bytes keeps every
+    lastmod; a page whose content changed gets the build time. Changes are
+    committed in one transaction at the end of a build, so an interrupted
+    build leaves the previous state intact. Rows for pages no longer on the
+    site are dropped then, so the store does not grow forever.
+    """
+
+    def __init__(
+        self, path: Path, *, build_time: datetime, on_warning: Callable[[str], None], readonly: bool = False
+    ) -> None:
+        self.path = path
+        self.build_time = build_time
+        self.run = int(build_time.timestamp())
+        self.readonly = readonly
+        self._db = self._open_readonly() if readonly else self._open(on_warning)
+
+    def _open_readonly(self) -> sqlite3.Connection | None:
+        """For dry runs: read what is there, create and change nothing."""
+        if not self.path.is_file():
+            return None
+        try:
+            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            db.execute("SELECT url, hash, lastmod FROM pages LIMIT 1").fetchall()
+            return db
+        except sqlite3.DatabaseError:
+            return None
+
+    def _open(self, warn: Callable[[str], None]) -> sqlite3.Connection:
+        if not self.path.exists():
+            warn(
+                f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
+                " (in CI, keep this file between runs)"
+            )
+        for attempt in (1, 2):
+            db: sqlite3.Connection | None = None
+            try:
+                db = sqlite3.connect(self.path, isolation_level=None)
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, hash BLOB NOT NULL,"
+                    " lastmod TEXT NOT NULL, seen INTEGER NOT NULL)"
+                )
+                db.execute("SELECT url, hash, lastmod, seen FROM pages LIMIT 1").fetchall()
+                db.execute("BEGIN IMMEDIATE")
+                return db
+            except sqlite3.DatabaseError as e:
+                if db is not None:
+                    db.close()
+                if attempt == 2:
+                    raise SitemapgenError(f"{self.path}: cannot use the lastmod state store: {e}") from e
+                warn(f"{self.path}: lastmod state store unreadable ({e}); starting a new one")
+                self.path.unlink(missing_ok=True)
+        raise AssertionError("unreachable")
+
+    def lastmod(self, url: str, digest: bytes) -> datetime:
+        """The lastmod first seen with this content, or the build time for new content."""
+        if self._db is None:
+            return self.build_time
+        row = self._db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
+        if row is not None and row[0] == digest:
+            if not self.readonly:
+                self._db.execute("UPDATE pages SET seen = ? WHERE url = ?", (self.run, url))
+            return datetime.fromisoformat(row[1])
+        if self.readonly:
+            return self.build_time
+        stamp = self.build_time.isoformat(timespec="seconds")
+        self._db.execute(
+            "INSERT OR REPLACE INTO pages (url, hash, lastmod, seen) VALUES (?, ?, ?, ?)",
+            (url, digest, stamp, self.run),
+        )
+        return self.build_time
+
+    def commit(self) -> None:
+        """Keep this build's lastmods; forget pages it did not see."""
+        if self._db is None:
+            return
+        if not self.readonly:
+            self._db.execute("DELETE FROM pages WHERE seen != ?", (self.run,))
+            self._db.execute("COMMIT")
+        self._db.close()
+        self._db = None
+
+    def abort(self) -> None:
+        """Leave the store as the last successful build left it."""
+        if self._db is None:
+            return
+        if not self.readonly:
+            self._db.execute("ROLLBACK")
+        self._db.close()
+        self._db = None
+
+
+def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
+    """A hash of the page's bytes with the volatile parts (`ignore`) removed."""
+    with open(path, "rb") as f:
+        data = f.read()
+    for pattern in ignore:
+        data = pattern.sub(b"", data)
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def build_time() -> datetime:
+    """Now, to the second, or SOURCE_DATE_EPOCH for reproducible builds."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=UTC)
+    return datetime.now(UTC).replace(microsecond=0)
