@@ -8,9 +8,12 @@ self-referencing canonical link), then times, interleaved and repeated:
 - `find DOCROOT -name '*.html' -printf '%T@ %P\\n'` (the baseline, ratio 1.0)
 - a bare Python `os.scandir` walk with a stat per page
 - `sitemapgen build` with head reading on, on both trees, and off (mtime only)
+- `sitemapgen list` with head reading on (the same decisions, printed instead of written)
 
 and prints a table of medians: seconds, pages/s, peak RSS, ratio to find.
-Run: `make bench` (N=200000) or `make bench N=1000000`.
+Run: `make bench` (N=200000) or `make bench N=1000000`. With `--baseline DIR`
+(a checkout of another version, e.g. `git worktree add /tmp/base HEAD~1`),
+the same sitemapgen cases run that version too, interleaved with this one.
 """
 
 from __future__ import annotations
@@ -124,9 +127,9 @@ class Sample:
     rss_kib: int
 
 
-def run(cmd: list[str]) -> Sample:
+def run(cmd: list[str], env: dict[str, str] | None = None) -> Sample:
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
@@ -148,6 +151,7 @@ def main() -> None:
     parser.add_argument("--max-kb", type=int, default=None)
     parser.add_argument("--jobs", type=int, default=None, help="passed to sitemapgen build --jobs")
     parser.add_argument("--keep", action="store_true", help="keep the generated trees")
+    parser.add_argument("--baseline", type=Path, default=None, help="a checkout of another version to time too")
     args = parser.parse_args()
     n = args.pages
     # 200,000 pages of 5-30 KB are 3.5 GB; a million such pages (and as many assets: inodes)
@@ -179,20 +183,33 @@ def main() -> None:
         jobs = ["--jobs", str(args.jobs)] if args.jobs else []
         out = work / "out"
         build = [sitemapgen, "build", "--base-url", "https://example.com/", "--out", str(out), "--quiet", *jobs]
-        cases = {
-            "find -name '*.html' -printf": ["find", str(trees["mixed"]), "-name", "*.html", "-printf", r"%T@ %P\n"],
-            "python scandir walk + stat": [sys.executable, "-c", BARE_WALK, str(trees["mixed"])],
+        find = ["find", str(trees["mixed"]), "-name", "*.html", "-printf", r"%T@ %P\n"]
+        ours = {
             "sitemapgen, heads off (mtime only)": [*build, "--no-read-heads", str(trees["mixed"])],
             "sitemapgen, heads on": [*build, str(trees["mixed"])],
             "sitemapgen, heads on, self-canonical on every page": [*build, str(trees["self-canonical"])],
         }
+        cases: dict[str, tuple[list[str], dict[str, str] | None]] = {
+            "find -name '*.html' -printf": (find, None),
+            "python scandir walk + stat": ([sys.executable, "-c", BARE_WALK, str(trees["mixed"])], None),
+            **{label: (cmd, None) for label, cmd in ours.items()},
+            "sitemapgen list, heads on": (
+                [sitemapgen, "list", "--base-url", "https://example.com/", *jobs, str(trees["mixed"])],
+                None,
+            ),
+        }
+        if args.baseline is not None:
+            env = {**os.environ, "PYTHONPATH": str(args.baseline.resolve())}
+            for label, cmd in ours.items():
+                module = [sys.executable, "-m", "sitemapgen", *cmd[1:]]
+                cases[f"baseline {label.removeprefix('sitemapgen, ')}"] = (module, env)
         samples: dict[str, list[Sample]] = {label: [] for label in cases}
-        for cmd in cases.values():  # warm-up: page cache, .pyc files
-            run(cmd)
+        for cmd, env in cases.values():  # warm-up: page cache, .pyc files
+            run(cmd, env)
             shutil.rmtree(out, ignore_errors=True)
         for _ in range(args.repeat):
-            for label, cmd in cases.items():  # interleaved, so drift hits every case alike
-                samples[label].append(run(cmd))
+            for label, (cmd, env) in cases.items():  # interleaved, so drift hits every case alike
+                samples[label].append(run(cmd, env))
                 shutil.rmtree(out, ignore_errors=True)
         find_median = statistics.median(s.seconds for s in samples["find -name '*.html' -printf"])
         print()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -14,17 +15,32 @@ import pytest
 import sitemapgen
 
 from .conftest import BASE, CliRunner, SiteFactory
-from .helpers import fetch, html, index_paths, locs, output_files, published, read_chunk, read_index, static_server
+from .helpers import (
+    HEAD_SITE,
+    fetch,
+    head,
+    html,
+    index_paths,
+    locs,
+    output_files,
+    published,
+    read_chunk,
+    read_index,
+    static_server,
+)
 
 
 def test_build_writes_index_and_gzipped_chunk(site: SiteFactory, cli: CliRunner) -> None:
     root = site({"index.html": html(), "a/b/index.html": html(), "a/b.html": html(), "style.css": "x"})
+    for page, mtime in (("index.html", 1_600_000_000), ("a/b/index.html", 1_700_000_000), ("a/b.html", 1_650_000_000)):
+        os.utime(root / page, (mtime, mtime))
     run = cli("build", root, "--base-url", BASE)
     assert run.code == 0, run.err
     assert run.out == ""
     assert run.err.count("\n") == 1
     assert "listed 3 pages in 1 sitemap" in run.err
-    assert read_index(root / "sitemap.xml") == [(BASE + "sitemap-1.xml.gz", read_index(root / "sitemap.xml")[0][1])]
+    # The index's lastmod is the newest page's (a/b/index.html).
+    assert read_index(root / "sitemap.xml") == [(BASE + "sitemap-1.xml.gz", "2023-11-14T22:13:20+00:00")]
     assert locs(root, BASE) == [BASE, BASE + "a/b.html", BASE + "a/b/"]
     assert (root / "sitemap-1.xml.gz").read_bytes()[:2] == b"\x1f\x8b"
 
@@ -308,25 +324,6 @@ def test_chunks_at_a_small_url_limit(site: SiteFactory, cli: CliRunner) -> None:
     assert locs(root, BASE) == [BASE + f"p{i:02}.html" for i in range(25)]
 
 
-def test_chunks_at_the_real_50000_limit(cli: CliRunner, ram_tmp: Path) -> None:
-    root = ram_tmp / "big"
-    for d in range(51):
-        (root / f"d{d:02}").mkdir(parents=True)
-        for i in range(1000 if d < 50 else 1):
-            (root / f"d{d:02}" / f"{i:04}.html").touch()
-    run = cli("build", root, "--base-url", BASE, "--chunking", "fill")
-    assert run.code == 0, run.err
-    assert "listed 50,001 pages in 2 sitemaps" in run.err
-    assert [len(read_chunk(root / f"sitemap-{n}.xml.gz")) for n in (1, 2)] == [50_000, 1]
-    # Stable chunking cuts at content-defined points, about every 10,000 URLs, never past the limit.
-    run = cli("build", root, "--base-url", BASE)
-    assert run.code == 0, run.err
-    sizes = [len(read_chunk(root / loc.rpartition("/")[2])) for loc, _ in read_index(root / "sitemap.xml")]
-    assert sum(sizes) == 50_001
-    assert 2 < len(sizes) < 20
-    assert max(sizes) <= 50_000
-
-
 def test_chunks_at_a_byte_limit(site: SiteFactory, cli: CliRunner) -> None:
     root = site({f"{'long-name-' * 5}{i:03}.html": html() for i in range(40)})
     assert cli("build", root, "--base-url", BASE, "--max-bytes-per-sitemap", "1500").code == 0
@@ -430,7 +427,10 @@ def test_help_and_version(cli: CliRunner) -> None:
     assert "--base-url" in run.out
     version = cli("--version")
     assert (version.code, version.out) == (0, f"sitemapgen {sitemapgen.__version__}\n")
-    assert cli().code in (0, 2)  # no arguments: help
+    bare = cli()  # no arguments: a usage error (exit 2), answered with the help
+    assert bare.code == 2
+    assert "Usage: sitemapgen [OPTIONS] COMMAND [ARGS]..." in bare.out
+    assert all(command in bare.out for command in ("build", "check", "validate", "list", "explain"))
 
 
 OK = 'base_url = "https://example.com/"\n'  # a valid start for each bad config
@@ -624,27 +624,6 @@ def test_no_pages_is_an_error_and_writes_nothing(site: SiteFactory, cli: CliRunn
     assert not (tmp_path / "new").exists()
 
 
-def head(*tags: str) -> str:
-    return f"<!DOCTYPE html><html><head><title>t</title>{''.join(tags)}</head><body>body</body></html>\n"
-
-
-HEAD_SITE: dict[str | bytes, str | bytes] = {
-    "index.html": head('<link rel="canonical" href="https://example.com/">'),
-    "ok.html": head('<link rel="canonical" href="ok.html">'),
-    "hidden.html": head('<meta name="robots" content="noindex, follow">'),
-    "bot.html": head("<meta name=GOOGLEBOT content=none>"),
-    "dupe.html": head('<link rel="canonical" href="/ok.html">'),
-    "elsewhere.html": head('<link rel="canonical" href="https://other.example/x">'),
-    "old/index.html": head('<meta http-equiv="refresh" content="0; url=https://example.com/new/">'),
-    "junk.html": "\x00\x01\x02<<<<meta name=robots",
-    "en/index.html": head(
-        '<link rel="alternate" hreflang="en" href="/en/">',
-        '<link rel="alternate" hreflang="de" href="/de/">',
-        '<link rel="alternate" hreflang="x-default" href="/en/">',
-    ),
-}
-
-
 def test_head_signals_decide_what_is_listed(site: SiteFactory, cli: CliRunner) -> None:
     root = site(HEAD_SITE)
     run = cli("build", root, "--base-url", BASE)
@@ -699,27 +678,58 @@ def test_byte_limit_holds_with_many_hreflang_links(site: SiteFactory, cli: CliRu
     assert all(len(u.alternates) == 30 for u in urls)
 
 
-def test_explain(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
-    root = site({**HEAD_SITE, "drafts/x.html": head(), "404.html": head(), "robots.txt": ""})
+def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from sitemapgen.cli import _progress
+
+    with _progress(True) as off:
+        assert off is None  # pytest's stderr is not a terminal: CI logs stay clean
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with _progress(True) as on:
+        assert on is not None
+        on(1000)
+    with _progress(False) as quiet:
+        assert quiet is None
+
+
+def test_list(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"index.html": html(), "ü.html": html(), "no.html": '<meta name="robots" content="noindex">'})
+    os.utime(root / "index.html", (1_600_000_000, 1_600_000_000))
+    os.utime(root / "ü.html", (1_700_000_000, 1_700_000_000))
     config = tmp_path / "c.toml"
-    config.write_text(f'base_url = "{BASE}"\nexclude = ["drafts/"]\n[[rules]]\npattern = "*"\npriority = 0.4\n')
-    run = cli("explain", root, "ok.html", "hidden.html", "dupe.html", "old/index.html", "--config", config)
-    assert run.code == 1
-    assert run.out.splitlines()[0] == f"ok.html: listed as {BASE}ok.html"
-    assert "  priority 0.4 (from [[rules]])" in run.out
-    assert "hidden.html: not listed: noindex" in run.out
-    assert f"dupe.html: not listed: canonical elsewhere (to {BASE}ok.html)" in run.out
-    assert f"old/index.html: not listed: redirect (to {BASE}new/)" in run.out
-    for page, why in [
-        ("drafts/x.html", "directory drafts/ excluded by pattern 'drafts/'"),
-        ("404.html", "excluded by pattern '404.html'"),
-        ("nope.html", "no such file in the docroot"),
-        ("robots.txt", "not an HTML page"),
-    ]:
-        answer = cli("explain", root, page, "--config", config)
-        assert (answer.code, answer.out.startswith(f"{page}: not listed: {why}")) == (1, True), answer.out
-    by_path = cli("explain", root, root / "en" / "index.html", "--config", config)
-    assert by_path.code == 0
-    assert f"en/index.html: listed as {BASE}en/" in by_path.out
-    assert f"  hreflang de: {BASE}de/" in by_path.out
-    assert sorted(p.name for p in root.iterdir() if p.name.startswith("sitemap")) == []
+    config.write_text(f'base_url = "{BASE}"\n[[rules]]\npattern = "/index.html"\npriority = 1.0\n')
+    run = cli("list", root, "--config", config)
+    assert run.code == 0
+    assert run.out.splitlines()[0] == f"{BASE}\t2020-09-13T12:26:40+00:00\t\t1.0\tindex.html"
+    assert len(run.out.splitlines()) == 2
+    rows = [json.loads(line) for line in cli("list", root, "--config", config, "--json").out.splitlines()]
+    assert rows[1] == {
+        "url": BASE + "%C3%BC.html",
+        "lastmod": "2023-11-14T22:13:20+00:00",
+        "changefreq": None,
+        "priority": None,
+        "file": "ü.html",
+        "lastmod_source": "mtime",
+    }
+    assert not (root / "sitemap.xml").exists()
+
+
+def test_odd_names_stay_on_one_line_in_list_and_warnings(site: SiteFactory, cli: CliRunner) -> None:
+    files: dict[str | bytes, str | bytes] = {
+        "new\nline.html": html(),
+        "tab\there.html": html(),
+        b"raw\xff.html": html(),
+    }
+    root = site(files)
+    (root / "broken\nlink.html").symlink_to("nowhere")
+    run = cli("list", root, "--base-url", BASE)
+    assert run.code == 0
+    assert [line.split("\t")[-1] for line in run.out.splitlines()] == [
+        "new\\nline.html",
+        "raw\\xff.html",
+        "tab\\there.html",
+    ]
+    assert "warning: broken\\nlink.html: skipped, broken symlink\n" in run.err
+    rows = [json.loads(line) for line in cli("list", root, "--base-url", BASE, "--json").out.splitlines()]
+    assert [r["file"] for r in rows] == ["new\nline.html", "raw\\xff.html", "tab\there.html"]

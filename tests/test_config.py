@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.config import ChangeFreq, Config, LastmodFormat, Rule, load_config
+from sitemapgen.config import ChangeFreq, Config, LastmodFormat, Rule
+from sitemapgen.configfile import load_config
 from sitemapgen.errors import ConfigError
 from sitemapgen.urls import UrlStyle
 

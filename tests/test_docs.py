@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import typer
 
 from sitemapgen.cli import app
-from sitemapgen.config import FILE_KEYS
+from sitemapgen.configfile import FILE_KEYS
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -19,14 +20,35 @@ def _options() -> list[str]:
     for command in [group, *getattr(group, "commands", {}).values()]:
         for param in command.params:
             if param.param_type_name == "option":
-                names.extend(o for o in param.opts if o.startswith("--") and o != "--help")
+                opts = [*param.opts, *param.secondary_opts]  # --read-heads and --no-read-heads
+                names.extend(o for o in opts if o.startswith("--") and o != "--help")
     assert "--base-url" in names
     return names
 
 
-@pytest.mark.parametrize("option", _options())
+def _documented(option: str, text: str = README) -> bool:
+    """Whether `text` shows the whole option in backticks: "`--lastmod-format`" does not document --lastmod."""
+    return re.search(rf"`{re.escape(option)}(?![-\w])", text) is not None
+
+
+@pytest.mark.parametrize("option", sorted(set(_options())))
 def test_every_option_is_documented(option: str) -> None:
-    assert f"`{option}" in README
+    assert _documented(option)
+
+
+@pytest.mark.parametrize(
+    ("text", "documented"),
+    [
+        pytest.param("| `--lastmod SOURCES` | where |", True, id="with-a-metavar"),
+        pytest.param("`--lastmod`", True, id="alone"),
+        pytest.param("`--lastmod=git`", True, id="with-a-value"),
+        pytest.param("| `--lastmod-format FORMAT` | how |", False, id="longer-option"),
+        pytest.param("`--lastmodx`", False, id="longer-word"),
+        pytest.param("--lastmod in prose", False, id="not-in-backticks"),
+    ],
+)
+def test_an_option_is_matched_whole(text: str, documented: bool) -> None:
+    assert _documented("--lastmod", text) is documented
 
 
 @pytest.mark.parametrize("key", FILE_KEYS)
@@ -35,7 +57,7 @@ def test_every_config_key_is_documented(key: str) -> None:
 
 
 def test_the_annotated_config_example_loads(tmp_path: Path) -> None:
-    from sitemapgen.config import load_config
+    from sitemapgen.configfile import load_config
 
     start = README.index("## Configuration reference")
     block = README[README.index("```toml\n", start) + len("```toml\n") :]

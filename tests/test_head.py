@@ -4,23 +4,20 @@ import codecs
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.head import (
-    _DECIDING_WORDS,
-    Alternate,
-    HeadFacts,
     decode_head,
     may_decide,
-    normalize_url,
     parse_head,
     read_head,
     scan_tags_bs4,
     scan_tags_fast,
     sniff_encoding,
 )
-from sitemapgen.urls import UrlStyle, normalize_base_url, page_url, url_path
+from sitemapgen.signals import DECIDING_WORDS, Alternate, HeadFacts
+from sitemapgen.urls import UrlStyle, normalize_base_url, normalize_url, page_url, url_path
 
 PAGE = "https://example.com/docs/page.html"
 
@@ -353,6 +350,8 @@ def _normalized(tags: list[tuple[str, dict[str, str]]]) -> list[tuple[str, dict[
 @example(["<script/>", "<meta>", "</script>"])
 @example(['<title name="a>b"', "<meta>"])
 @example(['<script name="a>b"/>', '<meta name="robots">', "</script>"])
+# A '<script>' inside another tag's name is no script to html.parser: the meta after it counts.
+@example(["<meta", '<script><meta name="robots" content="noindex"></script>', "a>b"])
 def test_fast_scanner_agrees_with_bs4(pieces: list[str]) -> None:
     text = "".join(pieces)
     fast = scan_tags_fast(text)
@@ -382,21 +381,24 @@ def test_fast_scanner_decides_an_ordinary_head() -> None:
     assert tags == [("link", {"rel": "canonical", "href": "https://example.com/docs/page.html"})]
 
 
-_url_chars = st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:@/%?#") + ["%41", "%c3", "ü", " ", "%2F"])
+# The URLs the fast path takes as they are: a lower-case http(s) scheme and host, no port, and a
+# path of unreserved and sub-delim characters and upper-case escapes. (Anything else can never
+# match, so generating it would test nothing.) A bare "%" may or may not start an escape.
+_normal_path_pieces = st.sampled_from([*"abcXYZ019AF-._~!$&'()*+,;=:@/", "%", "%41", "%2F", "%7E", "%C3%BC"])
 
 
 @settings(max_examples=500, deadline=None)
 @given(
-    st.sampled_from(["http://", "https://", "HTTPS://"]),
-    st.sampled_from(["example.com", "Example.COM", "a.b-c.example", "x.example:443", "x.example:8080"]),
-    st.lists(_url_chars, max_size=20),
+    st.sampled_from(["http://", "https://"]),
+    st.sampled_from(["example.com", "a.b-c.example", "x9.example", "127.0.0.1"]),
+    st.lists(_normal_path_pieces, max_size=20),
 )
 def test_already_normal_urls_skip_normalizing_unchanged(scheme: str, host: str, path: list[str]) -> None:
-    from sitemapgen.head import _NORMAL_URL
+    from sitemapgen.urls import _NORMAL_URL
 
     url = f"{scheme}{host}/{''.join(path)}"
-    if _NORMAL_URL.fullmatch(url):
-        assert normalize_url(url) == url
+    assume(_NORMAL_URL.fullmatch(url))  # not when a "%" starts no escape
+    assert normalize_url(url) == url
 
 
 @settings(max_examples=600, deadline=None)
@@ -404,6 +406,7 @@ def test_already_normal_urls_skip_normalizing_unchanged(scheme: str, host: str, 
     st.lists(_piece(), max_size=10),
     st.sampled_from(["utf-8", "latin-1", "cp1252", "utf-16", "utf-16-le", "utf-7"]),
 )
+@example(["<meta", '<script><meta name="robots" content="noindex"></script>', ">"], "utf-8")
 def test_bytes_that_say_nothing_agree_with_bs4(pieces: list[str], encoding: str) -> None:
     from sitemapgen.head import facts_from_bytes
 
@@ -428,7 +431,7 @@ def test_says_nothing(data: bytes, nothing: bool) -> None:
     assert says_nothing(data) is nothing
 
 
-@pytest.mark.parametrize("word", [*_DECIDING_WORDS, "&"])
+@pytest.mark.parametrize("word", [*DECIDING_WORDS, "&"])
 def test_every_deciding_word_counts_in_both_checks(word: str) -> None:
     # says_nothing and may_decide spell the words out, for speed: none may be missing.
     from sitemapgen.head import says_nothing

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.lastmod import parse_datetime, read_git_dates
+from sitemapgen.gitdates import read_git_dates
+from sitemapgen.lastmod import parse_datetime
 
 from .conftest import BASE, CliRunner
 from .helpers import html, make_tree, output_files, published, read_index
@@ -124,10 +125,11 @@ def test_shallow_clone_is_reported_never_one_date_for_all(repo: Path, cli: CliRu
 
 def test_git_source_without_repo_warns_and_falls_back(tmp_path: Path, cli: CliRunner) -> None:
     root = make_tree(tmp_path / "site", {"a.html": html()})
+    os.utime(root / "a.html", (1_600_000_000, 1_600_000_000))
     run = cli("build", root, "--base-url", BASE, "--lastmod", "git,mtime")
     assert run.code == 0
     assert "is not in a git work tree; using the next source" in run.err
-    assert published(root, BASE)[0].lastmod is not None
+    assert [u.lastmod for u in published(root, BASE)] == ["2020-09-13T12:26:40+00:00"]  # the mtime
 
 
 def test_meta_lastmod(tmp_path: Path, cli: CliRunner) -> None:
@@ -247,3 +249,28 @@ def test_default_state_file_is_beside_the_output_not_inside(tmp_path: Path, cli:
     assert "warning" not in again.err
     assert (tmp_path / ".sitemapgen-state-site.sqlite").is_file()
     assert sorted(p.name for p in root.iterdir()) == ["a.html", "sitemap-1.xml.gz", "sitemap.xml"]
+
+
+def test_the_source_table_and_the_names_agree() -> None:
+    """A source is an enum member and a table entry; neither without the other."""
+    from sitemapgen.lastmod import SOURCES, LastmodSource, Source
+
+    assert set(SOURCES) == set(LastmodSource)
+    assert all(issubclass(kind, Source) for kind in SOURCES.values())
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    for name in LastmodSource:
+        assert f"| `{name.value}` |" in readme  # a row of the sources table
+
+
+@pytest.mark.parametrize(
+    "text", ["2024-01-02T03:04:05+14:01", "2024-01-02T03:04:05-15:00", "Tue, 02 Jan 2024 03:04:05 +1500"]
+)
+def test_offsets_beyond_14_hours_are_not_dates(text: str) -> None:
+    assert parse_datetime(text) is None  # W3C Datetime and xsd:dateTime stop at +/-14:00
+
+
+def test_a_source_that_reads_heads_needs_them(tmp_path: Path) -> None:
+    from sitemapgen import Config, ConfigError
+
+    with pytest.raises(ConfigError, match="lastmod: source 'meta' reads page heads, but read_heads is false"):
+        Config(docroot=tmp_path, base_url="https://example.com/", lastmod=("meta",), read_heads=False)  # type: ignore[arg-type]

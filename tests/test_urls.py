@@ -4,7 +4,7 @@ import os
 from urllib.parse import unquote_to_bytes, urlsplit
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from sitemapgen.errors import ConfigError
@@ -89,9 +89,6 @@ def test_url_round_trips_to_the_raw_path(segments: list[bytes]) -> None:
 def test_unicode_names_round_trip_through_unquote(name: str) -> None:
     from urllib.parse import unquote
 
+    assume(not any("\ud800" <= c <= "\udfff" for c in name))  # lone surrogates: raw bytes, covered above
     url = page_url("https://example.com/", f"d/{name}.html", UrlStyle.INDEX)  # 'index' stays a name
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: only reachable as raw bytes, covered above
-        return
     assert unquote(url.removeprefix("https://example.com/")) == f"d/{name}.html"

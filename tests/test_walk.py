@@ -8,7 +8,8 @@ from unittest import mock
 import pytest
 
 from sitemapgen.errors import DocrootError
-from sitemapgen.walk import Skip, SkipReason, exclusion_spec, iter_pages
+from sitemapgen.skips import Skip, SkipReason
+from sitemapgen.walk import exclusion_spec, iter_pages
 
 from .helpers import make_tree
 
@@ -33,13 +34,14 @@ def test_only_html_and_htm_in_any_case(tmp_path: Path) -> None:
 
 
 def test_excluded_directories_are_pruned_not_walked(tmp_path: Path) -> None:
-    make_tree(tmp_path, {"keep/a.html": "", "skip/a.html": "", "skip/deep/b.html": ""})
+    root = make_tree(tmp_path / "site", {"keep/a.html": "", "skip/a.html": "", "skip/deep/b.html": ""})
     skips: list[Skip] = []
     with mock.patch("os.scandir", wraps=os.scandir) as scandir:
-        pages = [p.relpath for p in iter_pages(tmp_path, exclude=exclusion_spec(["skip/"]), on_skip=skips.append)]
+        pages = [p.relpath for p in iter_pages(root, exclude=exclusion_spec(["skip/"]), on_skip=skips.append)]
     assert pages == ["keep/a.html"]
     assert skips == [Skip("skip/", SkipReason.EXCLUDED_DIR)]
-    assert not [c for c in scandir.call_args_list if "skip" in str(c)]
+    scanned = sorted(os.path.relpath(os.fsdecode(c.args[0]), root) for c in scandir.call_args_list)
+    assert scanned == [".", "keep"]  # the docroot and keep/; never skip/, nor anything below it
 
 
 def test_unlistable_directory_is_a_skip_not_a_crash(tmp_path: Path) -> None:
@@ -55,7 +57,7 @@ def test_unlistable_directory_is_a_skip_not_a_crash(tmp_path: Path) -> None:
     with mock.patch("os.scandir", side_effect=scandir):
         pages = [p.relpath for p in iter_pages(tmp_path, on_skip=skips.append)]
     assert pages == ["a.html"]
-    assert skips == [Skip("locked", SkipReason.UNREADABLE, "Permission denied")]
+    assert skips == [Skip("locked/", SkipReason.UNREADABLE, "Permission denied")]
 
 
 def test_mtime_comes_from_the_symlink_target(tmp_path: Path) -> None:

@@ -1,0 +1,127 @@
+"""The per-page decision, one page at a time: every way a page is left out, and how it is listed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemapgen import Config, SkipReason
+from sitemapgen.decide import Decider, Outcome
+from sitemapgen.entry import row_of
+
+from .conftest import BASE
+from .helpers import make_tree
+
+
+def _head(extra: str) -> str:
+    return f"<!DOCTYPE html><html><head><title>t</title>{extra}</head><body></body></html>"
+
+
+def _decide(root: Path, relpath: str, **overrides: Any) -> tuple[Decider, Outcome]:
+    decider = Decider(Config(docroot=root, base_url=BASE, **overrides), warn=lambda _: None, dry_run=True)
+    try:
+        outcome = decider.decide((relpath, os.path.islink(root / relpath)), detail=True)
+        assert isinstance(outcome, Outcome)
+        return decider, decider.settle(outcome)
+    finally:
+        decider.abort()
+
+
+@pytest.mark.parametrize(
+    ("content", "overrides", "reason", "detail"),
+    [
+        pytest.param(_head(""), {"exclude": ("p.html",)}, SkipReason.EXCLUDED, "p.html", id="pattern"),
+        pytest.param(_head('<meta name="robots" content="noindex">'), {}, SkipReason.NOINDEX, "", id="noindex"),
+        pytest.param(
+            _head('<link rel="canonical" href="/q.html">'),
+            {},
+            SkipReason.CANONICAL,
+            "to https://example.com/q.html",
+            id="canonical-elsewhere",
+        ),
+        pytest.param(
+            _head('<meta http-equiv="refresh" content="0;url=/q.html">'),
+            {},
+            SkipReason.REDIRECT,
+            "to https://example.com/q.html",
+            id="redirect",
+        ),
+        pytest.param(
+            _head("".join(f'<link rel="alternate" hreflang="x{chr(97 + i)}" href="/{i}/">' for i in range(26))),
+            {"max_bytes_per_sitemap": 1_024},
+            SkipReason.ENTRY_TOO_LARGE,
+            "2,007 bytes",
+            id="entry-too-large",
+        ),
+    ],
+)
+def test_pages_left_out(
+    tmp_path: Path, content: str, overrides: dict[str, Any], reason: SkipReason, detail: str
+) -> None:
+    root = make_tree(tmp_path / "site", {"p.html": content})
+    _, outcome = _decide(root, "p.html", **overrides)
+    assert outcome.skip is not None
+    assert (outcome.skip.relpath, outcome.skip.reason, outcome.skip.detail) == ("p.html", reason, detail)
+    assert outcome.entry is None
+
+
+@pytest.mark.parametrize(
+    ("content", "overrides"),
+    [
+        pytest.param(_head('<link rel="canonical" href="/p.html">'), {}, id="self-canonical"),
+        pytest.param(_head('<link rel="canonical" href="HTTPS://Example.COM:443/p.html#x">'), {}, id="self-other-form"),
+        pytest.param(_head('<meta http-equiv="refresh" content="30">'), {}, id="refresh-without-url"),
+        pytest.param(_head('<meta name="robots" content="noindex">'), {"check_noindex": False}, id="noindex-off"),
+        pytest.param(_head('<link rel="canonical" href="/q.html">'), {"check_canonical": False}, id="canonical-off"),
+        pytest.param(_head('<meta name="robots" content="noindex">'), {"read_heads": False}, id="heads-off"),
+    ],
+)
+def test_pages_listed(tmp_path: Path, content: str, overrides: dict[str, Any]) -> None:
+    root = make_tree(tmp_path / "site", {"p.html": content})
+    decider, outcome = _decide(root, "p.html", **overrides)
+    assert outcome.skip is None
+    assert outcome.entry is not None
+    assert outcome.entry.loc == BASE + "p.html"
+    assert outcome.row == row_of(outcome.entry, decider.config.lastmod_format)  # formatted as the writer writes
+
+
+def test_a_cross_host_canonical_is_listed_with_a_warning(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "site", {"p.html": _head('<link rel="canonical" href="https://b.example/p">')})
+    _, outcome = _decide(root, "p.html")
+    assert outcome.listed
+    assert outcome.warnings == ("p.html: cross-host canonical https://b.example/p; listed anyway",)
+
+
+def test_files_that_are_not_pages(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": _head("")})
+    os.mkfifo(root / "fifo.html")
+    (root / "broken.html").symlink_to(root / "missing.html")
+    (root / "out.html").symlink_to(tmp_path)
+    reasons = {name: _decide(root, name)[1].skip for name in ("fifo.html", "broken.html", "out.html")}
+    assert {name: skip.reason if skip else None for name, skip in reasons.items()} == {
+        "fifo.html": SkipReason.NOT_A_FILE,
+        "broken.html": SkipReason.BROKEN_SYMLINK,
+        "out.html": SkipReason.DIR_SYMLINK,
+    }
+
+
+def test_a_url_too_long_is_left_out(tmp_path: Path) -> None:
+    name = "x" * 250 + ".html"
+    deep = "/".join(["d" * 250] * 8) + "/" + name
+    root = make_tree(tmp_path / "site", {deep: _head("")})
+    _, outcome = _decide(root, deep)
+    assert outcome.skip is not None
+    assert outcome.skip.reason is SkipReason.URL_TOO_LONG
+
+
+def test_a_plain_page_crosses_from_workers_as_a_plain_tuple(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "site", {"p.html": _head("")})
+    decider = Decider(Config(docroot=root, base_url=BASE), warn=lambda _: None, dry_run=True)
+    plain = decider.decide(("p.html", False))
+    detailed = decider.decide(("p.html", False), detail=True)
+    assert isinstance(detailed, Outcome)
+    assert type(plain) is tuple
+    assert plain == (detailed.row, "mtime")

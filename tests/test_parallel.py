@@ -1,0 +1,87 @@
+"""The ordered parallel map: same results in the same order whatever the workers; no orphans."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sitemapgen.errors import SitemapgenError
+from sitemapgen.parallel import INLINE, ordered_map
+
+
+def _square(n: int) -> tuple[int, int]:
+    return n, n * n
+
+
+def _tasks(count: int, size: int) -> list[tuple[list[int], str]]:
+    return [(list(range(i * size, (i + 1) * size)), f"batch {i}") for i in range(count)]
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_results_come_back_in_order_with_their_context(jobs: int) -> None:
+    tasks = _tasks(40, 256)  # 10,240 items: past the inline start, so workers run
+    assert 40 * 256 > INLINE
+    results = list(ordered_map(_square, tasks, jobs=jobs))
+    assert [context for _, context in results] == [context for _, context in tasks]
+    assert [pair for batch, _ in results for pair in batch] == [(n, n * n) for n in range(40 * 256)]
+
+
+def test_no_tasks_no_results() -> None:
+    assert list(ordered_map(_square, [], jobs=2)) == []
+
+
+def _dies(n: int) -> int:
+    if n >= INLINE:
+        os._exit(9)  # as the OOM killer would end a worker
+    return n
+
+
+def test_a_worker_that_dies_is_a_clear_error() -> None:
+    with pytest.raises(SitemapgenError, match="a worker process died"):
+        list(ordered_map(_dies, _tasks(20, 512), jobs=2))
+
+
+_ORPHANS = """
+import os, sys, time
+from sitemapgen.parallel import INLINE, ordered_map
+
+def slow(n):
+    if n >= INLINE:  # in the workers: slow enough that they are still busy when the parent dies
+        time.sleep(0.005)
+    return os.getpid()
+
+seen = set()
+for batch, _ in ordered_map(slow, [(list(range(i * 64, (i + 1) * 64)), i) for i in range(1000)], jobs=2):
+    new = set(batch) - seen - {os.getpid()}
+    if new:
+        seen |= new
+        print(" ".join(map(str, sorted(new))), flush=True)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux's")
+def test_workers_die_with_a_killed_parent() -> None:
+    with subprocess.Popen([sys.executable, "-c", _ORPHANS], stdout=subprocess.PIPE, text=True) as parent:
+        assert parent.stdout is not None
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert workers
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert not [pid for pid in workers if _alive(pid)]

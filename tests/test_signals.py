@@ -1,0 +1,86 @@
+"""The head-signal table: its words and its readers agree, in both directions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from sitemapgen.head import may_decide, parse_head, says_nothing
+from sitemapgen.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, Alternate, HeadFacts, facts_from_tags
+
+PAGE = "https://example.com/a/page.html"
+
+#: For each signal: a tag that carries it, and what it makes of it.
+CARRIERS = {
+    "noindex": ('<meta name="GoogleBot" content="NOINDEX, follow">', HeadFacts(noindex=True)),
+    "refresh": (
+        '<meta http-equiv="Refresh" content="0; url=/b.html">',
+        HeadFacts(refresh="https://example.com/b.html"),
+    ),
+    "modified": ('<meta property="article:modified_time" content="2024-01-02">', HeadFacts(modified="2024-01-02")),
+    "canonical": ('<link rel="canonical" href="../c.html">', HeadFacts(canonical="https://example.com/c.html")),
+    "hreflang": (
+        '<link rel="alternate" hreflang="de" href="/de/">',
+        HeadFacts(alternates=(Alternate("de", "https://example.com/de/"),)),
+    ),
+}
+
+
+def test_every_signal_has_a_carrier_and_names_are_unique() -> None:
+    assert sorted(CARRIERS) == sorted(s.name for s in SIGNALS)
+    assert {s.tag for s in SIGNALS} == set(SIGNAL_TAGS) == {"meta", "link"}
+
+
+@pytest.mark.parametrize("signal", SIGNALS, ids=lambda s: s.name)
+def test_each_signal_is_read_and_its_tag_holds_one_of_its_words(signal: object) -> None:
+    from sitemapgen.signals import Signal
+
+    assert isinstance(signal, Signal)
+    tag, expected = CARRIERS[signal.name]
+    assert parse_head(f"<title>t</title>{tag}", PAGE) == expected
+    assert parse_head(f"<title>t</title>{tag}", PAGE, fast=False) == expected
+    assert any(word in tag.lower() for word in signal.words)  # the table's words are what find it
+    assert may_decide(tag)
+    assert not says_nothing(tag.encode())
+
+
+@pytest.mark.parametrize("word", DECIDING_WORDS)
+def test_every_deciding_word_is_looked_for(word: str) -> None:
+    assert may_decide(f' name="{word.upper()}"')
+    assert not says_nothing(f"<meta x={word}>".encode())
+
+
+_KEYS = st.sampled_from(["name", "content", "rel", "href", "hreflang", "http-equiv", "property", "itemprop", "lang"])
+_VALUES = st.one_of(
+    st.sampled_from(
+        [
+            "noindex",
+            "none",
+            "refresh",
+            "canonical",
+            "alternate",
+            "robots",
+            "googlebot",
+            "article:modified_time",
+            "last-modified",
+            "datemodified",
+            "0; url=/x",
+            "/x",
+            "de",
+            "stylesheet",
+            "2024-01-01",
+            "description",
+            "og:title",
+        ]
+    ),
+    st.text(max_size=12),
+)
+
+
+@given(tags=st.lists(st.tuples(st.sampled_from(SIGNAL_TAGS), st.dictionaries(_KEYS, _VALUES, max_size=5)), max_size=6))
+def test_no_reader_acts_on_a_tag_without_a_deciding_word(tags: list[tuple[str, dict[str, str]]]) -> None:
+    """The other direction: what the prefilters let pass unparsed can never carry a signal."""
+    text = " ".join(f"{key}={value}" for _, attrs in tags for key, value in attrs.items()).lower()
+    assume(not any(word in text for word in DECIDING_WORDS))
+    assert facts_from_tags(tags, PAGE) == HeadFacts()
