@@ -18,6 +18,7 @@ from .config import Config, RobotsTxt
 from .decide import Outcome
 from .entry import Entry
 from .errors import SitemapgenError
+from .lastmod import LastmodSource
 from .outdir import check_docroot, check_output, claim_output
 from .pipeline import Pipeline
 from .report import BuildResult, sorted_skips
@@ -118,7 +119,7 @@ class Listing:
 
     relpath: str
     entry: Entry
-    lastmod_source: str | None  # a `LastmodSource` value
+    lastmod_source: LastmodSource | None
 
 
 def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iterator[Outcome]:
@@ -152,7 +153,8 @@ def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[
 
     for outcome in _listed(config, warn, on_skip):
         assert outcome.entry is not None
-        yield Listing(outcome.relpath, outcome.entry, outcome.lastmod_source)
+        source = LastmodSource(outcome.lastmod_source) if outcome.lastmod_source is not None else None
+        yield Listing(outcome.relpath, outcome.entry, source)
 
 
 def iter_entries(

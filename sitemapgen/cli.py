@@ -246,7 +246,7 @@ def list_command(
                 "changefreq": entry.changefreq.value if entry.changefreq else None,
                 "priority": format_priority(entry.priority) if entry.priority is not None else None,
                 "file": item.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
-                "lastmod_source": item.lastmod_source,
+                "lastmod_source": item.lastmod_source.value if item.lastmod_source else None,
             }
             if json_output:
                 typer.echo(json.dumps(row, ensure_ascii=False))

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from urllib.parse import unquote, unquote_to_bytes, urlsplit
 
@@ -686,9 +687,12 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     with _progress(True) as off:
         assert off is None  # pytest's stderr is not a terminal: CI logs stay clean
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    threads = threading.active_count()
     with _progress(True) as on:
         assert on is not None
         on(1000)
+        # No refresh thread: the build forks its workers while this display is up.
+        assert threading.active_count() == threads
     with _progress(False) as quiet:
         assert quiet is None
 
