@@ -120,6 +120,7 @@ class Listing:
     relpath: str
     entry: Entry
     lastmod_source: LastmodSource | None
+    lastmod_text: str | None = None  # the lastmod as the sitemap writes it
 
 
 def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iterator[Outcome]:
@@ -154,7 +155,8 @@ def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[
     for outcome in _listed(config, warn, on_skip):
         assert outcome.entry is not None
         source = LastmodSource(outcome.lastmod_source) if outcome.lastmod_source is not None else None
-        yield Listing(outcome.relpath, outcome.entry, source)
+        lastmod_text = outcome.row[3] if outcome.row is not None else None
+        yield Listing(outcome.relpath, outcome.entry, source, lastmod_text)
 
 
 def iter_entries(

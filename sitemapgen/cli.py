@@ -235,25 +235,28 @@ def list_command(
     ] = False,
 ) -> None:
     """Print what build would list, in its order, one page a line: URL, lastmod, changefreq, priority, source file."""
-    from .entry import format_lastmod, format_priority
+    from .entry import format_priority
 
+    write = sys.stdout.write  # buffered: a line per page, and a million pages
     with _handled():
         for item in iter_listing(settings, on_warning=_warn):
             entry = item.entry
-            row = {
-                "url": entry.loc,
-                "lastmod": format_lastmod(entry.lastmod, settings.lastmod_format) if entry.lastmod else None,
-                "changefreq": entry.changefreq.value if entry.changefreq else None,
-                "priority": format_priority(entry.priority) if entry.priority is not None else None,
-                "file": item.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
-                "lastmod_source": item.lastmod_source.value if item.lastmod_source else None,
-            }
+            changefreq = entry.changefreq.value if entry.changefreq else None
+            priority = format_priority(entry.priority) if entry.priority is not None else None
             if json_output:
-                typer.echo(json.dumps(row, ensure_ascii=False))
-            else:
-                row["file"] = display(item.relpath)  # one page, one line, whatever the name
-                fields = ("url", "lastmod", "changefreq", "priority", "file")
-                typer.echo("\t".join("" if row[k] is None else str(row[k]) for k in fields))
+                row = {
+                    "url": entry.loc,
+                    "lastmod": item.lastmod_text,
+                    "changefreq": changefreq,
+                    "priority": priority,
+                    "file": item.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
+                    "lastmod_source": item.lastmod_source.value if item.lastmod_source else None,
+                }
+                write(json.dumps(row, ensure_ascii=False) + "\n")
+            else:  # one page, one line, whatever the file's name
+                fields = (entry.loc, item.lastmod_text, changefreq, priority, display(item.relpath))
+                write("\t".join(field or "" for field in fields) + "\n")
+    sys.stdout.flush()
 
 
 @_site_command("explain")

@@ -30,6 +30,9 @@ class Alternate:
     hreflang: str
     href: str
 
+    def __reduce__(self) -> tuple[type[Alternate], tuple[str, str]]:
+        return Alternate, (self.hreflang, self.href)  # cheaper to send from workers (see Entry)
+
 
 @dataclass(frozen=True, slots=True)
 class HeadFacts:

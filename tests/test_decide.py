@@ -125,3 +125,21 @@ def test_a_plain_page_crosses_from_workers_as_a_plain_tuple(tmp_path: Path) -> N
     assert isinstance(detailed, Outcome)
     assert type(plain) is tuple
     assert plain == (detailed.row, "mtime")
+
+
+def test_what_crosses_from_workers_survives_pickling_whole() -> None:
+    """Entry, Alternate and Outcome pickle as constructor calls: no field may be left behind."""
+    import pickle
+    from datetime import UTC, datetime
+
+    from sitemapgen import ChangeFreq, LastmodFormat, Skip
+    from sitemapgen.entry import Entry
+    from sitemapgen.signals import Alternate
+
+    entry = Entry(
+        BASE, datetime(2024, 1, 2, tzinfo=UTC), ChangeFreq.DAILY, 0.5, (Alternate("de", BASE + "de/"),), "blog"
+    )
+    outcome = Outcome("a.html", entry, row_of(entry, LastmodFormat.DATETIME), None, "git")
+    skipped = Outcome("b.html", skip=Skip("b.html", SkipReason.NOINDEX), warnings=("w",), key=b"k")
+    for value in (entry, entry.alternates[0], outcome, skipped):
+        assert pickle.loads(pickle.dumps(value)) == value  # dataclass equality: every field
