@@ -1,16 +1,19 @@
 # Every target creates .venv and installs what it needs: nothing is assumed on the machine
-# but python3 (3.11 or newer) with venv.
+# but python3 (3.11 or newer) with venv. Another Python in its own venv:
+# make test PYTHON=python3.12 VENV=.venv-3.12 (what .ci/run does for each Python it finds).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit slow bench clean
 N ?= 200000
 
-$(STAMP): pyproject.toml
+# Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
+# lower bounds only).
+$(STAMP): pyproject.toml constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test]'
 	touch $@
 
 ## Build the sample site's sitemaps and show what was written.
@@ -45,13 +48,22 @@ typecheck: $(STAMP)
 # A fresh --basetemp outside the work tree (test docroots must not sit inside this git
 # repo), removed afterwards. Explicit, because pytest 9.2's cleanup of numbered tmp dirs
 # leaks a scandir iterator, which warnings-as-errors turns into a failed run.
+# With coverage of the package, configured in pyproject.toml ([tool.coverage.*], where the
+# floor is: fail_under); a plain `.venv/bin/pytest` runs without it, for quick local runs.
+COV := --cov=sitemapgen --cov-report=term-missing:skip-covered
 unit: $(STAMP)
-	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q --basetemp=$$tmp/t; rc=$$?; rm -rf $$tmp; exit $$rc
+	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m "not slow" --basetemp=$$tmp/t $(COV); rc=$$?; rm -rf $$tmp; exit $$rc
 
-## Timing against find on generated sites: make bench, or make bench N=1000000.
+## The slow end-to-end cases (a real tree of 120,000 pages), which make test leaves out.
+slow: $(STAMP)
+	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m slow --basetemp=$$tmp/t; rc=$$?; rm -rf $$tmp; exit $$rc
+
+## Timing against find on generated sites: make bench, or make bench N=1000000; with
+## BASELINE=DIR (a checkout of another version) that version is timed too, interleaved.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench.py -n $(N)
+	$(BIN)/python benchmarks/bench.py -n $(N) $(if $(BASELINE),--baseline $(BASELINE))
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-* build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -f .coverage .coverage.*
 	rm -f sample_site/sitemap.xml sample_site/sitemap-*.xml sample_site/sitemap-*.xml.gz
