@@ -34,7 +34,7 @@ class Entry:
 
     def __reduce__(self) -> tuple[type[Entry], tuple[object, ...]]:
         # Entries cross from worker processes: a constructor call pickles twice as fast
-        # as a slotted dataclass's state (test_entry checks it keeps every field).
+        # as a slotted dataclass's state (test_decide checks it keeps every field).
         return Entry, (self.loc, self.lastmod, self.changefreq, self.priority, self.alternates, self.section)
 
 
