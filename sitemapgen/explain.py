@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +39,12 @@ class Explanation:
 def _relpath_in(config: Config, path: str) -> str:
     """`path` (relative to the docroot, or any path to a file in it) as a docroot relpath."""
     candidate = Path(path)
-    if candidate.is_absolute() or candidate.exists():
+    if os.path.lexists(candidate):  # a file by its path; else a path in the docroot, /a.html as ./a.html
         try:
             return os.path.relpath(os.path.abspath(candidate), os.path.abspath(config.docroot)).replace(os.sep, "/")
         except ValueError:
             pass
-    return path.lstrip("/")
+    return posixpath.normpath(path.lstrip("/"))  # ./a.html and a//b.html as the walk spells them
 
 
 def _not_a_candidate(config: Config, relpath: str) -> str | None:

@@ -97,6 +97,15 @@ def test_one_pipeline_for_all_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert len(calls) == 1
 
 
+def test_paths_relative_to_the_docroot_in_any_spelling(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "site", {"a/b.html": html()})
+    config = Config(docroot=root, base_url=BASE)
+    answers = sitemapgen.explain(config, ["./a/b.html", "a//b.html", "/a/b.html", "a/../a/b.html", "../x.html"])
+    assert [a.lines[0] for a in answers] == [f"a/b.html: listed as {BASE}a/b.html"] * 4 + [
+        "../x.html: not listed: outside the docroot"
+    ]
+
+
 def test_the_walks_own_reasons(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "site", {"index.html": html(), "index.htm": html(), "real/a.html": html()})
     (root / "link").symlink_to(root / "real")
