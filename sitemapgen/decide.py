@@ -152,25 +152,33 @@ class Decider:
             return Skip(page.relpath, SkipReason.CANONICAL, f"to {head.canonical}")
         return None
 
-    def settle(self, outcome: Outcome) -> Outcome:
+    def settle(self, event: Outcome | Listed, relpath: str) -> Outcome | Listed:
         """The last of the decision, in the main process and walk order: the lastmod a
-        source dates here (the content store), then the entry-size limit."""
-        entry = outcome.entry
+        source dates here (the content store), then the entry-size limit.
+
+        `event` is what `decide` gave for the page at `relpath` (a `Listed` tuple
+        does not carry its relpath: it is not sent back from the workers).
+        """
+        if type(event) is tuple:  # the common case: no dataclass is made for it
+            size = len(event[0][1])
+            return event if size <= self.room else self._too_large(relpath, size, ())
+        assert isinstance(event, Outcome)
+        entry = event.entry
         if entry is None:
-            return outcome
-        row = outcome.row
-        if outcome.key is not None:
-            assert outcome.lastmod_source is not None
-            lastmod = self.lastmod.finish(outcome.lastmod_source, entry.loc, outcome.key)
+            return event
+        row = event.row
+        if event.key is not None:
+            assert event.lastmod_source is not None
+            lastmod = self.lastmod.finish(event.lastmod_source, entry.loc, event.key)
             entry = dataclasses.replace(entry, lastmod=lastmod)
             row = row_of(entry, self.config.lastmod_format)
-            outcome = dataclasses.replace(outcome, entry=entry, row=row, key=None)
+            event = dataclasses.replace(event, entry=entry, row=row, key=None)
         assert row is not None
         if len(row[1]) > self.room:
-            return self.too_large(outcome.relpath, len(row[1]), outcome.warnings)
-        return outcome
+            return self._too_large(relpath, len(row[1]), event.warnings)
+        return event
 
-    def too_large(self, relpath: str, size: int, warnings: tuple[str, ...] = ()) -> Outcome:
+    def _too_large(self, relpath: str, size: int, warnings: tuple[str, ...]) -> Outcome:
         """The outcome of a page whose entry would not fit in a sitemap of the configured size."""
         return Outcome(relpath, skip=Skip(relpath, SkipReason.ENTRY_TOO_LARGE, f"{size:,} bytes"), warnings=warnings)
 

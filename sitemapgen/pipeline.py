@@ -37,7 +37,7 @@ class Pipeline:
         self.warn = warn
         self.decider = Decider(config, warn=warn, dry_run=dry_run)
         self.jobs = (config.jobs or os.cpu_count() or 1) if can_fork() else 1
-        self.sources_used: Counter[str] = Counter()  # lastmod source -> pages listed with it
+        self.sources_used: Counter[str] = Counter()  # lastmod source -> pages `rows` listed with it
 
     def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
         """The walk in batches of candidates, each with the walk's skips among them."""
@@ -68,21 +68,13 @@ class Pipeline:
         decider = self.decider
         decide = functools.partial(decider.decide, detail=True) if detail else decider.decide
         settle = decider.settle
-        room = decider.room
         for results, (candidates, walk_skips) in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
             at = 0
             for i, event in enumerate(results):
                 while at < len(walk_skips) and walk_skips[at][0] <= i:
                     yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
                     at += 1
-                if type(event) is tuple:
-                    if len(event[0][1]) > room:
-                        yield decider.too_large(candidates[i][0], len(event[0][1]))
-                    else:
-                        yield event
-                else:
-                    assert isinstance(event, Outcome)
-                    yield settle(event)
+                yield settle(event, candidates[i][0])
             for _, skip in walk_skips[at:]:
                 yield Outcome(skip.relpath, skip=skip)
 
@@ -114,8 +106,6 @@ class Pipeline:
         """
         for event in self._events(detail=True, targets=targets):
             assert isinstance(event, Outcome)
-            if event.listed and event.lastmod_source is not None:
-                self.sources_used[event.lastmod_source] += 1
             yield event
 
     def commit(self) -> None:

@@ -140,24 +140,27 @@ class Walk:
         wanted = set(targets)
         ancestors = {target[: i + 1] for target in wanted for i, ch in enumerate(target) if ch == "/"}
         report = self._skip
-        self._skip = lambda skip: report(skip) if skip.relpath in wanted or skip.relpath in ancestors else None
-        try:
-            pending = [""]
-            while pending:
-                found, subdirs = self.list_directory(pending.pop())
-                yield from (candidate for candidate in found if candidate[0] in wanted)
-                pending.extend(d for d in reversed(subdirs) if d in ancestors)
-        finally:
-            self._skip = report
 
-    def list_directory(self, prefix: str) -> tuple[list[Candidate], list[str]]:
+        def on_skip(skip: Skip) -> None:
+            if skip.relpath in wanted or skip.relpath in ancestors:
+                report(skip)
+
+        pending = [""]
+        while pending:
+            found, subdirs = self.list_directory(pending.pop(), on_skip)
+            yield from (candidate for candidate in found if candidate[0] in wanted)
+            pending.extend(d for d in reversed(subdirs) if d in ancestors)
+
+    def list_directory(
+        self, prefix: str, on_skip: Callable[[Skip], None] | None = None
+    ) -> tuple[list[Candidate], list[str]]:
         """One directory's candidates, and its subdirectories to walk, each in walk order.
 
         Written for speed (the one serial part of a build): entry types come from
         the directory listing (d_type) without a stat, and assets are dropped
         before sorting.
         """
-        skip = self._skip
+        skip = on_skip or self._skip
         try:
             listed = _listing(self.root + prefix[:-1] if prefix else self.root)
         except OSError as e:

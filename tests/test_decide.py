@@ -23,9 +23,9 @@ def _head(extra: str) -> str:
 def _decide(root: Path, relpath: str, **overrides: Any) -> tuple[Decider, Outcome]:
     decider = Decider(Config(docroot=root, base_url=BASE, **overrides), warn=lambda _: None, dry_run=True)
     try:
-        outcome = decider.decide((relpath, os.path.islink(root / relpath)), detail=True)
+        outcome = decider.settle(decider.decide((relpath, os.path.islink(root / relpath)), detail=True), relpath)
         assert isinstance(outcome, Outcome)
-        return decider, decider.settle(outcome)
+        return decider, outcome
     finally:
         decider.abort()
 
