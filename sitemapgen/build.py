@@ -79,6 +79,11 @@ def build(
                 sections=[section.name for section in config.sitemaps],
                 on_skip=on_skip,
             )
+        except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
+            pipeline.abort()
+            raise SitemapgenError(
+                f"{out}: cannot write the sitemaps: {e.strerror or e}; nothing new was published"
+            ) from e
         except BaseException:
             pipeline.abort()
             raise

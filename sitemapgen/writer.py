@@ -19,6 +19,7 @@ sees either the old set or the new set, whole.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import html
@@ -129,8 +130,7 @@ class _Chunk:
             self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, mtime=0, compresslevel=_GZIP_LEVEL)
             self.gz.write(_URLSET_OPEN)
         except BaseException:  # not yet the caller's to abort: remove the file here
-            self.file.raw.close()
-            tmp.unlink(missing_ok=True)
+            _discard(self.file.raw, tmp)
             raise
         self.size = len(_URLSET_OPEN)
         self.urls = 0
@@ -169,9 +169,18 @@ class _Chunk:
         return self.file.digest.digest()
 
     def abort(self) -> None:
-        self.gz.close()
-        self.file.raw.close()
-        self.tmp.unlink(missing_ok=True)
+        """Close and remove the temporary file; never raises for the write errors (a full
+        disk) that made the caller abort, so the rest of its clean-up still runs."""
+        with contextlib.suppress(OSError):
+            self.gz.close()  # writes the gzip trailer: may fail again
+        _discard(self.file.raw, self.tmp)
+
+
+def _discard(raw: BinaryIO, tmp: Path) -> None:
+    """Close (a failing flush still closes the descriptor) and remove a temporary file."""
+    with contextlib.suppress(OSError):
+        raw.close()
+    tmp.unlink(missing_ok=True)
 
 
 def _chunk_name(section: str, number: int) -> str:

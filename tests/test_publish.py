@@ -5,6 +5,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -188,3 +190,38 @@ def test_a_real_sitemap_parser_finds_every_page_from_the_homepage(tmp_path: Path
     for loc, page in found.items():
         assert str(page.priority) == (ours[loc].priority or "0.5")
         assert (page.change_frequency.value if page.change_frequency else None) == ours[loc].changefreq
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 256 KiB file system (tmpfs), where mounting one is allowed (root, as in CI)."""
+    mountpoint = tmp_path / "disk"
+    mountpoint.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mountpoint)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mountpoint
+    finally:
+        subprocess.run(["umount", str(mountpoint)], check=True)
+
+
+def test_a_full_disk_is_one_line_and_the_published_set_stays_whole(small_disk: Path, cli: CliRunner) -> None:
+    root = make_tree(small_disk.parent / "site", {f"d{i % 20}/p{i}.html": html() for i in range(300)})
+    out = small_disk / "out"
+    args = [root, "--base-url", BASE, "--out", out, "--max-urls-per-sitemap", "100"]
+    assert cli("build", *args).code == 0
+    before = output_files(out)
+    for i in range(300, 20_000):  # far more than the disk holds
+        make_tree(root, {f"d{i % 20}/p{i}.html": html()})
+    run = cli("build", *args)
+    assert (run.code, run.err) == (
+        2,
+        f"error: {out}: cannot write the sitemaps: No space left on device; nothing new was published\n",
+    )
+    assert output_files(out) == before  # the old set, whole, and nothing else
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)
+    published(out, BASE)  # still valid, every file present
+    fresh = small_disk / "fresh"
+    assert cli("build", root, "--base-url", BASE, "--out", fresh, "--max-urls-per-sitemap", "100").code == 2
+    assert not fresh.exists()  # the directory it created is gone again
