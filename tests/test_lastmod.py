@@ -233,8 +233,11 @@ def test_failed_build_leaves_the_store_as_it_was(
 
     monkeypatch.setattr(sys.modules["sitemapgen.build"], "write_rows", full_disk)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    with pytest.raises(OSError, match="No space"):
-        cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
+    failed = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
+    assert (failed.code, failed.err) == (
+        2,
+        f"error: {root}: cannot write the sitemaps: No space left on device; nothing new was published\n",
+    )
     monkeypatch.undo()
     content_build(cli, root, state, 1_800_000_000, monkeypatch)
     assert published(root, BASE)[0].lastmod == "2027-01-15T08:00:00+00:00"  # first seen by a build that finished
@@ -274,3 +277,15 @@ def test_a_source_that_reads_heads_needs_them(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="lastmod: source 'meta' reads page heads, but read_heads is false"):
         Config(docroot=tmp_path, base_url="https://example.com/", lastmod=("meta",), read_heads=False)  # type: ignore[arg-type]
+
+
+def test_list_says_when_there_is_no_store_to_read(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": html()})
+    store = tmp_path / "nowhere.sqlite"
+    run = cli("list", root, "--base-url", BASE, "--lastmod", "content", "--state-file", store)
+    assert run.code == 0
+    assert run.err == (
+        f"warning: {store}: no lastmod state store, so every page is dated with the build time"
+        " (give the --out or --state-file of the build that keeps it)\n"
+    )
+    assert not store.exists()  # and it made none
