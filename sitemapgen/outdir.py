@@ -42,7 +42,10 @@ def output_lock(out: Path) -> Iterator[None]:
     The lock is on the directory itself (flock), so no lock file is left to be
     deployed, and the kernel releases it when a run dies, even by SIGKILL.
     """
-    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as e:
+        raise DocrootError(f"--out: cannot open {out}: {e.strerror or e}") from e
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -75,7 +78,10 @@ def claim_output(out: Path) -> Iterator[ClaimedOutput]:
     """Create `out` if needed and lock it for the duration; on failure, remove it if this run created it."""
     claimed = ClaimedOutput(out)
     claimed.created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise DocrootError(f"--out: cannot create {out}: {e.strerror or e}") from e
     try:
         with output_lock(out):
             yield claimed

@@ -34,11 +34,15 @@ class ContentStore:
         self.build_time = build_time
         self.run = int(build_time.timestamp())
         self.readonly = readonly
-        self._db = self._open_readonly() if readonly else self._open(on_warning)
+        self._db = self._open_readonly(on_warning) if readonly else self._open(on_warning)
 
-    def _open_readonly(self) -> sqlite3.Connection | None:
+    def _open_readonly(self, warn: Callable[[str], None]) -> sqlite3.Connection | None:
         """For dry runs: read what is there, create and change nothing."""
         if not self.path.is_file():
+            warn(
+                f"{self.path}: no lastmod state store, so every page is dated with the build time"
+                " (give the --out or --state-file of the build that keeps it)"
+            )
             return None
         try:
             db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)

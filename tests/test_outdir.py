@@ -25,3 +25,11 @@ def test_a_failed_run_removes_the_output_directory_it_created(site: SiteFactory,
     assert run.code == 2
     assert not out.exists()
     assert out.parent.exists()  # only the directory it was asked for is its own to remove
+
+
+def test_an_output_directory_that_cannot_be_made_is_one_line(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    blocker = root.parent / "a-file"
+    blocker.write_text("not a directory")
+    run = cli("build", root, "--base-url", BASE, "--out", blocker / "out")
+    assert (run.code, run.err) == (2, f"error: --out: cannot create {blocker / 'out'}: Not a directory\n")
