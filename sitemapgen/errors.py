@@ -2,7 +2,10 @@
 
 Everything the user can cause (bad config, bad flags, a missing docroot) is a
 `SitemapgenError` whose message is written for them; the CLI turns it into one
-line and exit code 2. Any other exception is a bug and keeps its traceback.
+line and exit code 2. When the machine rather than the input fails (a full
+disk, a read-only mount, a permission, a busy store, no memory) it is an
+`EnvironmentFailure`, exit 3, so a CI step can tell "fix your site" from "fix
+your runner". Any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -33,3 +36,12 @@ class ConfigError(SitemapgenError):
 
 class DocrootError(SitemapgenError):
     """The docroot or output directory cannot be used."""
+
+
+class EnvironmentFailure(SitemapgenError):
+    """The machine failed the run, not its input: the message names the path and the reason."""
+
+
+def os_failure(path: object, what: str, error: OSError) -> EnvironmentFailure:
+    """`error` as one line for the user: ``PATH: cannot WHAT: reason``."""
+    return EnvironmentFailure(f"{path}: cannot {what}: {error.strerror or error}")
