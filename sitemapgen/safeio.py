@@ -1,0 +1,56 @@
+"""Opening files that someone else may have planted: never block, never follow, never clobber.
+
+A path checked with `stat` can be swapped for a FIFO before it is opened, and
+opening a FIFO for reading waits for a writer forever. So the kind of file is
+checked after `open`, on the descriptor (`fstat`), and the open itself never
+waits (``O_NONBLOCK``, cleared again for a regular file). Files this tool
+creates are created exclusively (``O_EXCL``), which also refuses to follow a
+symlink planted under the chosen name.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class NotRegularFile(OSError):
+    """The path is a FIFO, a device, a socket or a directory, not a file to read."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(errno.EINVAL, "not a regular file", os.fspath(path))
+
+
+def open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> int:
+    """A descriptor for reading the regular file at `path`; `NotRegularFile` for anything else.
+
+    Never blocks on a FIFO (even one swapped in after a `stat`). Without
+    `follow_symlinks`, a symlink is refused (``ELOOP``).
+    """
+    flags = _READ_FLAGS if follow_symlinks else _READ_FLAGS | os.O_NOFOLLOW
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: str | os.PathLike[str], *, limit: int | None = None, follow_symlinks: bool = True) -> bytes:
+    """The bytes of the regular file at `path` (at most `limit`), never blocking on a FIFO."""
+    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    with open(fd, "rb") as f:
+        return f.read() if limit is None else f.read(limit)
+
+
+def create_exclusive(path: str | os.PathLike[str], mode: int = 0o644) -> int:
+    """A descriptor for writing a new file at `path`; `FileExistsError` if anything is there,
+    a symlink included (it is never followed)."""
+    return os.open(path, _CREATE_FLAGS, mode)
