@@ -17,6 +17,7 @@ from pathlib import Path
 from .build import build_elsewhere
 from .config import Config
 from .report import plural
+from .safeio import read_regular
 from .writer import file_digest, read_published
 
 _URL_LINE = re.compile(rb"<url><loc>([^<]*)</loc>.*</url>")
@@ -33,7 +34,7 @@ class CheckResult:
 def _entries(path: Path) -> dict[bytes, bytes]:
     """loc -> the whole <url> line, for one of our sitemap files."""
     try:
-        data = gzip.decompress(path.read_bytes())
+        data = gzip.decompress(read_regular(path, follow_symlinks=False))
     except (OSError, EOFError):
         return {}
     return {m.group(1): m.group(0) for m in _URL_LINE.finditer(data)}

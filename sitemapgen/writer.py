@@ -11,10 +11,15 @@ the one chunk it falls in, and every other chunk comes out byte-identical.
 
 Publishing never touches a file the current index lists: an unchanged chunk
 keeps its file (recognised by its bytes), a changed one is written under a
-number the current index does not use, each file is fsynced and renamed into
+number no file in the directory has, each file is fsynced and linked into
 place, and the index is replaced last, atomically. Files the new index no
 longer lists are removed after that. A crawler, or a run killed at any point,
 sees either the old set or the new set, whole.
+
+Only what this tool can prove it wrote is ever removed: the files an index of
+ours lists (an index is ours when it has our writer's exact layout), and what
+the journal (`outdir.Journal`) of a killed run names. A file that merely looks
+like ours (a hand-made ``sitemap-news-1.xml.gz``) is left alone, and named.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import hashlib
 import html
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +39,10 @@ from zlib import crc32
 
 from .config import Chunking, LastmodFormat
 from .entry import Entry, Row, escape_xml, row_of
+from .errors import SitemapgenError
 from .faults import Faults
+from .outdir import Journal
+from .safeio import create_exclusive, open_regular, read_regular
 from .skips import Skip, SkipReason
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -44,6 +53,9 @@ _OWN_FILE = re.compile(r"^sitemap-(?:(?:[a-z0-9_-]+-)?[1-9][0-9]*\.xml\.gz|index
 _CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
 _TEMP_FILE = re.compile(r"^\.sitemap.*\.tmp$")
 _INDEX_LOC = re.compile(rb"<loc>([^<]*)</loc>")
+#: The body of an index as `_write_index` writes it, and nothing else.
+_OUR_INDEX_BODY = re.compile(rb"(?:<sitemap><loc>[^<]*</loc>(?:<lastmod>[^<]*</lastmod>)?</sitemap>\n)+")
+_INDEX_LIMIT = 16 << 20  # an index of 1,000 entries is ~150 KB
 
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 _URLSET_OPEN = _XML_DECL + f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">\n'.encode()
@@ -96,7 +108,7 @@ class _HashingFile:
     """A file opened for writing that hashes what goes through it."""
 
     def __init__(self, path: Path) -> None:
-        self.raw: BinaryIO = open(path, "wb")  # closed by the owner
+        self.raw: BinaryIO = open(create_exclusive(path), "wb")  # closed by the owner
         self.digest = hashlib.blake2b(digest_size=20)
 
     def write(self, data: bytes) -> int:
@@ -111,7 +123,7 @@ def file_digest(path: Path) -> bytes | None:
     """The same digest `_HashingFile` computes, of a file on disk; None if unreadable."""
     digest = hashlib.blake2b(digest_size=20)
     try:
-        with open(path, "rb") as f:
+        with open(open_regular(path, follow_symlinks=False), "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)
     except OSError:
@@ -192,49 +204,75 @@ def index_name(number: int) -> str:
     return INDEX_NAME if number == 1 else _EXTRA_INDEX_NAME.format(number)
 
 
-def read_published(out_dir: Path) -> list[str]:
-    """The chunk file names the published index files list, in order.
+def _our_index(path: Path) -> bytes | None:
+    """The bytes of the index file at `path` if it has our writer's exact layout, else None."""
+    try:
+        data = read_regular(path, limit=_INDEX_LIMIT + 1, follow_symlinks=False)
+    except OSError:
+        return None
+    body = data[len(_INDEX_OPEN) : -len(_INDEX_CLOSE)]
+    if not (data.startswith(_INDEX_OPEN) and data.endswith(_INDEX_CLOSE) and _OUR_INDEX_BODY.fullmatch(body)):
+        return None
+    return data
 
-    Read leniently: anything unreadable simply counts as not published, which
-    only means this run will not reuse those files.
+
+def our_indexes(out_dir: Path) -> list[tuple[Path, bytes]]:
+    """The index files of ours in `out_dir`, in order: ``sitemap.xml``, ``sitemap-index-2.xml``, …
+    as far as they go on unbroken."""
+    found: list[tuple[Path, bytes]] = []
+    while True:
+        path = out_dir / index_name(len(found) + 1)
+        data = _our_index(path)
+        if data is None:
+            return found
+        found.append((path, data))
+
+
+def read_published(out_dir: Path) -> list[str]:
+    """The chunk file names our published index files list, in order.
+
+    Read leniently: anything unreadable, or an index another tool wrote, simply
+    lists nothing, which only means this run will neither reuse nor remove
+    those files.
     """
     names: list[str] = []
-    number = 1
-    while True:
-        path = out_dir / index_name(number)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            break
+    for _, data in our_indexes(out_dir):
         for raw in _INDEX_LOC.findall(data):
             name = html.unescape(raw.decode("utf-8", "replace")).rstrip("/").rpartition("/")[2]
             if _CHUNK_FILE.match(name):
                 names.append(name)
-        number += 1
     return names
 
 
 class _Publisher:
-    """Decides each finished chunk's file name without touching published files."""
+    """Decides each finished chunk's file name without touching published files or anyone else's."""
 
-    def __init__(self, out_dir: Path, faults: Faults) -> None:
+    def __init__(self, out_dir: Path, faults: Faults, journal: Journal) -> None:
         self.out_dir = out_dir
         self.faults = faults
-        published = read_published(out_dir)
+        self.journal = journal
+        self.previous_indexes = [path for path, _ in our_indexes(out_dir)]
+        self.published = read_published(out_dir)
+        self.digests: dict[str, bytes] = {}
         # digest -> (file name, section): what an identical new chunk may keep.
         self.by_digest: dict[bytes, tuple[str, str]] = {}
-        for name in published:
+        for name in self.published:
             digest = file_digest(out_dir / name)
             match = _CHUNK_FILE.match(name)
             if digest is not None and match is not None:
+                self.digests[name] = digest
                 self.by_digest[digest] = (name, match.group(1) or "")
-        self.taken: set[str] = set(published)
+        self.taken: set[str] = set(self.published)
         self.next_number: dict[str, int] = {}
         self.created: list[Path] = []  # new files not yet listed by any index
+        self.listed_new = False  # once the main index lists the new files, they are not ours to discard
 
     def _fresh_name(self, section: str) -> str:
+        """The first number of the section that no file in the directory has, ours or not."""
         number = self.next_number.get(section, 1)
-        while _chunk_name(section, number) in self.taken:
+        while _chunk_name(section, number) in self.taken or os.path.lexists(
+            self.out_dir / _chunk_name(section, number)
+        ):
             number += 1
         self.next_number[section] = number + 1
         name = _chunk_name(section, number)
@@ -242,29 +280,59 @@ class _Publisher:
         return name
 
     def place(self, chunk: _Chunk, digest: bytes, section: str) -> tuple[Path, bool]:
-        """Keep the identical published file, or rename the new one to a fresh name."""
+        """Keep the identical published file, or link the new one in under a fresh name."""
         kept = self.by_digest.pop(digest, None)
         if kept is not None and kept[1] == section:
             self.faults.step()
             chunk.tmp.unlink()
             return self.out_dir / kept[0], False
         name = self._fresh_name(section)
+        self.journal.placed(name, digest)
         self.faults.step()
-        os.replace(chunk.tmp, self.out_dir / name)
+        _link_into_place(chunk.tmp, self.out_dir / name)
         self.created.append(self.out_dir / name)
         return self.out_dir / name, True
 
     def discard_created(self) -> None:
-        """After a failure: remove the new files no index lists (a SIGKILL leaves them to the next run)."""
+        """After a failure: remove the new files no index lists (after a SIGKILL, the journal does)."""
+        if self.listed_new:
+            return
         for path in self.created:
             path.unlink(missing_ok=True)
 
 
-def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: Faults) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
+def _link_into_place(tmp: Path, final: Path) -> None:
+    """Give the finished file `tmp` the name `final`, which must not exist: a hard link fails
+    rather than replace anything; where there are none (some mounts), a checked rename."""
+    try:
+        os.link(tmp, final, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(final):
+            raise FileExistsError(17, "File exists", str(final)) from None
+        os.replace(tmp, final)
+        return
+    tmp.unlink()
+
+
+def _temp_name(out_dir: Path, stem: str, journal: Journal) -> Path:
+    """A temporary name no file has yet (one left alone by an earlier run may hold the first),
+    written down in the journal before it is created."""
+    number = 1
+    while True:
+        name = f".{stem}.tmp" if number == 1 else f".{stem}.{number}.tmp"
+        if not os.path.lexists(out_dir / name):
+            journal.temporary(name)
+            return out_dir / name
+        number += 1
+
+
+def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: Faults, journal: Journal) -> None:
+    tmp = _temp_name(path.parent, path.name, journal)
     faults.step()
     try:
-        with open(tmp, "wb") as out:
+        with open(create_exclusive(tmp), "wb") as out:
             out.write(_INDEX_OPEN)
             for sitemap in sitemaps:
                 line = f"<sitemap><loc>{escape_xml(sitemap.url)}</loc>"
@@ -294,6 +362,7 @@ def write_sitemaps(
     chunking: Chunking = Chunking.STABLE,
     sections: Sequence[str] = (),
     on_skip: Callable[[Skip], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> WriteResult:
     """Stream `entries` into chunks in `out_dir`, then publish the index files.
 
@@ -311,6 +380,7 @@ def write_sitemaps(
         chunking=chunking,
         sections=sections,
         on_skip=on_skip,
+        on_warning=on_warning,
     )
 
 
@@ -325,18 +395,58 @@ def write_rows(
     chunking: Chunking = Chunking.STABLE,
     sections: Sequence[str] = (),
     on_skip: Callable[[Skip], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    before_publish: Callable[[], None] | None = None,
 ) -> WriteResult:
-    """`write_sitemaps` for rows already formatted (the build's fast path)."""
+    """`write_sitemaps` for rows already formatted (the build's fast path).
+
+    `before_publish` runs once every new chunk is on disk and before any index
+    changes (the build commits its content store there): if it fails, nothing
+    is published.
+    """
     skip = on_skip or (lambda _: None)
+    warn = on_warning or (lambda _: None)
     faults = Faults()
-    _remove_leftovers(out_dir, faults)
-    publisher = _Publisher(out_dir, faults)
+    _check_main_index(out_dir, warn)
+    Journal.recover(out_dir, set(read_published(out_dir)), file_digest, warn)
+    journal = Journal(out_dir)
+    try:
+        publisher = _Publisher(out_dir, faults, journal)
+        _name_lookalikes(out_dir, publisher, warn)
+        return _write(
+            rows,
+            publisher,
+            base_url,
+            max_urls,
+            max_bytes,
+            max_sitemaps_per_index,
+            chunking,
+            sections,
+            skip,
+            before_publish,
+        )
+    finally:
+        journal.close()
+
+
+def _write(
+    rows: Iterable[Row],
+    publisher: _Publisher,
+    base_url: str,
+    max_urls: int,
+    max_bytes: int,
+    max_sitemaps_per_index: int,
+    chunking: Chunking,
+    sections: Sequence[str],
+    skip: Callable[[Skip], None],
+    before_publish: Callable[[], None] | None,
+) -> WriteResult:
+    out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     room = entry_room(max_bytes)
     every = max(1, max_urls // 5) if chunking is Chunking.STABLE else 0
     order = ["", *sections]
     done: dict[str, list[SitemapFile]] = {s: [] for s in order}
     open_chunks: dict[str, _Chunk] = {}
-    temp_number = 0
 
     def close(section: str) -> None:
         chunk = open_chunks[section]  # still there if finishing fails: the handler below removes it
@@ -356,8 +466,7 @@ def write_rows(
                 close(section)
                 chunk = None
             if chunk is None:
-                temp_number += 1
-                chunk = open_chunks[section] = _Chunk(out_dir / f".sitemap-new-{temp_number}.xml.gz.tmp", faults)
+                chunk = open_chunks[section] = _Chunk(_temp_name(out_dir, "sitemap-new.xml.gz", journal), faults)
             chunk.add(xml, size, lastmod_key, lastmod_text)
             # A content-defined cut point: about one URL in `every`, decided by the URL alone.
             if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
@@ -365,45 +474,90 @@ def write_rows(
         for section in order:
             if section in open_chunks:
                 close(section)
+        written = [s for section in order for s in done[section]]
+        if written and before_publish is not None:
+            before_publish()
+        return _publish(written, publisher, max_sitemaps_per_index)
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
         publisher.discard_created()
         raise
-    return _publish([s for section in order for s in done[section]], out_dir, max_sitemaps_per_index, faults)
 
 
-def _remove_leftovers(out_dir: Path, faults: Faults) -> None:
-    """Remove the temporary files of a run that was killed."""
-    for leftover in out_dir.iterdir():
-        if _TEMP_FILE.match(leftover.name):
-            faults.step()
-            leftover.unlink(missing_ok=True)
+def _check_main_index(out_dir: Path, warn: Callable[[str], None]) -> None:
+    """Refuse to replace a main index that is not a file; say so when it is someone else's."""
+    path = out_dir / INDEX_NAME
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        raise SitemapgenError(f"{path}: is {what}; sitemapgen replaces only a file it wrote there: move it away")
+    if _our_index(path) is None:
+        warn(f"{path}: replaced, though sitemapgen did not write it (another tool's sitemap?)")
 
 
-def _publish(written: list[SitemapFile], out_dir: Path, max_sitemaps_per_index: int, faults: Faults) -> WriteResult:
+def _name_lookalikes(out_dir: Path, publisher: _Publisher, warn: Callable[[str], None]) -> None:
+    """Name the files that look like ours but that no index or journal of ours accounts for."""
+    ours = set(publisher.published) | {path.name for path in publisher.previous_indexes}
+    with os.scandir(out_dir) as it:
+        strays = sorted(
+            e.name
+            for e in it
+            if e.name.startswith(("sitemap-", ".sitemap"))
+            and (_OWN_FILE.match(e.name) or _TEMP_FILE.match(e.name))
+            and e.name not in ours
+        )
+    if strays:
+        shown = ", ".join(strays[:5]) + (f" and {len(strays) - 5} more" if len(strays) > 5 else "")
+        warn(
+            f"{out_dir}: left alone, though named like sitemapgen's files (no index of ours lists them,"
+            f" so they are not ours to remove): {shown}"
+        )
+
+
+def _publish(written: list[SitemapFile], publisher: _Publisher, max_sitemaps_per_index: int) -> WriteResult:
     """Write the index files over the chunks in place, then remove what they no longer list."""
     if not written:
         return WriteResult((), ())
+    out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     groups = [written[i : i + max_sitemaps_per_index] for i in range(0, len(written), max_sitemaps_per_index)]
     indexes = [out_dir / index_name(n) for n in range(1, len(groups) + 1)]
+    previous = {path.name for path in publisher.previous_indexes}
+    for path in indexes[1:]:
+        if path.name not in previous and os.path.lexists(path):
+            raise SitemapgenError(f"{path}: exists and sitemapgen did not write it; move it away")
+    keep = {p.name for p in indexes} | {s.path.name for s in written}
+    stale = [name for name in publisher.published if name not in keep and name in publisher.digests]
+    stale_indexes = [path.name for path in publisher.previous_indexes if path.name not in keep]
+    for name in stale:
+        journal.retiring(name, publisher.digests[name])
+    for name in stale_indexes:
+        journal.retiring(name, file_digest(out_dir / name) or b"")
     faults.step()
     _fsync_dir(out_dir)  # every chunk's name is durable before an index points at it
     # Extra indexes first, the main one last: it is what crawlers are told about.
     for path, group in reversed(list(zip(indexes, groups, strict=True))):
-        _write_index(path, group, faults)
+        _write_index(path, group, faults, journal)
+    publisher.listed_new = True
     faults.step()
     _fsync_dir(out_dir)
-    keep = {p.name for p in indexes} | {s.path.name for s in written}
-    removed = _remove_stale(out_dir, keep, faults)
+    removed = 0
+    for name in [*stale, *stale_indexes]:
+        faults.step()
+        if _remove_if_regular(out_dir / name):
+            removed += name in stale
     return WriteResult(tuple(written), tuple(indexes), removed)
 
 
-def _remove_stale(out_dir: Path, keep: set[str], faults: Faults) -> int:
-    """Delete chunk and extra index files the new index no longer lists."""
-    with os.scandir(out_dir) as it:
-        stale = sorted(e.name for e in it if _OWN_FILE.match(e.name) and e.name not in keep)
-    for name in stale:
-        faults.step()
-        os.unlink(out_dir / name)
-    return sum(1 for name in stale if _CHUNK_FILE.match(name))
+def _remove_if_regular(path: Path) -> bool:
+    """Remove a file of ours that an index no longer lists, unless it has become something else."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 import sitemapgen
+import sitemapgen.writer
 from sitemapgen.config import Config
 from sitemapgen.faults import FAULT_ENV
 from sitemapgen.writer import read_published
 
 from .conftest import BASE, CliRunner, SiteFactory
-from .helpers import html, index_paths, is_cut_point, locs, make_tree, output_files, published, read_index
+from .helpers import error_line, html, index_paths, is_cut_point, locs, make_tree, output_files, published, read_index
 
 
 def _pages(out: Path) -> list[tuple[str, str | None]]:
@@ -81,7 +82,8 @@ def test_a_run_killed_at_any_file_operation_leaves_one_whole_generation(tmp_path
     assert outcomes["old"] > 0
     assert outcomes["new"] > 0
     assert _killed_build(root, out, 0) == 0
-    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
+    # The journal let the next run remove exactly what the killed one had made: nothing else is left.
+    assert sorted(p.name for p in out.iterdir()) == sorted(["sitemap.xml", *read_published(out)])
 
 
 @pytest.mark.slow
@@ -216,12 +218,98 @@ def test_a_full_disk_is_one_line_and_the_published_set_stays_whole(small_disk: P
         make_tree(root, {f"d{i % 20}/p{i}.html": html()})
     run = cli("build", *args)
     assert (run.code, run.err) == (
-        2,
+        3,
         f"error: {out}: cannot write the sitemaps: No space left on device; nothing new was published\n",
     )
     assert output_files(out) == before  # the old set, whole, and nothing else
     assert sorted(p.name for p in out.iterdir()) == sorted(before)
     published(out, BASE)  # still valid, every file present
     fresh = small_disk / "fresh"
-    assert cli("build", root, "--base-url", BASE, "--out", fresh, "--max-urls-per-sitemap", "100").code == 2
+    assert cli("build", root, "--base-url", BASE, "--out", fresh, "--max-urls-per-sitemap", "100").code == 3
     assert not fresh.exists()  # the directory it created is gone again
+
+
+LOOKALIKES = {  # named like our files, but no index of ours lists them: never ours to touch
+    "sitemap-news-1.xml.gz": b"a hand-made news sitemap",
+    "sitemap-3.xml.gz": b"someone else's",
+    ".sitemap-new.xml.gz.tmp": b"not a temp file of ours",
+    ".sitemap.xml.tmp": b"nor this",
+}
+
+
+def test_files_that_only_look_like_ours_are_never_removed_or_replaced(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(30)})
+    make_tree(root, LOOKALIKES)
+    (root / "sitemap-1.xml.gz").symlink_to(root / "p0.html")  # where our first chunk would go
+    (root / ".sitemap-new.xml.gz.2.tmp").mkdir()  # a directory named like a temp file
+    args = ("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "5", "--chunking", "fill")
+    first = cli(*args)
+    assert first.code == 0, first.err
+    assert (
+        f"warning: {root}: left alone, though named like sitemapgen's files (no index of ours lists them, so they"
+        " are not ours to remove): .sitemap-new.xml.gz.2.tmp, .sitemap-new.xml.gz.tmp, .sitemap.xml.tmp,"
+        " sitemap-1.xml.gz, sitemap-3.xml.gz and 1 more\n"
+    ) in first.err
+    names = read_published(root)
+    assert "sitemap-1.xml.gz" not in names
+    assert "sitemap-3.xml.gz" not in names
+    assert len(names) == 6
+    for i in range(10, 30):  # a smaller site: most of our chunks are no longer listed, and go
+        (root / f"p{i}.html").unlink()
+    second = cli(*args)
+    assert second.code == 0, second.err
+    assert " removed;" in second.err
+    assert not set(names) - set(read_published(root)) & {p.name for p in root.iterdir()}
+    assert {name: (root / name).read_bytes() for name in LOOKALIKES} == LOOKALIKES
+    assert (root / "sitemap-1.xml.gz").is_symlink()
+    assert (root / ".sitemap-new.xml.gz.2.tmp").is_dir()
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(("sitemap", ".sitemap"))) == sorted(
+        ["sitemap.xml", *read_published(root), *LOOKALIKES, "sitemap-1.xml.gz", ".sitemap-new.xml.gz.2.tmp"]
+    )
+    assert locs(root, BASE) == [BASE + f"p{i}.html" for i in range(10)]
+
+
+def test_an_index_of_another_tool_is_replaced_with_a_warning_and_lists_nothing_of_ours(
+    site: SiteFactory, cli: CliRunner
+) -> None:
+    root = site({"a.html": html()})
+    generator = b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>'
+    make_tree(root, {"sitemap.xml": generator, "sitemap-1.xml.gz": b"the generator's"})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert f"warning: {root / 'sitemap.xml'}: replaced, though sitemapgen did not write it" in run.err
+    assert (root / "sitemap-1.xml.gz").read_bytes() == b"the generator's"
+    assert locs(root, BASE) == [BASE + "a.html"]
+
+
+@pytest.mark.parametrize("planted", ["sitemap.xml", ".sitemapgen-journal"])
+def test_a_symlink_planted_where_we_write_is_never_followed(site: SiteFactory, cli: CliRunner, planted: str) -> None:
+    root = site({"a.html": html()})
+    precious = root.parent / "precious"
+    precious.write_bytes(b"precious")
+    (root / planted).symlink_to(precious)
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 2
+    assert error_line(run.err).endswith("move it away")
+    assert precious.read_bytes() == b"precious"
+    assert sorted(p.name for p in root.iterdir()) == sorted(["a.html", planted])
+
+
+def test_a_journal_names_only_what_may_go(tmp_path: Path, cli: CliRunner) -> None:
+    """A killed run's journal: its files go, unless an index lists them or their bytes changed."""
+    root = make_tree(tmp_path / "site", {"a.html": html()})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    listed = read_published(root)[0]
+    make_tree(root, {"sitemap-7.xml.gz": b"made by the killed run", "sitemap-8.xml.gz": b"changed since"})
+    digest = sitemapgen.writer.file_digest(root / "sitemap-7.xml.gz")
+    assert digest is not None
+    journal = (
+        "sitemapgen journal 1: the files a run was creating here; the next run removes them\n"
+        f"tmp .sitemap-new.xml.gz.tmp\nnew sitemap-7.xml.gz {digest.hex()}\n"
+        f"new sitemap-8.xml.gz {digest.hex()}\nold {listed} {digest.hex()}\ntmp ../site/a.html\n"
+    )
+    make_tree(root, {".sitemapgen-journal": journal.encode(), ".sitemap-new.xml.gz.tmp": b"half"})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert sorted(p.name for p in root.iterdir()) == sorted(["a.html", "sitemap.xml", listed, "sitemap-8.xml.gz"])
+    assert "sitemap-8.xml.gz" in run.err  # named, as a look-alike, not removed
