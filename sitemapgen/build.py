@@ -17,7 +17,7 @@ from pathlib import Path
 from .config import Config, RobotsTxt
 from .decide import Outcome
 from .entry import Entry
-from .errors import SitemapgenError
+from .errors import EnvironmentFailure, SitemapgenError
 from .lastmod import LastmodSource
 from .outdir import check_docroot, check_output, claim_output
 from .pipeline import Pipeline
@@ -78,31 +78,36 @@ def build(
                 chunking=config.chunking,
                 sections=[section.name for section in config.sitemaps],
                 on_skip=on_skip,
+                on_warning=counted_warn,
+                # The store keeps this build's lastmods only if the build is published.
+                before_publish=None if dry_run else pipeline.commit,
             )
         except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
             pipeline.abort()
-            raise SitemapgenError(
-                f"{out}: cannot write the sitemaps: {e.strerror or e}; nothing new was published"
+            raise EnvironmentFailure(
+                f"{e.filename or out}: cannot write the sitemaps: {e.strerror or e}; nothing new was published"
             ) from e
         except BaseException:
             pipeline.abort()
             raise
-        if written.sitemaps and not dry_run:
-            pipeline.commit()
-        else:
+        if not written.sitemaps or dry_run:
             pipeline.abort()
             claimed.release_if_empty()
-    if not written.sitemaps:
-        why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
-        raise SitemapgenError(
-            f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
-        )
-    robots = False
-    if config.robots_txt is not RobotsTxt.OFF and not dry_run:
-        index_urls = [config.base_url + path.name for path in written.indexes]
-        robots = update_robots_txt(
-            config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE
-        )
+        if not written.sitemaps:
+            why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
+            raise SitemapgenError(
+                f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
+            )
+        robots = False
+        if config.robots_txt is not RobotsTxt.OFF and not dry_run:  # under the lock: one writer at a time
+            index_urls = [config.base_url + path.name for path in written.indexes]
+            robots = update_robots_txt(
+                config.docroot,
+                config.base_url,
+                index_urls,
+                create=config.robots_txt is RobotsTxt.CREATE,
+                on_warning=counted_warn,
+            )
     listed = sum(s.urls for s in written.sitemaps)
     return BuildResult(
         listed, sorted_skips(skipped), written, warnings, dict(pipeline.sources_used.most_common()), robots

@@ -6,6 +6,7 @@ per build, so an interrupted build leaves it as the last good build left it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -14,7 +15,21 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import SitemapgenError
+from .errors import EnvironmentFailure
+
+#: How long a build waits for another process to let go of the store, in seconds.
+BUSY_TIMEOUT = 5.0
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
+        "locked" in str(error) or "busy" in str(error)
+    )
+
+
+def _corrupt(error: sqlite3.Error) -> bool:
+    """Proven corrupt: SQLite says the file is not a database or is malformed, nothing else."""
+    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 class ContentStore:
@@ -52,30 +67,56 @@ class ContentStore:
             return None
 
     def _open(self, warn: Callable[[str], None]) -> sqlite3.Connection:
-        if not self.path.exists():
-            warn(
-                f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
-                " (in CI, keep this file between runs)"
-            )
+        existed = self.path.exists()
         for attempt in (1, 2):
             db: sqlite3.Connection | None = None
             try:
-                db = sqlite3.connect(self.path, isolation_level=None)
+                db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT)
                 db.execute(
                     "CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, hash BLOB NOT NULL,"
                     " lastmod TEXT NOT NULL, seen INTEGER NOT NULL)"
                 )
                 db.execute("SELECT url, hash, lastmod, seen FROM pages LIMIT 1").fetchall()
                 db.execute("BEGIN IMMEDIATE")
+                if not existed:  # said once it could be started: an error alone otherwise
+                    warn(
+                        f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
+                        " (in CI, keep this file between runs)"
+                    )
                 return db
             except sqlite3.DatabaseError as e:
                 if db is not None:
                     db.close()
-                if attempt == 2:
-                    raise SitemapgenError(f"{self.path}: cannot use the lastmod state store: {e}") from e
-                warn(f"{self.path}: lastmod state store unreadable ({e}); starting a new one")
-                self.path.unlink(missing_ok=True)
+                if attempt == 2 or not _corrupt(e):
+                    raise self._failure("open", e) from e
+                aside = self._move_aside(e)
+                warn(f"{self.path}: lastmod state store is corrupt ({e}); moved to {aside.name}, starting a new one")
         raise AssertionError("unreachable")
+
+    def _failure(self, what: str, error: sqlite3.Error) -> EnvironmentFailure:
+        """One line for a store the machine will not let us use: busy, read-only, full, missing."""
+        if _busy(error):
+            return EnvironmentFailure(
+                f"{self.path}: cannot {what} the lastmod state store: another process holds it"
+                f" (waited {BUSY_TIMEOUT:g} s); nothing new was published"
+            )
+        return EnvironmentFailure(f"{self.path}: cannot {what} the lastmod state store: {error}")
+
+    def _move_aside(self, error: sqlite3.DatabaseError) -> Path:
+        """Keep a corrupt store for whoever wants to look at it, under a name of its own."""
+        stamp = self.build_time.strftime("%Y%m%dT%H%M%SZ")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        number = 1
+        while os.path.lexists(aside):
+            number += 1
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{number}")
+        try:
+            os.rename(self.path, aside)
+        except OSError as e:
+            raise EnvironmentFailure(
+                f"{self.path}: lastmod state store is corrupt ({error}) and cannot be moved aside: {e.strerror or e}"
+            ) from e
+        return aside
 
     def lastmod(self, url: str, digest: bytes) -> datetime:
         """The lastmod first seen with this content, or the build time for new content."""
@@ -100,8 +141,12 @@ class ContentStore:
         if self._db is None:
             return
         if not self.readonly:
-            self._db.execute("DELETE FROM pages WHERE seen != ?", (self.run,))
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("DELETE FROM pages WHERE seen != ?", (self.run,))
+                self._db.execute("COMMIT")
+            except sqlite3.Error as e:
+                self.abort()
+                raise self._failure("commit to", e) from e
         self._db.close()
         self._db = None
 
@@ -109,8 +154,9 @@ class ContentStore:
         """Leave the store as the last successful build left it."""
         if self._db is None:
             return
-        if not self.readonly:
-            self._db.execute("ROLLBACK")
+        if not self.readonly and self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
         self._db.close()
         self._db = None
 

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -214,7 +216,9 @@ def test_corrupt_store_is_rebuilt_with_a_warning(
     state = tmp_path / "state.sqlite"
     state.write_bytes(b"this is not a database" * 100)
     err = content_build(cli, root, state, 1_600_000_000, monkeypatch)
-    assert "lastmod state store unreadable" in err
+    aside = tmp_path / "state.sqlite.corrupt-20200913T122640Z"
+    assert f"{state}: lastmod state store is corrupt (file is not a database); moved to {aside.name}" in err
+    assert aside.read_bytes() == b"this is not a database" * 100  # kept, not unlinked
     assert published(root, BASE)[0].lastmod == "2020-09-13T12:26:40+00:00"
     content_build(cli, root, state, 1_700_000_000, monkeypatch)
     assert published(root, BASE)[0].lastmod == "2020-09-13T12:26:40+00:00"
@@ -235,7 +239,7 @@ def test_failed_build_leaves_the_store_as_it_was(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     failed = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
     assert (failed.code, failed.err) == (
-        2,
+        3,
         f"error: {root}: cannot write the sitemaps: No space left on device; nothing new was published\n",
     )
     monkeypatch.undo()
@@ -289,3 +293,53 @@ def test_list_says_when_there_is_no_store_to_read(tmp_path: Path, cli: CliRunner
         " (give the --out or --state-file of the build that keeps it)\n"
     )
     assert not store.exists()  # and it made none
+
+
+def _writer(db: sqlite3.Connection) -> None:
+    db.execute("BEGIN IMMEDIATE")  # another build, half-way through its own
+
+
+def _reader(db: sqlite3.Connection) -> None:
+    db.execute("BEGIN")
+    db.execute("SELECT * FROM pages").fetchall()  # holds a read lock: our commit cannot happen
+
+
+@pytest.mark.parametrize(
+    ("hold", "what"),
+    [
+        pytest.param(_writer, "open", id="a-writer-holds-it"),
+        pytest.param(_reader, "commit to", id="a-reader-at-commit"),
+    ],
+)
+def test_a_busy_store_is_waited_for_then_one_line_and_nothing_published(
+    tmp_path: Path,
+    cli: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    hold: Callable[[sqlite3.Connection], None],
+    what: str,
+) -> None:
+    root = make_tree(tmp_path / "site", {"a.html": html(), "b.html": html("b")})
+    state = tmp_path / "state.sqlite"
+    content_build(cli, root, state, 1_600_000_000, monkeypatch)
+    before = output_files(root)
+    (root / "a.html").write_text(html("changed"))
+    monkeypatch.setattr("sitemapgen.store.BUSY_TIMEOUT", 0.2)
+    other = sqlite3.connect(state, isolation_level=None)
+    try:
+        hold(other)
+        run = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert run.code == 3
+    assert run.err == (
+        f"error: {state}: cannot {what} the lastmod state store: another process holds it (waited 0.2 s);"
+        " nothing new was published\n"
+    )
+    assert output_files(root) == before
+    content_build(cli, root, state, 1_700_000_000, monkeypatch)  # the store was kept, not thrown away
+    assert [(u.loc, u.lastmod) for u in published(root, BASE)] == [
+        (BASE + "a.html", "2023-11-14T22:13:20+00:00"),
+        (BASE + "b.html", "2020-09-13T12:26:40+00:00"),
+    ]
+    assert not list(tmp_path.glob("state.sqlite.corrupt*"))
