@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from .conftest import BASE, CliRunner, SiteFactory
@@ -51,3 +56,46 @@ def test_robots_txt_created_only_when_asked(site: SiteFactory, cli: CliRunner) -
     assert not (root / "robots.txt").exists()
     assert cli("build", root, "--base-url", BASE, "--robots-txt", "create").code == 0
     assert (root / "robots.txt").read_bytes() == b"Sitemap: https://example.com/sitemap.xml\n"
+
+
+def _symlink_out(root: Path, outside: Path) -> None:
+    (root / "robots.txt").symlink_to(outside)
+
+
+def _fifo(root: Path, outside: Path) -> None:
+    os.mkfifo(root / "robots.txt")  # no writer: reading it would wait forever
+
+
+def _planted_temp(root: Path, outside: Path) -> None:
+    (root / "robots.txt").write_bytes(b"User-agent: *\n")
+    for name in (".robots.txt.tmp", ".robots.txt.new"):  # names a careless writer would use
+        (root / name).symlink_to(outside)
+
+
+@pytest.mark.parametrize(
+    ("plant", "changed"),
+    [
+        pytest.param(_symlink_out, False, id="robots-is-a-symlink-out"),
+        pytest.param(_fifo, False, id="robots-is-a-fifo"),
+        pytest.param(_planted_temp, True, id="symlinks-planted-at-temp-names"),
+    ],
+)
+def test_robots_txt_is_never_written_through_a_link(
+    site: SiteFactory, cli: CliRunner, plant: Callable[[Path, Path], None], changed: bool
+) -> None:
+    root = site({"a.html": html()})
+    outside = root.parent / "outside.txt"
+    outside.write_bytes(b"precious\n")
+    plant(root, outside)
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "create")
+    assert run.code == 0, run.err
+    assert outside.read_bytes() == b"precious\n"
+    robots = root / "robots.txt"
+    if changed:
+        assert robots.read_bytes() == b"User-agent: *\n\nSitemap: https://example.com/sitemap.xml\n"
+        assert not robots.is_symlink()
+    else:
+        assert f"warning: {robots}: is " in run.err
+        assert "left as it is" in run.err
+        assert robots.is_symlink() or stat.S_ISFIFO(os.lstat(robots).st_mode)
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".robots.txt.") and not p.is_symlink()]
