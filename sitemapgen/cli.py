@@ -1,8 +1,13 @@
 """The command line: typer over the library, and nothing more.
 
 Exit codes are decided here and only here: 0 done, 1 `check`, `validate` or
-`explain` found a problem, 2 bad input (any `SitemapgenError`, or a usage
-error), 130 interrupted. Any other exception is a bug and keeps its traceback.
+`explain` found a problem, 2 bad input (a `SitemapgenError`, or a usage
+error), 3 the machine failed (an `EnvironmentFailure`, or any `OSError` or
+`MemoryError` the library did not word itself: a full disk, a read-only
+mount, a permission, a busy store), 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM, handled as Ctrl-C is: clean-up runs, nothing is half-published).
+Every one of them is one line on stderr. Any other exception is a bug and
+keeps its traceback.
 
 The options that decide what is listed and how it is written are declared
 once (`SITE_OPTIONS`) and given to every command that reads a site by
@@ -15,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -28,7 +35,7 @@ from .build import build as run_build
 from .build import iter_listing
 from .config import Config
 from .configfile import load_config
-from .errors import SitemapgenError
+from .errors import EnvironmentFailure, SitemapgenError
 from .explain import explain
 from .options import SITE_OPTIONS, ConfigOpt, DocrootArg, JsonOpt, QuietOpt, RobotsOpt
 from .report import plural
@@ -38,7 +45,14 @@ from .urls import normalize_base_url
 EXIT_OK = 0
 EXIT_PROBLEM = 1
 EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the signal lands, so that every clean-up Ctrl-C runs runs too."""
+
 
 app = typer.Typer(
     add_completion=False,
@@ -74,17 +88,52 @@ def _warn(message: str) -> None:
     typer.echo(f"warning: {message}", err=True)
 
 
+def _one_line(message: str) -> str:
+    """A message as one line, whatever a file name or a config key put in it."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {_one_line(message)}", err=True)
+    return typer.Exit(code)
+
+
 @contextlib.contextmanager
 def _handled() -> Iterator[None]:
-    """Turn the library's errors and Ctrl-C into a message and an exit code."""
+    """Turn the library's errors, the machine's, Ctrl-C and SIGTERM into one line and an exit code."""
     try:
         yield
+    except EnvironmentFailure as e:
+        raise _fail(str(e), EXIT_ENVIRONMENT) from None
     except SitemapgenError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise _fail(str(e), EXIT_BAD_INPUT) from None
+    except OSError as e:  # the machine's, where the library did not word it: still one line
+        where = f"{e.filename}: " if e.filename else ""
+        raise _fail(f"{where}{e.strerror or e}", EXIT_ENVIRONMENT) from None
+    except MemoryError:
+        raise _fail("out of memory (try --jobs 1, or allow this process more memory)", EXIT_ENVIRONMENT) from None
+    except KeyboardInterrupt as e:
+        terminated = isinstance(e, Terminated)
+        typer.echo("terminated" if terminated else "interrupted", err=True)
+        raise typer.Exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises `Terminated` (once: a second one during clean-up is ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _settings(docroot: Path, config_file: Path | None, flags: Mapping[str, tuple[object, str]]) -> Config:
@@ -279,17 +328,29 @@ def explain_command(
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` and return the exit code instead of exiting.
 
-    Typer runs in standalone mode, so usage errors are reported its usual way
-    (exit 2); only the final `SystemExit` is turned into a return value.
+    Usage errors are one line too (exit 2), with a pointer to ``--help``;
+    no arguments at all prints the help, as a usage error.
     """
-    try:
-        app(args=argv, prog_name="sitemapgen")
-    except SystemExit as e:
-        if e.code is None or isinstance(e.code, int):
-            return e.code or EXIT_OK
-        typer.echo(e.code, err=True)
-        return 1
-    return EXIT_OK
+    with _sigterm_as_interrupt():
+        try:
+            code = app(args=argv, prog_name="sitemapgen", standalone_mode=False)
+        except typer.exceptions.TyperException as e:
+            context = getattr(e, "ctx", None)
+            if not e.format_message() and context is not None:  # no arguments: the help
+                typer.echo(context.get_help())
+                return EXIT_BAD_INPUT
+            where = f"{context.command_path}: " if context is not None else ""
+            hint = f" (see {context.command_path} --help)" if context is not None else ""
+            typer.echo(f"error: {where}{_one_line(e.format_message())}{hint}", err=True)
+            return e.exit_code
+        except typer.Abort:
+            typer.echo("interrupted", err=True)
+            return EXIT_INTERRUPTED
+        except KeyboardInterrupt as e:  # outside a command (while parsing): still not a traceback
+            terminated = isinstance(e, Terminated)
+            typer.echo("terminated" if terminated else "interrupted", err=True)
+            return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+    return code if isinstance(code, int) else EXIT_OK
 
 
 def run() -> None:

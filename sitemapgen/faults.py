@@ -13,7 +13,8 @@ import signal
 
 #: Set to N to have the process kill itself (SIGKILL) at its N-th file
 #: operation: the hook the crash tests use to prove every step is safe.
-#: ``N:INT`` sends SIGINT to its process group instead, as Ctrl-C in a terminal does.
+#: ``N:INT`` sends SIGINT to its process group instead, as Ctrl-C in a terminal does;
+#: ``N:TERM`` sends SIGTERM to the process alone, as ``kill PID`` (or a CI runner) does.
 FAULT_ENV = "SITEMAPGEN_FAULT_AT"
 
 
@@ -27,15 +28,18 @@ class Faults:
     def __init__(self) -> None:
         at, _, how = os.environ.get(FAULT_ENV, "").partition(":")
         self.at = int(at) if at.isdigit() else 0
-        self.interrupt = how == "INT"
+        self.how = how
         self.count = 0
 
     def step(self) -> None:
         self.count += 1
         if self.count != self.at:
             return
-        if self.interrupt:
-            os.killpg(os.getpgrp(), signal.SIGINT)
-            _checkpoint()  # a Python call: its handler runs, and KeyboardInterrupt rises, right here
+        if self.how in ("INT", "TERM"):
+            if self.how == "INT":
+                os.killpg(os.getpgrp(), signal.SIGINT)
+            else:
+                os.kill(os.getpid(), signal.SIGTERM)
+            _checkpoint()  # a Python call: its handler runs, and the exception rises, right here
         else:
             os.kill(os.getpid(), signal.SIGKILL)

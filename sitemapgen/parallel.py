@@ -15,18 +15,21 @@ Without fork (Windows), everything runs in this process.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
+import resource
 import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from .errors import SitemapgenError
+from .errors import EnvironmentFailure
 
 BATCH = 512  # items per batch: what callers should aim for
 INLINE = 2_048  # items done in this process before workers are started
@@ -38,6 +41,25 @@ C = TypeVar("C")
 
 _FUNCTION: Callable[[Any], Any] | None = None  # what forked workers inherit and run
 _PR_SET_PDEATHSIG = 1
+_POLL = 1.0  # seconds between checks that the pool is still alive, while waiting on it
+_FDS_PER_WORKER = 3  # the ends of two pipes the pool keeps per worker, plus one while forking
+_FDS_SPARE = 32  # for the build's own files: a page, a chunk, the index, the store, the journal
+
+
+def worker_limit() -> tuple[int, int]:
+    """(the most workers the open-file limit leaves room for, that limit).
+
+    Each worker costs the pool descriptors in this process; past the limit,
+    starting one fails half-way and the pool waits forever.
+    """
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 1 << 16, soft
+    try:
+        in_use = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        in_use = 16
+    return max(1, (soft - in_use - _FDS_SPARE) // _FDS_PER_WORKER), soft
 
 
 def can_fork() -> bool:
@@ -46,10 +68,19 @@ def can_fork() -> bool:
 
 
 def _worker_init(parent: int) -> None:
-    """Ctrl-C reaches the whole process group: the parent handles it and shuts the
-    workers down, so they must not each print a traceback. On Linux a worker also
-    dies with its parent, even by SIGKILL, instead of running on, orphaned."""
+    """Ctrl-C (and a SIGTERM sent to the group) reaches every process: the parent
+    handles it and shuts the workers down, so they must not each print a
+    traceback. A worker holds nothing of the caller's: its stdin, stdout and
+    stderr are /dev/null (its errors travel back to the parent as exceptions),
+    so a pipe the caller reads closes when the parent exits. On Linux a worker
+    also dies with its parent, even by SIGKILL, instead of running on, orphaned
+    (the output directory's lock is closed at fork, see `outdir`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -90,19 +121,81 @@ def ordered_map(
         jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init, initargs=(os.getpid(),)
     )
     pending: deque[tuple[C, Future[list[R]]]] = deque()
+    finished = False
+    previous_hook = threading.excepthook
+    threading.excepthook = _quiet_pool_threads(previous_hook)
     try:
         for items, context in tasks:
-            pending.append((context, pool.submit(_run, items)))
+            pending.append((context, _submit(pool, items)))
             while len(pending) >= AHEAD * jobs:
                 done, future = pending.popleft()
-                yield future.result(), done
+                yield _result(pool, future), done
         while pending:
             done, future = pending.popleft()
-            yield future.result(), done
+            yield _result(pool, future), done
+        finished = True
     except BrokenProcessPool as e:
-        raise SitemapgenError(
+        raise EnvironmentFailure(
             "a worker process died (out of memory?); nothing new was published. Try again, or with --jobs 1"
         ) from e
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        _shut_down(pool, wait=finished)
+        threading.excepthook = previous_hook
         _FUNCTION = None
+
+
+def _quiet_pool_threads(
+    previous: Callable[[threading.ExceptHookArgs], Any],
+) -> Callable[[threading.ExceptHookArgs], Any]:
+    """A hook that keeps the pool's threads from printing a traceback when the machine fails them
+    (`_result` turns it into one line); any other thread's exception is printed as before."""
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if isinstance(args.exc_value, RuntimeError | MemoryError):
+            return
+        previous(args)
+
+    return hook
+
+
+def _result(pool: ProcessPoolExecutor, future: Future[list[R]]) -> list[R]:
+    """The future's result; an error, not a wait forever, if the pool's own thread has died
+    (it does when it cannot start a thread of its own: no memory left for the stack)."""
+    while True:
+        try:
+            return future.result(timeout=_POLL)
+        except TimeoutError:
+            manager = getattr(pool, "_executor_manager_thread", None)  # not public: best effort
+            if manager is not None and not manager.is_alive() and not future.done():
+                raise EnvironmentFailure(
+                    "the worker pool stopped (out of memory?); nothing new was published. Try --jobs 1"
+                ) from None
+
+
+def _submit(pool: ProcessPoolExecutor, items: Sequence[Any]) -> Future[list[Any]]:
+    """Hand a batch to the pool; the pool's own thread that cannot start (no memory left for
+    its stack) is the machine failing, not a bug."""
+    try:
+        return pool.submit(_run, items)
+    except BrokenProcessPool:  # a RuntimeError too: a worker died, said by the caller
+        raise
+    except RuntimeError as e:
+        raise EnvironmentFailure(
+            f"cannot start the worker pool ({e}: out of memory?); nothing new was published. Try --jobs 1"
+        ) from e
+
+
+def _shut_down(pool: ProcessPoolExecutor, *, wait: bool) -> None:
+    """Shut the pool down; after a failure, without waiting on workers that may never answer
+    (a pool whose thread never started), by killing them."""
+    if wait:
+        pool.shutdown(wait=True, cancel_futures=True)
+        return
+    processes = dict(getattr(pool, "_processes", None) or {})  # not public: best effort
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
+    for process in processes.values():
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            process.join(5)

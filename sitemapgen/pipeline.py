@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Iterator
 from .config import Config
 from .decide import Decider, Listed, Outcome
 from .entry import Row
-from .parallel import BATCH, can_fork, ordered_map
+from .parallel import BATCH, can_fork, ordered_map, worker_limit
 from .skips import Skip
 from .walk import Candidate, Walk
 
@@ -37,6 +37,11 @@ class Pipeline:
         self.warn = warn
         self.decider = Decider(config, warn=warn, dry_run=dry_run)
         self.jobs = (config.jobs or os.cpu_count() or 1) if can_fork() else 1
+        if self.jobs > 1:
+            limit, soft = worker_limit()
+            if self.jobs > limit:
+                warn(f"--jobs {self.jobs}: the open-file limit ({soft}) leaves room for {limit}; using {limit}")
+                self.jobs = limit
         self.sources_used: Counter[str] = Counter()  # lastmod source -> pages `rows` listed with it
 
     def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:

@@ -205,3 +205,56 @@ HEAD_SITE: dict[str | bytes, str | bytes] = {
         '<link rel="alternate" hreflang="x-default" href="/en/">',
     ),
 }
+
+
+NOBODY = 65534
+
+
+def run_unprivileged(argv: list[str], reach: list[Path]) -> tuple[int, str]:
+    """`sitemapgen ARGV` in a forked child as a user meets file modes: as nobody when the tests
+    run as root (root ignores modes), else as the current user. Every directory on the way to
+    each of `reach` is opened for it to pass through (only test temporaries are touched).
+    Returns (exit code, stderr and stdout)."""
+    from sitemapgen.cli import main
+
+    if os.geteuid() == 0:
+        for target in reach:
+            for directory in [target, *target.parents]:
+                if directory == Path("/"):
+                    break
+                os.chmod(directory, os.stat(directory).st_mode | 0o005)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 99
+        try:
+            os.close(read)
+            if os.geteuid() == 0:
+                # Import what the command will, while the interpreter's own files (which may
+                # sit under /root) can still be read.
+                sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
+                main([argv[0], "--help"])
+                os.setgroups([])
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+            sys.stdout = sys.stderr = open(write, "w", encoding="utf-8")
+            code = main(argv)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()  # into the pipe: the test shows it
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    os.close(write)
+    with open(read, encoding="utf-8") as output:
+        text = output.read()
+    _, status = os.waitpid(child, 0)
+    return os.waitstatus_to_exitcode(status), text
+
+
+def error_line(err: str) -> str:
+    """The one line of error stderr holds (asserted: exactly one, and nothing else), without "error: "."""
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
+    return err[len("error: ") : -1]

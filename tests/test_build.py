@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 import sitemapgen
+import sitemapgen.cli
 from sitemapgen import ChangeFreq, Config, Rule, SkipReason
 from sitemapgen.faults import FAULT_ENV
+from sitemapgen.writer import read_published
 
 from .helpers import html, locs, make_tree, output_files, published
 
@@ -170,6 +172,47 @@ def test_ctrl_c_with_workers_is_quiet_and_publishes_nothing_half_done(ram_tmp: P
     assert last == "interrupted"  # and no traceback, from it or its workers: only the pages' own warnings
     assert all(line.startswith("warning: ") and "hreflang link ignored" in line for line in warnings), warnings
     assert not out.exists()  # it created the directory, and removed it again, empty
+
+
+@pytest.mark.parametrize(
+    ("fault", "code", "last"),
+    [
+        pytest.param("40:TERM", 143, "terminated", id="sigterm-to-the-process"),
+        pytest.param("40", -9, None, id="sigkill-to-the-process"),
+    ],
+)
+def test_a_signal_mid_build_leaves_no_worker_no_lock_and_no_litter(
+    ram_tmp: Path, fault: str, code: int, last: str | None
+) -> None:
+    """`kill PID` (or SIGKILL) while workers run: the old set stays whole; the caller's pipes close
+    when the process ends (no worker keeps them); the lock is free at once; nothing is left behind."""
+    root = _big_site(ram_tmp / "site", 6_000)
+    out = ram_tmp / "out"
+    args = ["build", str(root), "--base-url", "https://example.com/", "--out", str(out)]
+    args += ["--max-urls-per-sitemap", "100", "--jobs", "2", "--quiet"]
+    sitemapgen.cli.main(args)
+    before = output_files(out)
+    for path in list(root.rglob("p1*.html")):
+        os.utime(path, (1_700_000_000, 1_700_000_000))  # a new generation to write
+    with subprocess.Popen(
+        [sys.executable, "-m", "sitemapgen", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, FAULT_ENV: fault},
+    ) as killed:
+        err = killed.stderr.read() if killed.stderr else ""  # EOF: every holder of the pipe is gone
+        assert killed.wait(timeout=30) == code, err
+    if last is not None:
+        assert err.splitlines()[-1] == last
+    assert "Traceback" not in err
+    after = output_files(out)
+    listed = ["sitemap.xml", *read_published(out)]
+    assert {name: after[name] for name in listed} == before  # the old set, whole
+    if code != -9:  # it cleaned up itself: no new chunk, no temp file, no journal
+        assert sorted(os.listdir(out)) == sorted(listed)
+    assert sitemapgen.cli.main(args) == 0  # the lock went with the process
+    assert sorted(os.listdir(out)) == sorted(["sitemap.xml", *read_published(out)])  # the journal tidied up
 
 
 def _dies(batch: object) -> object:

@@ -5,28 +5,35 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote, unquote_to_bytes, urlsplit
 
 import pytest
 
 import sitemapgen
+from sitemapgen.writer import read_published
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import (
     HEAD_SITE,
+    error_line,
     fetch,
     head,
     html,
     index_paths,
     locs,
+    make_tree,
     output_files,
     published,
     read_chunk,
     read_index,
+    run_unprivileged,
     static_server,
 )
 
@@ -407,7 +414,8 @@ def test_usage_errors_exit_2_without_traceback(site: SiteFactory, cli: CliRunner
     for args in (["build", root, "--nope"], ["build"], ["frobnicate"], ["build", root, "--url-style", "pretty"]):
         run = cli(*args)
         assert run.code == 2, args
-        assert "Traceback" not in run.err
+        assert error_line(run.err).startswith("sitemapgen")  # not typer's five-line box
+        assert "--help)" in run.err
     assert sorted(p.name for p in root.iterdir()) == ["a.html"]
 
 
@@ -737,3 +745,154 @@ def test_odd_names_stay_on_one_line_in_list_and_warnings(site: SiteFactory, cli:
     assert "warning: broken\\nlink.html: skipped, broken symlink\n" in run.err
     rows = [json.loads(line) for line in cli("list", root, "--base-url", BASE, "--json").out.splitlines()]
     assert [r["file"] for r in rows] == ["new\nline.html", "raw\\xff.html", "tab\there.html"]
+
+
+def _readonly_out(root: Path) -> list[str]:
+    out = root.parent / "out"
+    out.mkdir()
+    return ["--out", str(out)]
+
+
+def _out_under_readonly(root: Path) -> list[str]:
+    (root.parent / "ro").mkdir()
+    return ["--out", str(root.parent / "ro" / "out")]
+
+
+def _readonly_docroot_robots(root: Path) -> list[str]:
+    out = root.parent / "out"
+    out.mkdir()
+    os.chmod(out, 0o777)
+    return ["--out", str(out), "--robots-txt", "create"]
+
+
+def _unwritable_store(root: Path) -> list[str]:
+    out = root.parent / "out"
+    out.mkdir()
+    os.chmod(out, 0o777)
+    (root.parent / "ro").mkdir()
+    return ["--out", str(out), "--lastmod", "content", "--state-file", str(root.parent / "ro" / "state.sqlite")]
+
+
+@pytest.mark.parametrize(
+    ("setup", "said"),
+    [
+        pytest.param(
+            _readonly_out, "out/.sitemapgen-journal: cannot create the journal: Permission denied", id="ro-out"
+        ),
+        pytest.param(_out_under_readonly, "--out: cannot create", id="out-under-ro"),
+        pytest.param(_readonly_docroot_robots, "robots.txt: cannot write: Permission denied", id="ro-docroot-robots"),
+        pytest.param(_unwritable_store, "state.sqlite: cannot open the lastmod state store", id="ro-store"),
+    ],
+)
+def test_what_the_machine_refuses_is_one_line_and_exit_3(
+    tmp_path: Path, setup: Callable[[Path], list[str]], said: str
+) -> None:
+    """Permissions as an unprivileged user meets them (the tests drop to nobody when run as root)."""
+    root = make_tree(tmp_path / "site", {"a.html": html(), "b.html": html()})
+    extra = setup(root)
+    code, err = run_unprivileged(["build", str(root), "--base-url", BASE, *extra], [root, tmp_path])
+    assert code == 3, err
+    assert said in error_line(err)
+    assert "Traceback" not in err
+    assert sorted(p.name for p in root.iterdir()) == ["a.html", "b.html"]
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".") or p.suffix == ".tmp"]
+    out = tmp_path / "out"
+    if out.is_dir():  # only where the sitemaps were published before robots.txt failed: whole
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            [*(["sitemap.xml"] if (out / "sitemap.xml").exists() else []), *read_published(out)]
+        )
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)  # no writer: a blocking read would wait forever
+
+
+@pytest.mark.parametrize(
+    ("files", "args", "said"),
+    [
+        pytest.param(
+            {}, ["--state-file", ""], "--state-file: must be a file path, got the directory '.'", id="state-empty"
+        ),
+        pytest.param(
+            {}, ["--state-file", "{root}"], "--state-file: must be a file path, got the directory", id="state-dir"
+        ),
+        pytest.param(
+            {"c.toml": 'base_url = "https://example.com/"\nstate_file = "a\\u0000b"\n'},
+            ["--config", "{root}/c.toml"],
+            "state_file: must be a file path, got 'a\\x00b'",
+            id="state-nul",
+        ),
+        pytest.param(
+            {"c.toml": 'base_url = "https://example.com/"\n"bad\\nkey" = 1\n'},
+            ["--config", "{root}/c.toml"],
+            "'bad\\nkey': unknown key",
+            id="key-with-a-newline",
+        ),
+        pytest.param({"c.toml": _fifo}, ["--config", "{root}/c.toml"], "not a regular file", id="config-fifo"),
+        pytest.param(
+            {".sitemapignore": _fifo}, [], ".sitemapignore: cannot read: not a regular file", id="ignore-fifo"
+        ),
+    ],
+)
+def test_hostile_input_is_one_line_exit_2_and_nothing_written(
+    site: SiteFactory, cli: CliRunner, files: dict[str, str | Callable[[Path], None]], args: list[str], said: str
+) -> None:
+    root = site({"a.html": html()})
+    for name, content in files.items():
+        if callable(content):
+            content(root / name)
+        else:
+            (root / name).write_text(content)
+    before = sorted(p.name for p in root.iterdir())
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "content", *(a.format(root=root) for a in args))
+    assert run.code == 2, run.err
+    assert said in error_line(run.err)
+    assert sorted(p.name for p in root.iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        pytest.param(MemoryError(), "error: out of memory (try --jobs 1", id="memory"),
+        pytest.param(OSError(5, "Input/output error", "/x/y.html"), "error: /x/y.html: Input/output error", id="eio"),
+        pytest.param(OSError(28, "No space left on device"), "error: No space left on device", id="enospc"),
+    ],
+)
+def test_the_machine_failing_anywhere_is_one_line_exit_3(
+    site: SiteFactory, cli: CliRunner, monkeypatch: pytest.MonkeyPatch, error: BaseException, said: str
+) -> None:
+    root = site({"a.html": html()})
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr("sitemapgen.cli.run_build", failing)
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 3
+    assert error_line(run.err).startswith(said.removeprefix("error: "))
+
+
+def test_sigterm_exits_143(site: SiteFactory, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = site({"a.html": html()})
+
+    def terminated(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler interrupts this
+
+    monkeypatch.setattr("sitemapgen.cli.run_build", terminated)
+    run = cli("build", root, "--base-url", BASE)
+    assert (run.code, run.err) == (143, "terminated\n")
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # given back
+
+
+def test_jobs_beyond_the_open_file_limit_are_bounded(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "site", {f"d{i // 500}/p{i}.html": html() for i in range(3_000)})
+    code = (
+        "import resource, sys; from sitemapgen.cli import main;"
+        " resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48));"
+        f" sys.exit(main(['build', {str(root)!r}, '--base-url', {BASE!r}, '--jobs', '64', '--quiet']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("warning: --jobs 64: the open-file limit (48) leaves room for "), done.stderr
+    assert len(locs(root, BASE)) == 3_000

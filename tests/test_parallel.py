@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.errors import SitemapgenError
+from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.parallel import INLINE, ordered_map
 
 
@@ -85,3 +85,20 @@ def test_workers_die_with_a_killed_parent() -> None:
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.005)
     assert not [pid for pid in workers if _alive(pid)]
+
+
+def _no_thread(self: object) -> None:
+    raise RuntimeError("can't start new thread")  # what a small address-space limit does
+
+
+def test_a_pool_whose_thread_cannot_start_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a small memory limit the pool's own thread dies starting its queue's thread: the
+    map must say so at once, print no traceback, and leave no worker behind."""
+    import multiprocessing.queues
+
+    monkeypatch.setattr(multiprocessing.queues.Queue, "_start_thread", _no_thread)
+    started = time.monotonic()
+    with pytest.raises(EnvironmentFailure, match="the worker pool stopped"):
+        list(ordered_map(_square, _tasks(20, 512), jobs=2))
+    assert time.monotonic() - started < 15
+    assert multiprocessing.active_children() == []
