@@ -133,7 +133,8 @@ _RULE_KEYS = ("pattern", "priority", "changefreq")
 def unknown_key(key: str, known: Sequence[str], where: str) -> ConfigError:
     hint = difflib.get_close_matches(key, known, n=1)
     suggestion = f" (did you mean {hint[0]!r}?)" if hint else f" (known keys: {', '.join(known)})"
-    return ConfigError(f"{where}{key}", f"unknown key{suggestion}")
+    shown = key if key.isprintable() else repr(key)  # a newline in a quoted key must not split the line
+    return ConfigError(f"{where}{shown}", f"unknown key{suggestion}")
 
 
 def _table(value: object, where: str, keys: Sequence[str], required: Sequence[str]) -> Mapping[str, Any]:
@@ -237,6 +238,15 @@ def _tables(value: object, key: str, convert: Callable[[object, int], _T]) -> tu
     return tuple(convert(item, i) for i, item in enumerate(value))
 
 
+def _check_file_path(value: object, key: str) -> Path:
+    """A path a file can be made at: not empty, no NUL, not a directory ("" from a flag is ".")."""
+    if not isinstance(value, str | Path) or not str(value) or "\x00" in str(value):
+        raise ConfigError(key, f"must be a file path, got {value!r}")
+    if Path(value).is_dir():
+        raise ConfigError(key, f"must be a file path, got the directory {str(value)!r}")
+    return Path(value)
+
+
 def _check_regexes(value: object, key: str) -> tuple[str, ...]:
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise ConfigError(key, f"must be a list of regular expressions, got {value!r}")
@@ -306,9 +316,7 @@ class Config:
         put(self, "lastmod", _lastmod_chain(self.lastmod, read_heads=self.read_heads))
         put(self, "git_sources", _tables(self.git_sources, "git_sources", _git_source_from))
         if self.state_file is not None:
-            if not isinstance(self.state_file, str | Path) or not str(self.state_file):
-                raise ConfigError("state_file", f"must be a file path, got {self.state_file!r}")
-            put(self, "state_file", Path(self.state_file))
+            put(self, "state_file", _check_file_path(self.state_file, "state_file"))
         put(self, "content_ignore", _check_regexes(self.content_ignore, "content_ignore"))
         if self.jobs is not None:
             _check_int(self.jobs, "jobs", 1, 256)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .config import Config, unknown_key
 from .errors import ConfigError
+from .safeio import read_regular
 
 CONFIG_FILE = "sitemapgen.toml"
 PYPROJECT_FILE = "pyproject.toml"
@@ -48,10 +49,12 @@ def read_config_file(path: Path, *, pyproject: bool | None = None) -> ConfigFile
     if pyproject is None:
         pyproject = path.name == PYPROJECT_FILE
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path).decode("utf-8")
     except FileNotFoundError as e:
         raise ConfigError("", "no such config file", source=str(path)) from e
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        raise ConfigError("", f"cannot read config file: {e.strerror or e}", source=str(path)) from e
+    except UnicodeDecodeError as e:
         raise ConfigError("", f"cannot read config file: {e}", source=str(path)) from e
     try:
         data = tomllib.loads(text)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pathspec
 
 from .errors import ConfigError, DocrootError
+from .safeio import read_regular
 from .skips import Skip, SkipReason
 from .urls import INDEX_NAMES, PAGE_SUFFIXES, UrlStyle, url_name
 
@@ -46,10 +47,12 @@ def read_ignore_file(docroot: Path) -> list[str]:
     """The patterns of the docroot's ``.sitemapignore``, checked line by line."""
     path = docroot / IGNORE_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return []
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        raise ConfigError("", f"cannot read: {e.strerror or e}", source=str(path)) from e
+    except UnicodeDecodeError as e:
         raise ConfigError("", f"cannot read: {e}", source=str(path)) from e
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
