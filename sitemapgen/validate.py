@@ -42,7 +42,8 @@ _RAW_LOC = re.compile(rb"<loc>([^<]*)</loc>")
 #: How deep indexes may list indexes. The protocol does not say (Google reads no nested index at
 #: all); a bound keeps a long chain of distinct files from exhausting the stack.
 MAX_INDEX_DEPTH = 8
-_CHUNK = 1 << 16
+#: Bytes of a gzip file inflated at a time: deflate expands at most 1,032:1, so about 1 MiB.
+_CHUNK = 1 << 10
 _GZIP_MAGIC = b"\x1f\x8b"
 # As safeio.open_regular, which has no dir_fd: never wait on a FIFO; the kind is checked after open.
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
@@ -57,8 +58,6 @@ _KINDS = (
 )
 #: Read failures that are the machine's, not the file's: exit 3, not a Problem.
 _MACHINE_ERRNOS = frozenset({errno.EIO, errno.ENOMEM, errno.ENFILE, errno.EMFILE, errno.ENOBUFS})
-#: What libxml2 says when entities expand past its limits (billion laughs).
-_ENTITY_ERRORS = frozenset({etree.ErrorTypes.ERR_ENTITY_LOOP, etree.ErrorTypes.ERR_RESOURCE_LIMIT})
 _ZLIB_REASONS = {
     "incorrect data check": "its CRC-32 does not match its data",
     "incorrect length check": "its length trailer does not match its data",
@@ -160,22 +159,32 @@ def _identity(f: io.BufferedReader) -> tuple[int, int]:
 def _read_limited(f: io.BufferedReader, limit: int) -> bytes:
     """The content, gunzipped if it is gzip; `_Unreadable` as soon as it passes `limit` bytes.
 
-    At most `limit` + 1 bytes are read or inflated, so neither a huge file nor
-    a gzip bomb is held in memory.
+    A plain file is read to `limit` + 1 bytes at most, a gzip file inflated to
+    about a MiB past the limit at most, so neither a huge file nor a gzip bomb
+    is held in memory.
     """
-    data = _gunzip(f, limit) if f.peek(2)[:2] == _GZIP_MAGIC else f.read(limit + 1)
+    if f.peek(2)[:2] == _GZIP_MAGIC:
+        return _gunzip(f, limit)
+    data = f.read(limit + 1)
     if len(data) > limit:
-        raise _Unreadable(f"larger than {limit:,} bytes uncompressed")
-    return bytes(data)  # a copy only of a gunzipped file, and only of one within the limit
+        raise _too_large(limit)
+    return data
 
 
-def _gunzip(f: io.BufferedReader, limit: int) -> bytearray:
-    """Inflate every gzip member of `f`, each checked to its CRC and length; at most `limit` + 1 bytes.
+def _too_large(limit: int) -> _Unreadable:
+    return _Unreadable(f"larger than {limit:,} bytes uncompressed")
+
+
+def _gunzip(f: io.BufferedReader, limit: int) -> bytes:
+    """Inflate every gzip member of `f`, each checked to its CRC and length, to at most `limit` bytes.
 
     What follows a member must be another member: trailing garbage, even
-    zeros, is corrupt, as a strict client (Go's gzip reader) finds it.
+    zeros, is corrupt, as a strict client (Go's gzip reader) finds it. Input
+    goes in small chunks, so a bomb is stopped about a MiB past the limit, and
+    the pieces are joined only when all is read.
     """
-    out = bytearray()
+    pieces: list[bytes] = []
+    size = 0
     member = 1
     inflater = zlib.decompressobj(wbits=31)  # gzip framing: zlib checks the CRC-32 and ISIZE trailer
     data = b""
@@ -184,17 +193,19 @@ def _gunzip(f: io.BufferedReader, limit: int) -> bytearray:
             if inflater.eof:
                 data = inflater.unused_data or f.read(_CHUNK)
                 if not data:
-                    return out
+                    return b"".join(pieces)
                 member += 1
                 inflater = zlib.decompressobj(wbits=31)
             elif not data:
                 data = f.read(_CHUNK)
                 if not data:
                     raise _Unreadable(f"truncated gzip: member {member} ends before its CRC and length trailer")
-            out += inflater.decompress(data, limit + 1 - len(out))
-            if len(out) > limit:
-                return out
-            data = inflater.unconsumed_tail
+            piece = inflater.decompress(data)  # all of it: no output is left pending in zlib
+            size += len(piece)
+            if size > limit:
+                raise _too_large(limit)
+            pieces.append(piece)
+            data = b""
     except zlib.error as e:
         reason = str(e).rpartition(": ")[2]  # "Error -3 while decompressing data: incorrect data check"
         raise _Unreadable(f"corrupt gzip: member {member}: {_ZLIB_REASONS.get(reason, reason)}") from e
@@ -276,6 +287,17 @@ def _unservable(segments: Sequence[str]) -> str | None:
             if ch in name:
                 return f"has {ch!r} inside a segment (percent-encoded or not)"
     return None
+
+
+def _is_entity_expansion(error: etree._LogEntry) -> bool:
+    """Whether libxml2 stopped because entities expanded past its limits (billion laughs).
+
+    Its other resource limits (a token over 10,000,000 bytes) are a plain
+    syntax error, so the message is read too.
+    """
+    if error.type == etree.ErrorTypes.ERR_ENTITY_LOOP:
+        return True
+    return error.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT and "entity" in error.message.lower()
 
 
 def _unsafe_dtd(root: etree._Element) -> str | None:
@@ -374,7 +396,7 @@ class _Validator:
         try:
             root = etree.fromstring(data, parser)
         except etree.XMLSyntaxError as e:
-            if any(error.type in _ENTITY_ERRORS for error in e.error_log):
+            if any(_is_entity_expansion(error) for error in e.error_log):
                 self.problem(path, None, _NO_ENTITIES)  # expansion past libxml2's limits: billion laughs
             else:
                 self.problem(path, e.lineno, f"not well-formed XML (unescaped & or <?): {e.msg}")
