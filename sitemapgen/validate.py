@@ -5,8 +5,8 @@ raised, so one run reports everything wrong with a set of files. The XSDs are
 the official ones, shipped in the package, so this works offline.
 
 The files may come from anywhere, so reading them is guarded. A file is read
-only to the protocol's size limit plus one byte (a gzip bomb is inflated no
-further), and every gzip member is checked to its CRC and length trailer. A
+only to the protocol's size limit plus one byte (a gzip bomb is inflated about
+a MiB further), and every gzip member is checked to its CRC and length trailer. A
 FIFO or a directory is refused without waiting on it. Entity declarations are
 refused, so nothing is expanded, read or fetched. An index can make us read
 only files below its own directory, never through a symlink out of it, each
@@ -39,8 +39,8 @@ _URI_CHARS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*$")
 _BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _RAW_LOC = re.compile(rb"<loc>([^<]*)</loc>")
 
-#: How deep indexes may list indexes. The protocol does not say (Google reads no nested index at
-#: all); a bound keeps a long chain of distinct files from exhausting the stack.
+#: How deep indexes may list indexes. The protocol does not say (Google has said it follows no
+#: nested index); a bound keeps a long chain of distinct files from exhausting the stack.
 MAX_INDEX_DEPTH = 8
 #: Bytes of a gzip file inflated at a time: deflate expands at most 1,032:1, so about 1 MiB.
 _CHUNK = 1 << 10
