@@ -248,7 +248,10 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
 
 @app.command("validate")
 def validate_command(
-    paths: Annotated[list[Path], typer.Argument(help="Sitemap files or indexes, gzipped or not.")],
+    paths: Annotated[
+        # readable=False: a file that cannot be read is a problem `validate` reports (exit 1), not a usage error
+        list[Path], typer.Argument(help="Sitemap files or indexes, gzipped or not.", readable=False)
+    ],
     *,
     base_url: Annotated[
         str | None,

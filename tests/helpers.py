@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import zlib
@@ -234,6 +235,16 @@ def run_unprivileged(argv: list[str], reach: list[Path]) -> tuple[int, str]:
                 # sit under /root) can still be read.
                 sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
                 main([argv[0], "--help"])
+                import sitemapgen.check  # noqa: F401  (a command's own lazy import)
+
+                with tempfile.TemporaryDirectory() as scratch:  # validate loads its schemas lazily
+                    sample = Path(scratch, "s.xml")
+                    sample.write_text(
+                        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                        "<url><loc>https://example.com/</loc></url></urlset>"
+                    )
+                    main(["validate", str(sample)])
+
                 os.setgroups([])
                 os.setgid(NOBODY)
                 os.setuid(NOBODY)

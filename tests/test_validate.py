@@ -28,7 +28,7 @@ from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.validate import MAX_INDEX_DEPTH, Report, _resolved, _segments, validate
 
 from .conftest import BASE, CliRunner, SiteFactory
-from .helpers import html, make_tree
+from .helpers import html, make_tree, run_unprivileged
 
 URLSET = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{}</urlset>\n'
 
@@ -735,3 +735,17 @@ def test_paths_resolve_as_urljoin_resolves_them(segments: list[str]) -> None:
     path = "/" + "/".join(segments)
     expected = urlsplit(urljoin("https://example.com/x/", unquote(path))).path
     assert "/".join(_resolved(_segments("https://example.com" + path))) == expected
+
+
+@pytest.mark.parametrize("listed", [False, True], ids=["named", "listed"])
+def test_validate_cli_says_an_unreadable_file_is_a_problem(tmp_path: Path, listed: bool) -> None:
+    """As an unprivileged user meets file modes (nobody, when the tests run as root)."""
+    path = tmp_path / "x.xml"
+    path.write_text(GOOD)
+    path.chmod(0)
+    if listed:
+        (tmp_path / "sitemap.xml").write_text(_index("https://example.com/x.xml"))
+    code, output = run_unprivileged(["validate", str(tmp_path / "sitemap.xml" if listed else path)], [tmp_path])
+    assert code == 1, output
+    assert f"{path}: cannot read: Permission denied\n" in output
+    assert "Traceback" not in output
