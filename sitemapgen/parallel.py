@@ -68,15 +68,19 @@ def can_fork() -> bool:
 
 
 def _worker_init(parent: int) -> None:
-    """Ctrl-C (and a SIGTERM sent to the group) reaches every process: the parent
-    handles it and shuts the workers down, so they must not each print a
-    traceback. A worker holds nothing of the caller's: its stdin, stdout and
-    stderr are /dev/null (its errors travel back to the parent as exceptions),
-    so a pipe the caller reads closes when the parent exits. On Linux a worker
-    also dies with its parent, even by SIGKILL, instead of running on, orphaned
-    (the output directory's lock is closed at fork, see `outdir`)."""
+    """Ctrl-C reaches every process of the group: the parent handles it and shuts
+    the workers down, so they must not each print a traceback. SIGTERM gets its
+    default action back (the parent's handler is inherited at fork): a worker
+    dies of it at once and quietly, which is how the pool itself stops workers
+    when it breaks (`Process.terminate`); a worker that ignored it would be
+    waited for forever. A worker holds nothing of the caller's: its stdin,
+    stdout and stderr are /dev/null (its errors travel back to the parent as
+    exceptions), so a pipe the caller reads closes when the parent exits. On
+    Linux a worker also dies with its parent, even by SIGKILL, instead of
+    running on, orphaned (the output directory's lock is closed at fork, see
+    `outdir`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -192,10 +196,10 @@ def _shut_down(pool: ProcessPoolExecutor, *, wait: bool) -> None:
         pool.shutdown(wait=True, cancel_futures=True)
         return
     processes = dict(getattr(pool, "_processes", None) or {})  # not public: best effort
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes.values():
-        with contextlib.suppress(OSError, ValueError):
+    for process in processes.values():  # first: the pool's own clean-up may be joining them
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
     for process in processes.values():
         with contextlib.suppress(OSError, ValueError, AssertionError):
             process.join(5)
