@@ -9,7 +9,6 @@ listing is held in memory. Anything it passes over is reported through
 
 from __future__ import annotations
 
-import operator
 import os
 import stat
 import sys
@@ -136,8 +135,8 @@ class Walk:
         if targets is None:
             pending = [""]
             while pending:
-                found, subdirs = self.list_directory(pending.pop())
-                yield from found
+                subdirs: list[str] = []
+                yield from self.list_directory(pending.pop(), subdirs)
                 pending.extend(reversed(subdirs))
             return
         wanted = set(targets)
@@ -150,33 +149,42 @@ class Walk:
 
         pending = [""]
         while pending:
-            found, subdirs = self.list_directory(pending.pop(), on_skip)
+            subdirs = []
+            found = self.list_directory(pending.pop(), subdirs, on_skip)
             yield from (candidate for candidate in found if candidate[0] in wanted)
             pending.extend(d for d in reversed(subdirs) if d in ancestors)
 
     def list_directory(
-        self, prefix: str, on_skip: Callable[[Skip], None] | None = None
-    ) -> tuple[list[Candidate], list[str]]:
-        """One directory's candidates, and its subdirectories to walk, each in walk order.
+        self, prefix: str, subdirs: list[str], on_skip: Callable[[Skip], None] | None = None
+    ) -> Iterator[Candidate]:
+        """One directory's candidates in walk order; its subdirectories to walk are appended
+        to `subdirs`, in walk order, by the time the candidates run out.
 
-        Written for speed (the one serial part of a build): entry types come from
-        the directory listing (d_type) without a stat, and assets are dropped
-        before sorting.
+        Written for speed (the one serial part of a build) and for memory (a
+        directory may hold a million pages): entry types come from the listing
+        (d_type) without a stat, assets are dropped before sorting, and each
+        entry is held as one small bytes object until it is yielded.
         """
         skip = on_skip or self._skip
+        directory = self.root + prefix[:-1] if prefix else self.root
         try:
-            listed = _listing(self.root + prefix[:-1] if prefix else self.root)
+            listed, errors = _listing(directory)
         except OSError as e:
             skip(Skip(prefix or "./", SkipReason.UNREADABLE, e.strerror or str(e)))
-            return [], []
-        # index.html, then index.htm, then the rest by raw name bytes (unique in a directory)
-        listed.sort(key=_RANK_AND_BYTES)
+            return
+        # index.html, then index.htm, then the rest by raw name bytes: the rank byte leads.
+        listed.sort(reverse=True)  # popped from the end: each entry is freed once yielded
         prune = self._prune
         style = self._url_style
-        found: list[Candidate] = []
-        subdirs: list[str] = []
+        # Of the names that share a URL, at most one has a page suffix spelled ".html": the
+        # others' URL names are all that need remembering (a few, however big the directory).
+        shared = _shareable(listed, style)
         urls: dict[str, str] = {}
-        for _, _, name, kind, item in listed:
+        fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
+        while listed:
+            item = listed.pop()
+            kind = item[-1]
+            name = item[1:-2].decode(fs_encoding, fs_errors)
             relpath = prefix + name
             if kind == _DIR:
                 pruned = prune(relpath + "/")
@@ -185,32 +193,52 @@ class Walk:
                 else:
                     subdirs.append(relpath + "/")
                 continue
-            if isinstance(item, OSError):
-                skip(Skip(relpath, SkipReason.UNREADABLE, item.strerror or str(item)))
+            if kind == _BROKEN:
+                error = errors[name]
+                skip(Skip(relpath, SkipReason.UNREADABLE, error.strerror or str(error)))
                 continue
             if kind == _OTHER_LINK:
-                if os.path.isdir(item.path):
+                if os.path.isdir(os.path.join(directory, name)):
                     skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
                 continue
-            # Only index names share a URL in the directory style; any two stems, extensionless.
-            if style is UrlStyle.EXTENSIONLESS or (style is UrlStyle.DIRECTORY and name in _INDEX_RANK):
-                first = urls.setdefault(url_name(name, style), relpath)
-                if first != relpath:
-                    skip(Skip(relpath, SkipReason.DUPLICATE_URL, first))
-                    continue
-            found.append((relpath, kind == _PAGE_LINK))
-        return found, subdirs
+            if shared is not None:
+                key = url_name(name, style) if style is not None else name
+                if key in shared:
+                    first = urls.setdefault(key, relpath)
+                    if first != relpath:
+                        skip(Skip(relpath, SkipReason.DUPLICATE_URL, first))
+                        continue
+            yield relpath, kind == _PAGE_LINK
 
 
-#: One entry of a directory that may matter: (index rank, raw name, name, kind, entry or its error).
-_Listed = tuple[int, bytes, str, int, "os.DirEntry[str] | OSError"]
+def _shareable(listed: list[bytes], style: UrlStyle | None) -> set[str] | None:
+    """The URL names (see `urls.url_name`) that two page names of a listing may share, or None
+    when no two can. Only index names share a URL in the directory style; in the extensionless
+    one, names whose stems are the same, and then all but one of them have a suffix other than
+    ".html" (".htm", ".HTML", ...): the stems of those are enough to look for."""
+    if style is UrlStyle.DIRECTORY:
+        return {""}
+    if style is not UrlStyle.EXTENSIONLESS:
+        return None
+    shared: set[str] = set()
+    for item in listed:
+        if item[-1] in (_PAGE, _PAGE_LINK) and not item.endswith(b".html\0" + bytes([item[-1]])):
+            shared.add(url_name(item[1:-2].decode(_FS_ENCODING, _FS_ERRORS), style))
+    return shared
 
 
-def _listing(directory: str) -> list[_Listed]:
-    """A directory's subdirectories, page-named files and symlinks, in no order; assets dropped."""
+def _listing(directory: str) -> tuple[list[bytes], dict[str, OSError]]:
+    """A directory's subdirectories, page-named files and symlinks, in no order; assets dropped.
+
+    Each entry is one bytes object, rank + raw name + NUL + kind, so that sorting
+    them sorts by (index rank, raw name bytes): a NUL is in no file name, so a
+    name sorts before every longer name it begins. An entry whose type cannot be
+    read is of kind `_BROKEN`, and its error is in the dict under its name.
+    """
     fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
     rank = _INDEX_RANK.get
-    listed: list[_Listed] = []
+    listed: list[bytes] = []
+    errors: dict[str, OSError] = {}
     with os.scandir(directory) as it:
         for entry in it:
             name = entry.name
@@ -225,10 +253,10 @@ def _listing(directory: str) -> list[_Listed]:
                 else:
                     continue  # an asset
             except OSError as e:
-                listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, _BROKEN, e))
-                continue
-            listed.append((rank(name, 2), name.encode(fs_encoding, fs_errors), name, kind, entry))
-    return listed
+                errors[name] = e
+                kind = _BROKEN
+            listed.append(b"%c%b\0%c" % (rank(name, 2), name.encode(fs_encoding, fs_errors), kind))
+    return listed, errors
 
 
 def _prune_default(relpath: str) -> Skip | None:
@@ -237,9 +265,6 @@ def _prune_default(relpath: str) -> Skip | None:
 
 
 _DIR, _PAGE, _PAGE_LINK, _OTHER_LINK, _BROKEN = range(5)
-
-
-_RANK_AND_BYTES = operator.itemgetter(0, 1)
 
 
 def iter_pages(

@@ -160,13 +160,14 @@ def test_every_page_has_one_outcome_in_walk_order(tmp_path: Path) -> None:
         "blog/2024/a.html": None,
         "drafts/": SkipReason.EXCLUDED_DIR,
     }
-    # A directory's own skips come as its listing is read, before its pages.
+    # Every fate comes in walk order, the walk's own skips (a duplicate URL, a pruned
+    # directory) where their names sort among the pages: the listing is consumed as it goes.
     assert list(reasons) == [
-        "index.htm",
-        "drafts/",
         "index.html",
+        "index.htm",
         "copy.html",
         "de.html",
+        "drafts/",
         "hidden.html",
         "huge.html",
         "old.html",
