@@ -21,6 +21,7 @@ import html
 import os
 import re
 
+from .safeio import open_regular
 from .signals import DECIDING_WORDS, SIGNAL_TAGS, HeadFacts, facts_from_tags
 
 DEFAULT_MAX_BYTES = 65_536
@@ -37,11 +38,12 @@ def read_head_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[byte
     """The page's bytes up to the end of its head, and whether that end was found.
 
     Reads 4 KiB first (most heads fit), then larger steps, so a short head on
-    a long page costs one small read.
+    a long page costs one small read. A page swapped for a FIFO (or anything but
+    a regular file) after the walk saw it is an OSError, never a wait.
     """
     data = b""
     step = _FIRST_READ
-    fd = os.open(path, os.O_RDONLY)
+    fd = open_regular(path)
     try:
         while len(data) < max_bytes:
             chunk = os.read(fd, min(step, max_bytes - len(data)))
@@ -229,10 +231,44 @@ def scan_tags_bs4(text: str) -> list[Tag]:
     return tags
 
 
+#: The most work (see `tangle`) a head may ask of html.parser: about 0.2 s of it.
+MAX_TANGLE = 8_000_000
+
+
+def tangle(text: str) -> int:
+    """A bound on the characters html.parser scans in `text`, beyond one pass.
+
+    html.parser looks for the end of each tag from its '<' onward, and a tag
+    left open (no '>') sends it to the end of the text, again for every '<'
+    after it: 60 KB of unclosed tags, comments or quotes cost it 2-25 s. Each
+    '<' scans at most to the next '>' (a quote or comment may carry it further,
+    but never past the last '>', after which the bound counts to the end), so
+    the sum of (the '<' of a stretch without '>') x (its length) bounds it, and
+    is linear to compute. Real heads, 1.5-15 KB, score a few thousand.
+    """
+    work = 0
+    for stretch in text.split(">"):
+        opens = stretch.count("<")
+        if opens > 1:
+            work += opens * len(stretch)
+    tail = text.rpartition(">")[2]
+    return work + tail.count("<") * len(tail)
+
+
 def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
-    """Read the signals from head text: the fast scanner where it can decide, else bs4."""
+    """Read the signals from head text: the fast scanner where it can decide, else bs4.
+
+    A head too tangled for html.parser to read in bounded time (see `tangle`)
+    is kept as saying nothing, with a problem that the build reports: no page
+    can stall a build, and none is dropped for it.
+    """
     tags = scan_tags_fast(text) if fast else None
     if tags is None:
+        work = tangle(text)
+        if work > MAX_TANGLE:
+            return HeadFacts(
+                problem=f"head too tangled to read in bounded time ({work:,} > {MAX_TANGLE:,}); read as saying nothing"
+            )
         tags = scan_tags_bs4(text)
     return facts_from_tags(tags, page_url)
 

@@ -1,13 +1,17 @@
 from __future__ import annotations
 
 import codecs
+import os
+import threading
 from pathlib import Path
 
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+from sitemapgen import head as head_module
 from sitemapgen.head import (
+    MAX_TANGLE,
     decode_head,
     may_decide,
     parse_head,
@@ -15,6 +19,7 @@ from sitemapgen.head import (
     scan_tags_bs4,
     scan_tags_fast,
     sniff_encoding,
+    tangle,
 )
 from sitemapgen.signals import DECIDING_WORDS, Alternate, HeadFacts
 from sitemapgen.urls import UrlStyle, normalize_base_url, normalize_url, page_url, url_path
@@ -480,3 +485,69 @@ def test_deciding_tags_are_the_meta_link_tags_that_may_decide(pieces: list[str])
 
     text = "".join(pieces)
     assert _deciding_tags(text) == [(n, b) for n, b in _META_LINK.findall(text) if may_decide(b)], text
+
+
+#: Heads built to be slow: html.parser rescans to the end from every '<' of a tag left
+#: open, so each of these 60 KB heads cost it 2-25 s. The canonical up front makes sure
+#: no prefilter settles the head before the parser would run.
+_TANGLED_LEAD = "<html><head><link rel=canonical href=/x>"
+_TANGLED = {
+    "unclosed-tags": "<meta name=robots " * 3_300,
+    "unclosed-lt-a": "<a" * 30_000,
+    "quote-then-lt": '<meta content="' + "<a " * 20_000,
+    "comment-then-lt": "<!--" + "<a " * 20_000,
+    "unclosed-comments": "<!--" * 15_000,
+    "unclosed-pi": "<?" * 30_000,
+    "lt-slash": "<a/" * 20_000,
+}
+
+
+@pytest.mark.parametrize("body", list(_TANGLED.values()), ids=list(_TANGLED))
+def test_a_tangled_head_is_kept_as_saying_nothing_without_parsing(
+    tmp_path: Path, body: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(text: str) -> list[tuple[str, dict[str, str]]]:
+        raise AssertionError("html.parser was handed a head it reads in quadratic time")
+
+    monkeypatch.setattr(head_module, "scan_tags_bs4", never)
+    got = read_head(write(tmp_path, (_TANGLED_LEAD + body).encode()), PAGE)
+    assert got.problem is not None
+    assert "too tangled" in got.problem
+    assert (got.noindex, got.canonical, got.alternates) == (False, None, ())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("<!-- >" * 10_000, id="comments-with-gt"),
+        pytest.param('<a b="> ' * 7_000, id="quotes-with-gt"),
+        pytest.param('<script>if (a < b && c < d) { x = "<"; }</script>' * 1_000, id="scripts-with-lt"),
+        pytest.param('<meta name="robots" content="' + '"a ' * 20_000, id="unclosed-quotes"),
+    ],
+)
+def test_odd_heads_that_parse_in_linear_time_are_still_read(body: str) -> None:
+    text = _TANGLED_LEAD + body
+    assert tangle(text) <= MAX_TANGLE
+    got = parse_head(text, PAGE)
+    assert got.canonical == "https://example.com/x"
+    assert got == parse_head(text, PAGE, fast=False)
+
+
+def test_a_page_swapped_for_a_fifo_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    """The walk saw a file; by the time the head is read it is a FIFO with no writer."""
+    fifo = tmp_path / "page.html"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | HeadFacts] = []
+
+    def read() -> None:
+        try:
+            outcome.append(read_head(str(fifo), PAGE))
+        except BaseException as e:  # handed to the test thread
+            outcome.append(e)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(10)
+    assert not reader.is_alive(), "read_head waited on a FIFO"
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], OSError)
