@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .errors import EnvironmentFailure
+from .safeio import open_regular
 
 #: How long a build waits for another process to let go of the store, in seconds.
 BUSY_TIMEOUT = 5.0
@@ -161,13 +162,43 @@ class ContentStore:
         self._db = None
 
 
+#: The piece of a page hashed at a time: a page of any size costs this much memory.
+DIGEST_PIECE = 1 << 20
+
+
 def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
-    """A hash of the page's bytes with the volatile parts (`ignore`) removed."""
-    with open(path, "rb") as f:
-        data = f.read()
+    """A hash of the page's bytes with the volatile parts (`ignore`) removed.
+
+    Streamed: the page is read `DIGEST_PIECE` bytes at a time, so a 512 MiB page
+    costs a few pieces' worth of memory (the patterns' copies), not 512 MiB.
+    With `ignore` patterns, a piece is cut after its last line end (the rest
+    starts the next piece), so a pattern matches within the lines of a piece:
+    one that spans lines may miss a match that straddles a cut, on pages of a
+    MiB or more only. A smaller page is one piece, hashed exactly as a whole.
+    Never waits on a FIFO swapped in for the page.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    with open(open_regular(path), "rb") as f:
+        carry = b""
+        while piece := f.read(DIGEST_PIECE):
+            if not ignore:
+                digest.update(piece)
+                continue
+            piece = carry + piece
+            cut = piece.rfind(b"\n") + 1 if len(piece) >= DIGEST_PIECE else len(piece)
+            if cut <= 0:
+                cut = len(piece)  # no line end in a whole piece: cut it anyway, memory stays bounded
+            carry = piece[cut:]
+            digest.update(_without(piece[:cut], ignore))
+        if carry:
+            digest.update(_without(carry, ignore))
+    return digest.digest()
+
+
+def _without(data: bytes, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
     for pattern in ignore:
         data = pattern.sub(b"", data)
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return data
 
 
 def build_time() -> datetime:

@@ -1,0 +1,78 @@
+"""The content store's hash: streamed, so a page of any size costs a bounded piece of memory."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapgen.store import DIGEST_PIECE, content_digest
+
+_VOLATILE = [re.compile(rb'<meta name="generator"[^>]*>'), re.compile(rb"\?v=[0-9a-f]{8}")]
+
+
+def _whole(data: bytes, ignore: list[re.Pattern[bytes]]) -> bytes:
+    """The digest as it was before streaming: the page read whole, every pattern removed."""
+    for pattern in ignore:
+        data = pattern.sub(b"", data)
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"<p>x</p>\n", b'<meta name="generator" content="Hugo 0.1">', b"a.css?v=0123abcd", b"\n", b"y"]
+        ),
+        max_size=60,
+    )
+)
+def test_a_page_under_a_piece_hashes_as_read_whole(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[bytes]
+) -> None:
+    data = b"".join(pieces)
+    path = tmp_path_factory.mktemp("p") / "page.html"
+    path.write_bytes(data)
+    assert content_digest(str(path), _VOLATILE) == _whole(data, _VOLATILE)
+    assert content_digest(str(path), []) == _whole(data, [])
+
+
+@pytest.mark.parametrize("ignore", [[], _VOLATILE], ids=["plain", "with-patterns"])
+def test_a_large_page_streams_in_bounded_memory(tmp_path: Path, ignore: list[re.Pattern[bytes]]) -> None:
+    line = b'<p>text a.css?v=0123abcd <meta name="generator" content="x"></p>\n'
+    data = line * (12 * DIGEST_PIECE // len(line))
+    path = tmp_path / "big.html"
+    path.write_bytes(data)
+    tracemalloc.start()
+    try:
+        got = content_digest(str(path), ignore)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * DIGEST_PIECE, f"{peak:,} bytes for a {len(data):,}-byte page"
+    assert got == _whole(data, ignore)  # no pattern here spans a line: cut at line ends, nothing is missed
+
+
+def test_a_page_swapped_for_a_fifo_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    fifo = tmp_path / "page.html"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | bytes] = []
+
+    def read() -> None:
+        try:
+            outcome.append(content_digest(str(fifo), []))
+        except BaseException as e:  # handed to the test thread
+            outcome.append(e)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(10)
+    assert not reader.is_alive(), "content_digest waited on a FIFO"
+    assert isinstance(outcome[0], OSError)
