@@ -187,8 +187,24 @@ def normalize_url(url: str) -> str:
 _NORMAL_URL = re.compile(r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*")
 
 
+#: What `normalize_url` gives for a URL that is valid by RFC 3986 (with a host name, or an
+#: IPv6 literal, and a port in range): anything else it gives is not a URL to publish.
+_VALID_URL = re.compile(
+    r"https?://(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?|\[[0-9a-f:.]+\])"
+    r"(?::[0-9]{1,5})?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*"
+    r"(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-F]{2})*)?"
+)
+
+
 def resolve_href(href: str, page_url: str) -> str | None:
-    """An href of a page's head as an absolute, normalized http(s) URL; None if it is not one."""
+    """An href of a page's head as an absolute, normalized http(s) URL; None if it is not one.
+
+    None too for what no one can fetch as written and RFC 3986 refuses: a '%'
+    that is not an escape (``%zz``), a host with a space or another character
+    no host name has, a port out of range. Such an href is never published
+    (the XSDs refuse it too), and never guessed at: which URL was meant is
+    unknown.
+    """
     href = href.strip()
     if not href:
         return None
@@ -196,8 +212,11 @@ def resolve_href(href: str, page_url: str) -> str | None:
         return href
     try:
         joined = urljoin(page_url, href)
+        parts = urlsplit(joined)
+        port = parts.port
     except ValueError:
         return None
-    if urlsplit(joined).scheme not in ("http", "https"):
+    if parts.scheme.lower() not in ("http", "https") or (port is not None and not 0 < port < 65536):
         return None
-    return normalize_url(joined)
+    url = normalize_url(joined)
+    return url if _VALID_URL.fullmatch(url) else None

@@ -253,3 +253,30 @@ def test_files_that_share_a_url_are_listed_once(
     assert [w.partition(":")[0] for w in warnings] == duplicates
     for name in duplicates:
         assert "same URL as an earlier page" in sitemapgen.explain(config, [name])[0].lines[0]
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        pytest.param('<link rel="alternate" hreflang="de" href="https://example.com/de/%zz.html">', id="bad-escape"),
+        pytest.param('<link rel="alternate" hreflang="fr" href="https://exa mple.com/fr/">', id="space-in-host"),
+        pytest.param('<link rel="alternate" hreflang="it" href="https://example.com:99999/it/">', id="port-range"),
+        pytest.param('<link rel="alternate" hreflang="nl" href="https://example.com/%">', id="lone-percent"),
+        pytest.param('<link rel="alternate" hreflang="pt" href="https://exa<mple.com/">', id="angle-in-host"),
+        pytest.param('<meta property="article:modified_time" content="2024-01-02T03:04:05+15:00">', id="offset"),
+    ],
+)
+def test_nothing_invalid_from_a_head_is_published(tmp_path: Path, tag: str) -> None:
+    """What a head says that RFC 3986 or the XSDs refuse is dropped with a warning naming the
+    page, never copied into the sitemap; the valid alternate beside it is kept."""
+    good = '<link rel="alternate" hreflang="es" href="/es/">'
+    root = make_tree(tmp_path / "site", {"index.html": f"<html><head>{tag}{good}</head><body></body></html>"})
+    warnings: list[str] = []
+    result = sitemapgen.build(
+        Config(docroot=root, base_url="https://example.com/", lastmod=("meta", "mtime")), on_warning=warnings.append
+    )
+    assert result.listed == 1
+    [url] = published(root, "https://example.com/")  # each file validated against the XSDs
+    assert url.alternates == (("es", "https://example.com/es/"),)
+    assert len(warnings) == 1
+    assert warnings[0].startswith("index.html: ")
