@@ -31,13 +31,15 @@ from .head import read_head
 from .lastmod import LastmodChain
 from .pathrules import PathRules
 from .rules import RuleSet
-from .signals import HeadFacts
-from .skips import Skip, SkipReason, display
-from .urls import MAX_URL_LENGTH, normalize_url, page_url
+from .signals import LANGUAGE, Alternate, HeadFacts
+from .skips import NoteKind, Skip, SkipReason, display
+from .urls import MAX_URL_LENGTH, normalize_url, page_url, served_files
 from .walk import Candidate, Page, page_at
 from .writer import entry_room
 
 Warn = Callable[[str], None]
+#: Says something of a listed page that the build counts and says once (`NoteKind`, example).
+Note = Callable[[NoteKind, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,7 @@ class Outcome:
     lastmod_source: str | None = None  # a `LastmodSource` value
     warnings: tuple[str, ...] = ()
     key: bytes | None = None  # set until `settle`: the lastmod source's key (content hash)
+    notes: tuple[tuple[NoteKind, str], ...] = ()  # said once for the build, counted (see `pipeline`)
 
     @property
     def listed(self) -> bool:
@@ -59,7 +62,16 @@ class Outcome:
     def __reduce__(self) -> tuple[type[Outcome], tuple[object, ...]]:
         # Sent from workers for every page `list` and `explain` ask about: a constructor
         # call pickles twice as fast as a slotted dataclass's state.
-        fields = (self.relpath, self.entry, self.row, self.skip, self.lastmod_source, self.warnings, self.key)
+        fields = (
+            self.relpath,
+            self.entry,
+            self.row,
+            self.skip,
+            self.lastmod_source,
+            self.warnings,
+            self.key,
+            self.notes,
+        )
         return Outcome, fields
 
 
@@ -77,6 +89,7 @@ class Decider:
         # A page URL is the base URL and an encoded path that normalize_url leaves as it
         # is, so its normal form is the base URL's and the same path (tested in test_decide).
         self.own_base = normalize_url(config.base_url)
+        self.own_origin = (urlsplit(self.own_base).scheme, urlsplit(self.own_base).netloc)
         self.path_rules = PathRules(config)
         self.rules = RuleSet(config.rules)
         self.sections = [
@@ -97,17 +110,20 @@ class Decider:
         if page is None:
             return Outcome(relpath, skip=skips[0])
         warnings: list[str] = []
-        entry, skip, lastmod_key, source = self._entry(page, warnings.append)
+        notes: list[tuple[NoteKind, str]] = []
+        entry, skip, lastmod_key, source = self._entry(page, warnings.append, lambda *n: notes.append(n))
         if entry is None:
             return Outcome(relpath, skip=skip, warnings=tuple(warnings))
         if lastmod_key is not None:
-            return Outcome(relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key)
+            return Outcome(
+                relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key, notes=tuple(notes)
+            )
         row = row_of(entry, self.config.lastmod_format)
-        if warnings or detail:
-            return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings))
+        if warnings or notes or detail:
+            return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings), notes=tuple(notes))
         return row, source
 
-    def _entry(self, page: Page, warn: Warn) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
+    def _entry(self, page: Page, warn: Warn, note: Note) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
         """The page's entry (or skip), and its lastmod's key and source."""
         config = self.config
         loc = page_url(config.base_url, page.relpath, config.url_style)
@@ -121,12 +137,12 @@ class Decider:
                 return None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)), None, None
             if head.problem:
                 warn(f"{display(page.relpath)}: {head.problem}")
-            skip = self._head_skip(page, loc, head, warn)
+            skip, loc = self._head_skip(page, loc, head, note)
             if skip is not None:
                 return None, skip, None, None
         lastmod, source = self.lastmod.date(page, head, warn)
         facts = self.rules.facts_for(page.relpath)
-        alternates = head.alternates if head is not None and config.hreflang else ()
+        alternates = self._cluster(page, loc, head, note) if head is not None and config.hreflang else ()
         section = (
             next((name for spec, name in self.sections if spec.match_file(page.relpath)), "") if self.sections else ""
         )
@@ -135,22 +151,77 @@ class Decider:
             return entry, None, lastmod, source
         return Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section), None, None, source
 
-    def _head_skip(self, page: Page, loc: str, head: HeadFacts, warn: Warn) -> Skip | None:
-        """What the head's signals mean for this page (noindex, canonical, redirect)."""
+    def _cluster(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Alternate, ...]:
+        """The page's hreflang alternates as a cluster Google accepts: no language with two
+        URLs (dropped, see `signals`), and the page itself among them, in its ``<html lang>``.
+        Without one, or when the cluster gives that language to another URL, which version
+        the page is cannot be told: the links are kept as the head gives them, and counted."""
+        shown = display(page.relpath)
+        for conflict in head.hreflang_conflicts:
+            note(NoteKind.HREFLANG_CONFLICT, f"{shown} names {conflict!r} more than once")
+        alternates = head.alternates
+        if not alternates:
+            return ()
+        own = self.own_base + loc[len(self.config.base_url) :]
+        if any(alternate.href == own for alternate in alternates):
+            return alternates
+        lang = head.lang
+        if lang is None or not LANGUAGE.match(lang) or any(a.hreflang.lower() == lang.lower() for a in alternates):
+            note(NoteKind.HREFLANG_NO_SELF, shown)
+            return alternates
+        note(NoteKind.HREFLANG_SELF_ADDED, f"{shown} as {lang!r}")
+        return (*alternates, Alternate(lang, own))
+
+    def _head_skip(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Skip | None, str]:
+        """What the head's signals mean for this page (not a page, noindex, redirect,
+        canonical): a skip, or None and the URL to list it under."""
         config = self.config
+        if head.fragment:
+            return Skip(page.relpath, SkipReason.FRAGMENT), loc
         if config.check_noindex and head.noindex:
-            return Skip(page.relpath, SkipReason.NOINDEX)
+            return Skip(page.relpath, SkipReason.NOINDEX), loc
         if head.refresh is None and head.canonical is None:
-            return None
+            return None, loc
         own = self.own_base + loc[len(config.base_url) :]  # normalize_url(loc), without the work
         if config.check_redirects and head.refresh is not None and head.refresh != own:
-            return Skip(page.relpath, SkipReason.REDIRECT, f"to {head.refresh}")
+            return Skip(page.relpath, SkipReason.REDIRECT, f"to {head.refresh}"), loc
         if config.check_canonical and head.canonical is not None and head.canonical != own:
-            if urlsplit(head.canonical).netloc != urlsplit(own).netloc:
-                warn(f"{display(page.relpath)}: cross-host canonical {head.canonical}; listed anyway")
-                return None
-            return Skip(page.relpath, SkipReason.CANONICAL, f"to {head.canonical}")
-        return None
+            return self._canonical(page, loc, head.canonical, note)
+        return None, loc
+
+    def _canonical(self, page: Page, loc: str, canonical: str, note: Note) -> tuple[Skip | None, str]:
+        """A canonical URL that is not the page's own, resolved against the docroot as a
+        static server would answer it (see `urls.served_files`).
+
+        Another origin: left out (for search engines the page is a duplicate of
+        a page elsewhere). This page's own file, answered directly: listed under
+        the URL it declares, the form a search engine takes (Sphinx gives
+        ``index.html`` the canonical ``/index.html``). No file at all: a search
+        engine ignores a canonical that answers 404, so the page is listed under
+        its own URL, and the note says so. Another file: left out.
+        """
+        origin = urlsplit(canonical)
+        if (origin.scheme, origin.netloc) != self.own_origin:
+            return Skip(page.relpath, SkipReason.CANONICAL_OTHER_HOST, f"to {canonical}"), loc
+        served = served_files(canonical, self.own_base, self.config.url_style)
+        if served is None:  # this host, outside the docroot's part of it
+            return Skip(page.relpath, SkipReason.CANONICAL, f"to {canonical}"), loc
+        direct = self._first_file(served.direct)
+        if direct == page.relpath:
+            declared = self.config.base_url + canonical[len(self.own_base) :]
+            return None, declared if len(declared) <= MAX_URL_LENGTH else loc
+        if direct is None:
+            redirected = self._first_file(served.redirected)
+            if redirected == page.relpath:
+                return None, loc  # its own file after a redirect: listed under the URL that answers
+            if redirected is None:
+                note(NoteKind.CANONICAL_MISSING, f"{display(page.relpath)} names {canonical}")
+                return None, loc
+        return Skip(page.relpath, SkipReason.CANONICAL, f"to {canonical}"), loc
+
+    def _first_file(self, relpaths: tuple[str, ...]) -> str | None:
+        """The first of `relpaths` that is a file in the docroot: the one a server answers with."""
+        return next((relpath for relpath in relpaths if os.path.isfile(self.root + relpath)), None)
 
     def settle(self, event: Outcome | Listed, relpath: str) -> Outcome | Listed:
         """The last of the decision, in the main process and walk order: the lastmod a

@@ -87,7 +87,10 @@ def _above(relpath: str, found: dict[str, Outcome]) -> Skip | None:
 
 def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
     shown = display(relpath)
-    notes = tuple(f"  warning: {message}" for message in outcome.warnings)
+    notes = (
+        *(f"  warning: {message}" for message in outcome.warnings),
+        *(f"  note: {kind.value}: {example}" for kind, example in outcome.notes),
+    )
     if outcome.skip is not None:
         return Explanation(relpath, False, (f"{shown}: not listed: {_reason(outcome.skip)}", *notes))
     entry = outcome.entry

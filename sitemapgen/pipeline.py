@@ -19,6 +19,7 @@ from .config import Config
 from .decide import Decider, Listed, Outcome
 from .entry import Row
 from .parallel import BATCH, can_fork, ordered_map, worker_limit
+from .report import Tally
 from .skips import Skip
 from .walk import Candidate, Walk
 
@@ -73,15 +74,27 @@ class Pipeline:
         decider = self.decider
         decide = functools.partial(decider.decide, detail=True) if detail else decider.decide
         settle = decider.settle
+        tally = Tally()
         for results, (candidates, walk_skips) in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
             at = 0
+            tally.pages += len(results)
             for i, event in enumerate(results):
                 while at < len(walk_skips) and walk_skips[at][0] <= i:
                     yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
                     at += 1
-                yield settle(event, candidates[i][0])
+                event = settle(event, candidates[i][0])
+                if type(event) is not tuple:
+                    assert isinstance(event, Outcome)
+                    for kind, example in event.notes:
+                        tally.note(kind, example)
+                    if event.skip is not None:
+                        tally.skip(event.skip)
+                yield event
             for _, skip in walk_skips[at:]:
                 yield Outcome(skip.relpath, skip=skip)
+        if targets is None:  # `explain` says each page's own notes under it
+            for line in tally.lines():
+                self.warn(line)
 
     def rows(self, on_skip: Callable[[Skip], None], on_progress: Progress | None = None) -> Iterator[Row]:
         """The rows to write, in walk order (what `build` writes). Warnings go to `warn`."""

@@ -18,6 +18,9 @@ class SkipReason(enum.Enum):
     EXCLUDED_DIR = "directories excluded by pattern"
     NOINDEX = "noindex"
     CANONICAL = "canonical elsewhere"
+    CANONICAL_OTHER_HOST = "canonical on another host"
+    ROBOTS_DISALLOWED = "disallowed by robots.txt"
+    FRAGMENT = "not pages (no doctype, html, head, body or title)"
     REDIRECT = "redirects"
     DIR_SYMLINK = "directory symlinks not followed"
     SYMLINK_OUTSIDE = "symlinks to outside the docroot"
@@ -53,11 +56,16 @@ _QUIET = frozenset(
         SkipReason.NOINDEX,
         SkipReason.CANONICAL,
         SkipReason.REDIRECT,
+        # Counted, and said once for the whole build with an example (see `pipeline.Tally`).
+        SkipReason.CANONICAL_OTHER_HOST,
+        SkipReason.FRAGMENT,
+        SkipReason.ROBOTS_DISALLOWED,  # the site's own robots.txt: its intent, counted
     }
 )
 
 _SINGULAR = {
     SkipReason.REDIRECT: "redirect",
+    SkipReason.FRAGMENT: "not a page (no doctype, html, head, body or title)",
     SkipReason.EXCLUDED_DIR: "directory excluded by pattern",
     SkipReason.DIR_SYMLINK: "directory symlink not followed",
     SkipReason.SYMLINK_OUTSIDE: "symlink to outside the docroot",
@@ -67,6 +75,26 @@ _SINGULAR = {
     SkipReason.DUPLICATE_URL: "same URL as an earlier page",
     SkipReason.ENTRY_TOO_LARGE: "entry larger than max_bytes_per_sitemap allows",
 }
+
+
+class NoteKind(enum.Enum):
+    """Something said of listed pages that is counted and said once for the whole build,
+    with an example, rather than once a page (a site's generator does it on every page)."""
+
+    #: Search engines ignore a canonical that answers 404 (Sphinx 7's dirhtml names ``/api.html``).
+    CANONICAL_MISSING = "canonical names a URL no file here answers, so it is ignored; listed under their own URL"
+    #: A theme that writes a link of the page's own language to every page of it (Zensical).
+    HREFLANG_CONFLICT = "hreflang gives one language two URLs or more: that language's links dropped"
+    #: Google asks each URL of a cluster to name every version, itself included.
+    HREFLANG_SELF_ADDED = "hreflang links do not name the page itself: added, in its <html lang>"
+    HREFLANG_NO_SELF = (
+        "hreflang links do not name the page itself, and no <html lang> says its language"
+        " (or they give it to another URL): kept as the head gives them"
+    )
+
+    def counted(self, n: int, example: str) -> str:
+        """``12 pages: <what>; e.g. api/index.html names https://example.org/api.html``."""
+        return f"{n:,} page{'s' * (n != 1)}: {self.value}; e.g. {example}"
 
 
 @dataclass(frozen=True, slots=True)

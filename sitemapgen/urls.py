@@ -8,11 +8,12 @@ in the writer, exactly once.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import os
 import re
-from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, unquote_to_bytes, urljoin, urlsplit, urlunsplit
 
 from .errors import ConfigError
 
@@ -220,3 +221,43 @@ def resolve_href(href: str, page_url: str) -> str | None:
         return None
     url = normalize_url(joined)
     return url if _VALID_URL.fullmatch(url) else None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Served:
+    """The files a static server answers a URL path with, in the order it tries them.
+
+    `direct` files answer the URL itself (200); `redirected` ones only after the
+    server redirects it (``/a`` to ``/a/`` when ``a`` is a directory): a URL that
+    redirects is never one to list.
+    """
+
+    direct: tuple[str, ...]
+    redirected: tuple[str, ...] = ()
+
+
+def served_files(url: str, base_url: str, style: UrlStyle) -> Served | None:
+    """The docroot relpaths a plain static server may answer `url` with; None when `url`
+    is not under `base_url` (another site, or a part of this host the docroot is not).
+
+    ``/a/`` is ``a/index.html`` (or ``.htm``); ``/a.html`` is ``a.html``; in the
+    extensionless style ``/a`` is ``a.html`` (or ``.htm``) too; ``/a`` is also
+    ``a/index.html`` after a redirect. The path is percent-decoded to the file
+    name's bytes; a path with a ``..`` or ``.`` segment or a NUL names no file.
+    """
+    if not url.startswith(base_url):
+        return None
+    path = urlsplit(url).path
+    base_path = urlsplit(base_url).path
+    if not path.startswith(base_path):
+        return None
+    name = os.fsdecode(unquote_to_bytes(path[len(base_path) :]))
+    segments = name.split("/")
+    if "\0" in name or ".." in segments or "." in segments or "" in segments[:-1]:
+        return Served(())
+    if name == "" or name.endswith("/"):
+        return Served(tuple(name + index for index in INDEX_NAMES))
+    direct: list[str] = [name] if is_page_name(name) else []
+    if style is UrlStyle.EXTENSIONLESS and not is_page_name(name):
+        direct += [name + suffix for suffix in PAGE_SUFFIXES]
+    return Served(tuple(direct), tuple(f"{name}/{index}" for index in INDEX_NAMES))

@@ -61,7 +61,7 @@ def _decide(root: Path, relpath: str, **overrides: Any) -> tuple[Decider, Outcom
 def test_pages_left_out(
     tmp_path: Path, content: str, overrides: dict[str, Any], reason: SkipReason, detail: str
 ) -> None:
-    root = make_tree(tmp_path / "site", {"p.html": content})
+    root = make_tree(tmp_path / "site", {"p.html": content, "q.html": _head("")})
     _, outcome = _decide(root, "p.html", **overrides)
     assert outcome.skip is not None
     assert (outcome.skip.relpath, outcome.skip.reason, outcome.skip.detail) == ("p.html", reason, detail)
@@ -88,11 +88,61 @@ def test_pages_listed(tmp_path: Path, content: str, overrides: dict[str, Any]) -
     assert outcome.row == row_of(outcome.entry, decider.config.lastmod_format)  # formatted as the writer writes
 
 
-def test_a_cross_host_canonical_is_listed_with_a_warning(tmp_path: Path) -> None:
-    root = make_tree(tmp_path / "site", {"p.html": _head('<link rel="canonical" href="https://b.example/p">')})
-    _, outcome = _decide(root, "p.html")
-    assert outcome.listed
-    assert outcome.warnings == ("p.html: cross-host canonical https://b.example/p; listed anyway",)
+_CANONICAL_SITE = {
+    # Sphinx 7 and 9, html builder: index.html names itself in its file form.
+    "index.html": _head('<link rel="canonical" href="https://example.com/index.html" />'),
+    "_modules/index.html": _head('<link rel="canonical" href="https://example.com/_modules/index.html" />'),
+    # Sphinx 7, dirhtml builder: the canonical names a file the build never wrote.
+    "api/index.html": _head('<link rel="canonical" href="https://example.com/api.html" />'),
+    # A directory page naming itself without its slash: the server redirects /guide to /guide/.
+    "guide/index.html": _head('<link rel="canonical" href="/guide">'),
+    # Hugo, MkDocs: the directory form of itself.
+    "usage/index.html": _head('<link rel="canonical" href="https://example.com/usage/">'),
+    # A page that names another page of this site, one that names a missing one.
+    "copy.html": _head('<link rel="canonical" href="/usage/">'),
+    "gone.html": _head('<link rel="canonical" href="/nowhere/">'),
+    # Another host, another scheme.
+    "mirror.html": _head('<link rel="canonical" href="https://b.example/p">'),
+    "http.html": _head('<link rel="canonical" href="http://example.com/http.html">'),
+    # This host, outside the base URL's path: unknown, so taken as elsewhere.
+    "docs/outside.html": _head('<link rel="canonical" href="https://example.com/other/outside.html">'),
+}
+
+
+@pytest.mark.parametrize(
+    ("relpath", "base", "listed_as", "reason"),
+    [
+        ("index.html", BASE, BASE + "index.html", None),
+        ("_modules/index.html", BASE, BASE + "_modules/index.html", None),
+        ("api/index.html", BASE, BASE + "api/", None),
+        ("guide/index.html", BASE, BASE + "guide/", None),
+        ("usage/index.html", BASE, BASE + "usage/", None),
+        ("copy.html", BASE, None, SkipReason.CANONICAL),
+        ("gone.html", BASE, BASE + "gone.html", None),
+        ("mirror.html", BASE, None, SkipReason.CANONICAL_OTHER_HOST),
+        ("http.html", BASE, None, SkipReason.CANONICAL_OTHER_HOST),
+        ("docs/outside.html", BASE + "docs/", None, SkipReason.CANONICAL),
+    ],
+)
+def test_a_canonical_is_resolved_against_the_docroot(
+    tmp_path: Path, relpath: str, base: str, listed_as: str | None, reason: SkipReason | None
+) -> None:
+    """Same file: listed, under the URL it declares when that URL answers directly. No file:
+    ignored, as search engines ignore a canonical that answers 404. Another file, another
+    host or scheme: left out."""
+    root = make_tree(tmp_path / "site", _CANONICAL_SITE)
+    if base != BASE:
+        root = root / "docs"
+    decider = Decider(Config(docroot=root, base_url=base), warn=lambda _: None, dry_run=True)
+    try:
+        rel = relpath.removeprefix("docs/") if base != BASE else relpath
+        outcome = decider.decide((rel, False), detail=True)
+    finally:
+        decider.abort()
+    assert isinstance(outcome, Outcome)
+    assert (outcome.entry.loc if outcome.entry else None) == listed_as
+    assert (outcome.skip.reason if outcome.skip else None) == reason
+    assert bool(outcome.notes) == (relpath in ("api/index.html", "gone.html"))
 
 
 def test_files_that_are_not_pages(tmp_path: Path) -> None:

@@ -59,11 +59,14 @@ def test_a_pages_own_warnings_are_part_of_its_explanation(tmp_path: Path) -> Non
         tmp_path / "site",
         {
             "a.html": head(
-                '<link rel="canonical" href="https://other.example/a">',
+                '<link rel="canonical" href="/missing.html">',
                 '<link rel="alternate" hreflang="no language" href="/x">',
                 '<meta name="last-modified" content="not a date">',
             ),
-            "b.html": head('<link rel="alternate" hreflang="de" href="/de/">'),
+            "b.html": head(
+                '<link rel="alternate" hreflang="de" href="/de/">',
+                '<link rel="alternate" hreflang="en" href="/b.html">',
+            ),
         },
     )
     config = Config(docroot=root, base_url=BASE, lastmod=(LastmodSource.META,))
@@ -72,11 +75,12 @@ def test_a_pages_own_warnings_are_part_of_its_explanation(tmp_path: Path) -> Non
     assert a.lines == (
         f"a.html: listed as {BASE}a.html",
         "  warning: a.html: hreflang link ignored: hreflang='no language' href='/x'",
-        "  warning: a.html: cross-host canonical https://other.example/a; listed anyway",
         "  warning: a.html: unreadable modified-time meta 'not a date'",
+        "  note: canonical names a URL no file here answers, so it is ignored; listed under their own URL:"
+        f" a.html names {BASE}missing.html",
     )
-    assert b.lines == (f"b.html: listed as {BASE}b.html", f"  hreflang de: {BASE}de/")
-    assert said == []  # nothing for the build as a whole
+    assert b.lines == (f"b.html: listed as {BASE}b.html", f"  hreflang de: {BASE}de/", f"  hreflang en: {BASE}b.html")
+    assert said == []  # nothing for the build as a whole: the note is the page's own
 
 
 def test_one_pipeline_for_all_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

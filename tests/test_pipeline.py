@@ -30,7 +30,8 @@ def _hreflang(n: int) -> str:
 
 #: A site with something for every stage to decide: an entry too large for the byte
 #: limit, hreflang pages, noindex, canonical elsewhere, a redirect stub, an excluded
-#: directory, an index twin, a cross-host canonical (a warning) and a bad hreflang.
+#: directory, an index twin, a cross-host canonical, a canonical that names no file
+#: (listed, a note) and a bad hreflang.
 MIXED_SITE = {
     "index.html": html("home"),
     "index.htm": html("twin"),
@@ -43,7 +44,7 @@ MIXED_SITE = {
     "blog/index.html": html("blog"),
     "blog/post.html": _head('<link rel="canonical" href="https://elsewhere.example/post">'),
     "blog/bad.html": _head('<link rel="alternate" hreflang="not a language" href="/x">'),
-    "blog/2024/a.html": html("a"),
+    "blog/2024/a.html": _head('<link rel="canonical" href="/blog/2024/gone.html">'),
 }
 
 
@@ -82,9 +83,17 @@ def test_list_explain_and_check_say_what_build_wrote(tmp_path: Path, cli: CliRun
     assert "huge.html: not listed: entry larger than max_bytes_per_sitemap allows" in explained.out
     assert "drafts/wip.html: not listed: directory drafts/ excluded by pattern 'drafts/'" in explained.out
     assert "index.htm: not listed: same URL as an earlier page (index.html)" in explained.out
-    assert "  warning: blog/post.html: cross-host canonical https://elsewhere.example/post; listed anyway" in (
+    assert "blog/post.html: not listed: canonical on another host (to https://elsewhere.example/post)" in (
         explained.out
     )
+    assert (
+        f"  note: canonical names a URL no file here answers, so it is ignored; listed under their own URL:"
+        f" blog/2024/a.html names {BASE}blog/2024/gone.html" in explained.out
+    )
+    assert (
+        "warning: 1 page: canonical names a URL no file here answers, so it is ignored; listed under their own"
+        f" URL; e.g. blog/2024/a.html names {BASE}blog/2024/gone.html"
+    ) in built.err.splitlines()
 
     checked = cli("check", *args)
     assert (checked.code, checked.out) == (0, f"current: 1 sitemap, {len(written)} pages\n")
@@ -156,7 +165,7 @@ def test_every_page_has_one_outcome_in_walk_order(tmp_path: Path) -> None:
         "old.html": SkipReason.REDIRECT,
         "blog/index.html": None,
         "blog/bad.html": None,
-        "blog/post.html": None,
+        "blog/post.html": SkipReason.CANONICAL_OTHER_HOST,
         "blog/2024/a.html": None,
         "drafts/": SkipReason.EXCLUDED_DIR,
     }
