@@ -34,8 +34,9 @@ _HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)  # bytes: ASCII case onl
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
-def read_head_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[bytes, bool]:
-    """The page's bytes up to the end of its head, and whether that end was found.
+def read_head_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[bytes, bool, bool]:
+    """The page's bytes up to the end of its head, whether that end (or the end of the
+    file) was found, and whether it was a ``</head`` or ``<body`` that ended it.
 
     Reads 4 KiB first (most heads fit), then larger steps, so a short head on
     a long page costs one small read. A page swapped for a FIFO (or anything but
@@ -48,16 +49,16 @@ def read_head_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[byte
         while len(data) < max_bytes:
             chunk = os.read(fd, min(step, max_bytes - len(data)))
             if not chunk:
-                return data, True  # the whole file is the head
+                return data, True, False  # the whole file is the head
             start = max(0, len(data) - 6)
             data += chunk
             end = _HEAD_END.search(data, start)
             if end is not None:
-                return data[: end.start()], True
+                return data[: end.start()], True, True
             step = _READ_STEP
     finally:
         os.close(fd)
-    return data, False
+    return data, False, False
 
 
 def sniff_encoding(data: bytes) -> tuple[str, int]:
@@ -303,11 +304,46 @@ def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFa
 
 _NOTHING = HeadFacts()
 
+_HTML_LANG = re.compile(rb"""<html\b[^>]*?\slang\s*=\s*["']?([A-Za-z0-9-]{1,35})""", re.IGNORECASE)
+
+
+def html_lang(data: bytes) -> str | None:
+    """The ``<html lang>`` of head bytes (ASCII-compatible encodings), or None: the page's
+    own language, which its hreflang cluster must name it under."""
+    match = _HTML_LANG.search(data, 0, FRAGMENT_PROBE)
+    return match.group(1).decode("ascii") if match else None
+
+
+#: What every page has near its start, and a template fragment (a Jinja partial that a
+#: generator copied into the site, a snippet of navigation) has none of.
+_PAGE_MARKS = (b"<!doctype", b"<html", b"<head", b"<body", b"<title")
+#: How far into a file its page marks must start: past a BOM, a comment, white space.
+FRAGMENT_PROBE = 4_096
+
+
+def is_fragment(data: bytes) -> bool:
+    """Whether head bytes (`read_head_bytes` found no ``</head`` or ``<body``) are
+    not a page at all: none of doctype, ``<html``, ``<head``, ``<body`` or ``<title``
+    in the first `FRAGMENT_PROBE` bytes, in any case or encoding. An empty file
+    is not a fragment: it is a page that says nothing (a placeholder)."""
+    probe = data[:FRAGMENT_PROBE]
+    if not probe.strip():
+        return False
+    lowered = probe.lower()
+    if any(mark in lowered for mark in _PAGE_MARKS):
+        return False
+    text = decode_head(probe).lower()  # UTF-16 spells the marks in other bytes
+    return not any(mark.decode("ascii") in text for mark in _PAGE_MARKS)
+
 
 def read_head(path: str, page_url: str, max_bytes: int = DEFAULT_MAX_BYTES, *, fast: bool = True) -> HeadFacts:
     """Read and parse the head of the page at `path`. Raises OSError if it cannot be read."""
-    data, complete = read_head_bytes(path, max_bytes)
+    data, complete, ended = read_head_bytes(path, max_bytes)
     facts = facts_from_bytes(data, page_url, fast=fast)
+    if not ended and is_fragment(data):
+        facts = dataclasses.replace(facts, fragment=True)
+    if facts.alternates:
+        facts = dataclasses.replace(facts, lang=html_lang(data))
     if complete:
         return facts
     note = f"no end of <head> in the first {max_bytes:,} bytes; read only those"

@@ -45,6 +45,9 @@ class HeadFacts:
     alternates: tuple[Alternate, ...] = ()
     modified: str | None = None  # the raw date text of the first modified-time meta
     problem: str | None = None  # why the head may not have been read in full
+    fragment: bool = False  # not a page: none of doctype, <html>, <head>, <body>, <title> (see head.is_fragment)
+    hreflang_conflicts: tuple[str, ...] = ()  # languages given two URLs or more: dropped, all their links
+    lang: str | None = None  # the <html lang> of a page with alternates (its own language in the cluster)
 
 
 @dataclass(slots=True)
@@ -120,7 +123,7 @@ def _read_canonical(attrs: Attrs, found: _Found) -> None:
 
 
 #: xsd:language, which the XHTML schema requires of hreflang ("x-default" fits too).
-_LANGUAGE = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
+LANGUAGE = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
 
 
 def _read_hreflang(attrs: Attrs, found: _Found) -> None:
@@ -128,7 +131,7 @@ def _read_hreflang(attrs: Attrs, found: _Found) -> None:
         return
     lang = attrs["hreflang"].strip()
     href = resolve_href(attrs.get("href", ""), found.page_url)
-    if not _LANGUAGE.match(lang) or href is None:
+    if not LANGUAGE.match(lang) or href is None:
         found.problems.append(f"hreflang link ignored: hreflang={lang!r} href={attrs.get('href', '')!r}")
     elif all(a.hreflang != lang or a.href != href for a in found.alternates):
         found.alternates.append(Alternate(lang, href))
@@ -165,12 +168,28 @@ def facts_from_tags(tags: list[tuple[str, dict[str, str]]], page_url: str) -> He
     canonicals = found.canonicals
     if len(canonicals) > 1:
         problems.append(f"{len(canonicals)} different canonical links; search engines ignore them all")
+    alternates, conflicts = _one_url_a_language(found.alternates)
     return HeadFacts(
         noindex=found.noindex,
         canonical=canonicals[0] if len(canonicals) == 1 else None,
         canonical_conflict=len(canonicals) > 1,
         refresh=found.refresh,
-        alternates=tuple(found.alternates),
+        alternates=alternates,
         modified=found.modified,
         problem="; ".join(problems) or None,
+        hreflang_conflicts=conflicts,
     )
+
+
+def _one_url_a_language(alternates: list[Alternate]) -> tuple[tuple[Alternate, ...], tuple[str, ...]]:
+    """The alternates less every language given two URLs or more (language codes in any
+    case are one language), and those languages. Which of the URLs is the language's
+    page cannot be told, and search engines ignore a cluster that says both (a theme
+    that writes 13 links of its own language to 13 pages does exactly that)."""
+    urls: dict[str, set[str]] = {}
+    for alternate in alternates:
+        urls.setdefault(alternate.hreflang.lower(), set()).add(alternate.href)
+    conflicts = tuple(lang for lang, hrefs in urls.items() if len(hrefs) > 1)
+    if not conflicts:
+        return tuple(alternates), ()
+    return tuple(a for a in alternates if a.hreflang.lower() not in conflicts), conflicts
