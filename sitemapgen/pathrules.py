@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import pathspec
 
+from .robots import RobotsDisallow
 from .skips import Skip, SkipReason
 from .walk import DEFAULT_EXCLUDE, default_excluded, exclusion_spec, read_ignore_file
 
@@ -61,7 +62,7 @@ class Patterns:
 
 
 #: Every per-path rule, in the order they are asked: the first `Skip` decides.
-PATH_RULES: tuple[Callable[[Config], PathRule], ...] = (Patterns,)
+PATH_RULES: tuple[Callable[[Config], PathRule], ...] = (Patterns, RobotsDisallow)
 
 
 class PathRules:

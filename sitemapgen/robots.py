@@ -1,4 +1,4 @@
-"""The ``Sitemap:`` lines of the docroot's robots.txt.
+"""The docroot's robots.txt: its ``Sitemap:`` lines, and its ``Disallow`` rules.
 
 Only our own lines are touched: a ``Sitemap:`` line pointing at one of this
 build's index URLs is kept, one pointing at an index name of ours under the
@@ -19,9 +19,18 @@ import secrets
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
-from .errors import SitemapgenError, os_failure
-from .safeio import create_exclusive, read_regular
+from protego import Protego
+
+from .errors import ConfigError, SitemapgenError, os_failure
+from .safeio import NotRegularFile, create_exclusive, read_regular
+from .skips import Skip, SkipReason
+from .urls import page_url
+
+if TYPE_CHECKING:
+    from .config import Config
 
 ROBOTS_FILE = "robots.txt"
 _SITEMAP_LINE = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE)
@@ -119,3 +128,51 @@ def _replace(path: Path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+#: What Google reads of a robots.txt (RFC 9309 asks crawlers to read at least 500 KiB).
+ROBOTS_READ = 512 * 1024
+#: Whose rules decide: Googlebot's group, else the ``*`` group (RFC 9309 group matching).
+ROBOTS_AGENT = "Googlebot"
+
+
+class RobotsDisallow:
+    """A per-path rule (see `pathrules`): a page the docroot's robots.txt disallows for
+    Googlebot is left out. A search engine cannot crawl it, so listing it only earns a
+    "Submitted URL blocked by robots.txt" error.
+
+    Matching is RFC 9309's, by protego (longest match wins, ``Allow`` beats an equal
+    ``Disallow``, ``*`` and ``$``), on the URL the page is listed under. Directories are
+    never pruned: an ``Allow`` deeper down may reopen one. The robots.txt counts only
+    when the base URL is the host's root, where crawlers read it; a missing one allows
+    everything, and one that cannot be read is an error, as a ``.sitemapignore`` is: its
+    rules are not guessed at.
+    """
+
+    def __init__(self, config: Config) -> None:
+        self.parser: Protego | None = None
+        self.base_url = config.base_url
+        self.style = config.url_style
+        if urlsplit(config.base_url).path != "/":
+            return
+        path = Path(config.docroot) / ROBOTS_FILE
+        try:
+            data = read_regular(path, limit=ROBOTS_READ)
+        except (FileNotFoundError, NotRegularFile):
+            return  # a FIFO or a device is nothing a server serves: no rules (see `update_robots_txt`)
+        except OSError as e:
+            raise ConfigError("", f"cannot read: {e.strerror or e}", source=str(path)) from e
+        text = data.decode("utf-8", "replace")
+        if re.search(r"(?im)^[ \t]*disallow[ \t]*:[ \t]*\S", text):  # else nothing is disallowed
+            self.parser = Protego.parse(text)
+
+    def check(self, relpath: str) -> Skip | None:
+        if self.parser is None:
+            return None
+        url = page_url(self.base_url, relpath, self.style)
+        if self.parser.can_fetch(url, ROBOTS_AGENT):
+            return None
+        return Skip(relpath, SkipReason.ROBOTS_DISALLOWED, f"for {ROBOTS_AGENT}")
+
+    def check_dir(self, relpath: str) -> Skip | None:
+        return None
