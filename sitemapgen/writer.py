@@ -41,6 +41,7 @@ from .config import Chunking, LastmodFormat
 from .entry import Entry, Row, escape_xml, row_of
 from .errors import SitemapgenError
 from .faults import Faults
+from .generators import SITEMAP_NAME, listed_by, notice
 from .outdir import Journal
 from .safeio import create_exclusive, open_regular, read_regular
 from .skips import Skip, SkipReason
@@ -407,7 +408,7 @@ def write_rows(
     skip = on_skip or (lambda _: None)
     warn = on_warning or (lambda _: None)
     faults = Faults()
-    _check_main_index(out_dir, warn)
+    _check_main_index(out_dir, base_url, warn)
     Journal.recover(out_dir, set(read_published(out_dir)), file_digest, warn)
     journal = Journal(out_dir)
     try:
@@ -485,18 +486,32 @@ def _write(
         raise
 
 
-def _check_main_index(out_dir: Path, warn: Callable[[str], None]) -> None:
-    """Refuse to replace a main index that is not a file; say so when it is someone else's."""
+def _check_main_index(out_dir: Path, base_url: str, warn: Callable[[str], None]) -> None:
+    """Refuse to replace a main index that is not a file; say so when it is someone else's,
+    and name the other sitemaps that stay beside ours (see `generators`)."""
     path = out_dir / INDEX_NAME
+    replaced = False
+    others: list[str] = []
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        return
-    if not stat.S_ISREG(st.st_mode):
-        what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
-        raise SitemapgenError(f"{path}: is {what}; sitemapgen replaces only a file it wrote there: move it away")
-    if _our_index(path) is None:
-        warn(f"{path}: replaced, though sitemapgen did not write it (another tool's sitemap?)")
+        pass
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+            raise SitemapgenError(f"{path}: is {what}; sitemapgen replaces only a file it wrote there: move it away")
+        if _our_index(path) is None:
+            replaced = True
+            others = listed_by(path, out_dir, base_url)
+    with os.scandir(out_dir) as it:
+        others += sorted(
+            e.name
+            for e in it
+            if SITEMAP_NAME.match(e.name) and e.name != INDEX_NAME and not _OWN_FILE.match(e.name) and e.is_file()
+        )
+    message = notice(out_dir, replaced, list(dict.fromkeys(others)))
+    if message is not None:
+        warn(message)
 
 
 def _name_lookalikes(out_dir: Path, publisher: _Publisher, warn: Callable[[str], None]) -> None:

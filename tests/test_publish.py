@@ -277,7 +277,7 @@ def test_an_index_of_another_tool_is_replaced_with_a_warning_and_lists_nothing_o
     make_tree(root, {"sitemap.xml": generator, "sitemap-1.xml.gz": b"the generator's"})
     run = cli("build", root, "--base-url", BASE)
     assert run.code == 0, run.err
-    assert f"warning: {root / 'sitemap.xml'}: replaced, though sitemapgen did not write it" in run.err
+    assert f"warning: {root / 'sitemap.xml'}: replaced another tool's sitemap.xml\n" in run.err
     assert (root / "sitemap-1.xml.gz").read_bytes() == b"the generator's"
     assert locs(root, BASE) == [BASE + "a.html"]
 
