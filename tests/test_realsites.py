@@ -1,0 +1,155 @@
+"""Sites as real generators write them: what is listed, in which form, and what is said.
+
+Each fixture under ``realsites/`` was built by the generator itself from a small
+source written for it (``src/``, ``build.sh`` and the README there say how and
+with which versions); its HTML files are kept byte for byte. The cases the
+generators taught us: Sphinx's ``html`` builder gives ``index.html`` the
+canonical ``/index.html``; Sphinx 7's ``dirhtml`` gives ``api/index.html`` the
+canonical ``/api.html``, which no file answers; MkDocs copies a Jinja partial
+into the site and writes ``sitemap.xml.gz`` beside its ``sitemap.xml``; Hugo
+writes alias pages (refresh + canonical) and one sitemap a language under an
+index; jekyll-redirect-from writes a noindex refresh page.
+
+Every listed URL must answer 200, without a redirect, from a real static server.
+"""
+
+from __future__ import annotations
+
+import http.client
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+import sitemapgen
+from sitemapgen import Config, SkipReason
+
+from .helpers import published, static_server
+
+REALSITES = Path(__file__).parent / "realsites"
+BASE = "https://example.org/"
+
+
+@dataclass(frozen=True)
+class Expected:
+    listed: tuple[str, ...]  # URL paths below BASE, in sitemap order
+    skipped: dict[SkipReason, int]
+    said: tuple[str, ...] = ()  # each is the start of one warning line (after the docroot for file warnings)
+    notes: dict[str, str] = field(default_factory=dict)
+
+
+_SPHINX_HTML = Expected(
+    listed=(
+        "index.html",  # its canonical is /index.html: listed in that form, not dropped
+        "api.html",
+        "genindex.html",
+        "install.html",
+        "py-modindex.html",
+        "usage.html",
+        "_modules/index.html",
+        "_modules/frobnicate.html",
+    ),
+    skipped={SkipReason.NOINDEX: 1},  # search.html
+)
+
+CASES = {
+    "sphinx7-html": _SPHINX_HTML,
+    "sphinx9-html": _SPHINX_HTML,
+    "sphinx7-dirhtml": Expected(
+        listed=(
+            "index.html",
+            "_modules/index.html",
+            "_modules/frobnicate/",  # canonical /_modules/frobnicate.html: no such file, ignored
+            "api/",
+            "genindex/",
+            "install/",
+            "py-modindex/",
+            "usage/",
+        ),
+        skipped={SkipReason.NOINDEX: 1},
+        said=("6 pages: canonical names a URL no file here answers, so it is ignored; listed under their own URL",),
+    ),
+    "sphinx9-dirhtml": Expected(
+        listed=("", "_modules/", "_modules/frobnicate/", "api/", "genindex/", "install/", "py-modindex/", "usage/"),
+        skipped={SkipReason.NOINDEX: 1},
+    ),
+    "mkdocs-material": Expected(
+        listed=("", "getting-started/install/", "guide/advanced/knobs/", "guide/usage/"),
+        skipped={SkipReason.EXCLUDED: 1, SkipReason.FRAGMENT: 1},  # 404.html; overrides/partials/nav.html
+        said=(
+            "{root}/sitemap.xml: replaced MkDocs' sitemap.xml; MkDocs' sitemap.xml.gz stays beside ours",
+            "1 skipped, not a page (no doctype, html, head, body or title); e.g. overrides/partials/nav.html",
+        ),
+    ),
+    "hugo-multilingual": Expected(
+        listed=(
+            "",
+            "about/",
+            "de/",
+            "de/about/",
+            "de/docs/",
+            "de/docs/install/",
+            "de/docs/usage/",
+            "docs/",
+            "docs/install/",
+            "docs/usage/",
+        ),
+        skipped={SkipReason.REDIRECT: 3},  # old-path/, de/old-path/, en/
+        said=(
+            "{root}/sitemap.xml: replaced Hugo's sitemap.xml; Hugo's en/sitemap.xml, de/sitemap.xml stay beside ours",
+        ),
+    ),
+    "jekyll-seo": Expected(
+        listed=("", "about.html", "install.html", "2024/03/01/frobnicate-0-3.html", "usage/"),
+        skipped={SkipReason.NOINDEX: 1},  # old/, jekyll-redirect-from's page
+        said=("{root}/sitemap.xml: replaced Jekyll's sitemap.xml; turn Jekyll's off",),
+    ),
+}
+
+
+def _status(server: str, loc: str) -> int:
+    """The status a plain static server answers `loc` with, redirects not followed."""
+    parts = urlsplit(server)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
+    try:
+        connection.request("GET", "/" + loc.removeprefix(BASE))
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_real_generators_site_is_listed_as_search_engines_see_it(tmp_path: Path, name: str) -> None:
+    expected = CASES[name]
+    root = tmp_path / name
+    shutil.copytree(REALSITES / name / "site", root)
+    said: list[str] = []
+    result = sitemapgen.build(Config(docroot=root, base_url=BASE), on_warning=said.append)
+
+    urls = published(root, BASE)  # each file validated against the XSDs on the way
+    assert [u.loc.removeprefix(BASE) for u in urls] == list(expected.listed)
+    assert dict(result.skipped) == expected.skipped
+    starts = [start.format(root=root) for start in expected.said]
+    assert len(said) == len(starts), said
+    for line, start in zip(said, starts, strict=True):
+        assert line.startswith(start), (line, start)
+
+    for url in urls:  # a cluster names every version, itself included
+        if url.alternates:
+            assert url.loc in [href for _, href in url.alternates], url
+    with static_server(root) as server:
+        assert {u.loc: _status(server, u.loc) for u in urls} == {u.loc: 200 for u in urls}
+
+
+def test_the_same_site_gives_the_same_bytes(tmp_path: Path) -> None:
+    outputs = []
+    for run in ("a", "b"):
+        root = tmp_path / run
+        shutil.copytree(REALSITES / "sphinx7-dirhtml" / "site", root)
+        sitemapgen.build(Config(docroot=root, base_url=BASE, lastmod=(sitemapgen.LastmodSource.MTIME,)))
+        outputs.append(
+            {p.name: p.read_bytes() for p in sorted(root.iterdir()) if p.name.startswith("sitemap") and p.is_file()}
+        )
+    assert outputs[0] == outputs[1]
