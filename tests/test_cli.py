@@ -638,9 +638,13 @@ def test_head_signals_decide_what_is_listed(site: SiteFactory, cli: CliRunner) -
     run = cli("build", root, "--base-url", BASE)
     assert run.code == 0, run.err
     urls = published(root, BASE)
-    assert [u.loc for u in urls] == [BASE, BASE + "elsewhere.html", BASE + "junk.html", BASE + "ok.html", BASE + "en/"]
-    assert "skipped 2 noindex, 1 canonical elsewhere, 1 redirect" in run.err
-    assert "warning: elsewhere.html: cross-host canonical https://other.example/x; listed anyway" in run.err
+    assert [u.loc for u in urls] == [BASE, BASE + "ok.html", BASE + "en/"]
+    assert (
+        "skipped 2 noindex, 1 canonical elsewhere, 1 canonical on another host,"
+        " 1 not a page (no doctype, html, head, body or title), 1 redirect"
+    ) in run.err
+    assert "warning: 1 skipped, canonical on another host; e.g. elsewhere.html to https://other.example/x\n" in run.err
+    assert "warning: 1 skipped, not a page (no doctype, html, head, body or title); e.g. junk.html\n" in run.err
     [en] = [u for u in urls if u.loc == BASE + "en/"]
     assert en.alternates == (("en", BASE + "en/"), ("de", BASE + "de/"), ("x-default", BASE + "en/"))
 
@@ -649,9 +653,13 @@ def test_head_signals_decide_what_is_listed(site: SiteFactory, cli: CliRunner) -
     ("setting", "also_listed"),
     [
         pytest.param("check_noindex = false", ["bot.html", "hidden.html"], id="noindex-off"),
-        pytest.param("check_canonical = false", ["dupe.html"], id="canonical-off"),
+        pytest.param("check_canonical = false", ["dupe.html", "elsewhere.html"], id="canonical-off"),
         pytest.param("check_redirects = false", ["old/"], id="redirects-off"),
-        pytest.param("read_heads = false", ["bot.html", "dupe.html", "hidden.html", "old/"], id="heads-off"),
+        pytest.param(
+            "read_heads = false",
+            ["bot.html", "dupe.html", "elsewhere.html", "hidden.html", "junk.html", "old/"],
+            id="heads-off",
+        ),
     ],
 )
 def test_each_head_check_can_be_switched_off(
@@ -662,7 +670,7 @@ def test_each_head_check_can_be_switched_off(
     config.write_text(f'base_url = "{BASE}"\n{setting}\n')
     assert cli("build", root, "--config", config).code == 0
     listed = {u.loc.removeprefix(BASE) for u in published(root, BASE)}
-    assert listed == {"", "elsewhere.html", "junk.html", "ok.html", "en/", *also_listed}
+    assert listed == {"", "ok.html", "en/", *also_listed}
 
 
 def test_hreflang_can_be_switched_off(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
