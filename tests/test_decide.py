@@ -11,6 +11,7 @@ import pytest
 from sitemapgen import Config, SkipReason
 from sitemapgen.decide import Decider, Outcome
 from sitemapgen.entry import row_of
+from sitemapgen.skips import NoteKind
 
 from .conftest import BASE
 from .helpers import make_tree
@@ -193,3 +194,54 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
     skipped = Outcome("b.html", skip=Skip("b.html", SkipReason.NOINDEX), warnings=("w",), key=b"k")
     for value in (entry, entry.alternates[0], outcome, skipped):
         assert pickle.loads(pickle.dumps(value)) == value  # dataclass equality: every field
+
+
+def _alternates(*pairs: tuple[str, str]) -> str:
+    return "".join(f'<link rel="alternate" hreflang="{lang}" href="{href}">' for lang, href in pairs)
+
+
+@pytest.mark.parametrize(
+    ("html_lang", "links", "expected", "note"),
+    [
+        pytest.param(
+            "en", [("en", "/p.html"), ("de", "/de/p.html")], [("en", "p.html"), ("de", "de/p.html")], None, id="whole"
+        ),
+        pytest.param(
+            "en",
+            [("de", "/de/p.html")],
+            [("de", "de/p.html"), ("en", "p.html")],
+            NoteKind.HREFLANG_SELF_ADDED,
+            id="self-added",
+        ),
+        pytest.param(None, [("de", "/de/p.html")], [("de", "de/p.html")], NoteKind.HREFLANG_NO_SELF, id="no-html-lang"),
+        pytest.param(
+            "en",
+            [("en", "/other.html"), ("de", "/de/p.html")],
+            [("en", "other.html"), ("de", "de/p.html")],
+            NoteKind.HREFLANG_NO_SELF,
+            id="own-language-elsewhere",
+        ),
+        pytest.param(
+            "en",
+            [("en", "/p.html"), ("fr", "/fr/a.html"), ("FR", "/fr/b.html"), ("de", "/de/p.html")],
+            [("en", "p.html"), ("de", "de/p.html")],
+            NoteKind.HREFLANG_CONFLICT,
+            id="a-language-twice",
+        ),
+    ],
+)
+def test_an_hreflang_cluster_is_made_whole(
+    tmp_path: Path,
+    html_lang: str | None,
+    links: list[tuple[str, str]],
+    expected: list[tuple[str, str]],
+    note: NoteKind | None,
+) -> None:
+    lang = f' lang="{html_lang}"' if html_lang else ""
+    root = make_tree(
+        tmp_path / "site", {"p.html": f"<!DOCTYPE html><html{lang}><head>{_alternates(*links)}</head></html>"}
+    )
+    _, outcome = _decide(root, "p.html")
+    assert outcome.entry is not None
+    assert [(a.hreflang, a.href.removeprefix(BASE)) for a in outcome.entry.alternates] == expected
+    assert [kind for kind, _ in outcome.notes] == ([note] if note else [])

@@ -551,3 +551,29 @@ def test_a_page_swapped_for_a_fifo_is_an_error_not_a_wait(tmp_path: Path) -> Non
     assert not reader.is_alive(), "read_head waited on a FIFO"
     assert len(outcome) == 1
     assert isinstance(outcome[0], OSError)
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        pytest.param(b"{% for item in nav %}<li>{{ item.title }}</li>{% endfor %}\n", True, id="jinja-partial"),
+        pytest.param(b"<nav><ul><li><a href='/'>Home</a></li></ul></nav>", True, id="html-snippet"),
+        pytest.param(b"<!DOCTYPE html><p>x", False, id="doctype"),
+        pytest.param(b"<!-- generated -->\n<HTML><p>x", False, id="html-upper"),
+        pytest.param(b"<title>x</title><p>y", False, id="title-only"),
+        pytest.param(b"\xef\xbb\xbf<html>", False, id="bom"),
+        pytest.param("<!doctype html><p>x".encode("utf-16"), False, id="utf-16"),
+        pytest.param(b"", False, id="empty"),
+        pytest.param(b"   \n", False, id="blank"),
+        pytest.param(b"x" * 5000 + b"<html>", True, id="marks-too-late"),
+    ],
+)
+def test_a_file_with_no_page_marks_is_a_fragment(tmp_path: Path, data: bytes, fragment: bool) -> None:
+    assert read_head(write(tmp_path, data), PAGE).fragment is fragment
+
+
+def test_html_lang_is_read_for_a_cluster(tmp_path: Path) -> None:
+    data = b'<!doctype html><html class="x" lang="de-AT"><head><link rel="alternate" hreflang="en" href="/en/"></head>'
+    assert read_head(write(tmp_path, data), PAGE).lang == "de-AT"
+    plain = b'<!doctype html><html lang="de"><head><title>t</title></head>'
+    assert read_head(write(tmp_path, plain), PAGE).lang is None  # no cluster: not looked for

@@ -45,3 +45,20 @@ def test_json_summary_and_quiet(site: SiteFactory, cli: CliRunner) -> None:
     assert data["indexes"] == [str(root / "sitemap.xml")]
     quiet = cli("build", root, "--base-url", BASE, "--quiet")
     assert (quiet.code, quiet.out, quiet.err) == (0, "", "")
+
+
+def test_most_pages_naming_another_host_asks_about_the_base_url(site: SiteFactory, cli: CliRunner) -> None:
+    """A site built for https://www.example.org/ and listed under BASE: every canonical names
+    the other host. One line counts them, one asks about --base-url; none a page."""
+    canonical = '<link rel="canonical" href="https://www.example.org/{}">'
+    pages = {f"p{i}.html": f"<!DOCTYPE html><head>{canonical.format(f'p{i}.html')}</head>" for i in range(5)}
+    root = site({**pages, "index.html": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    warnings = [line for line in run.err.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        "warning: 5 skipped, canonical on another host; e.g. p0.html to https://www.example.org/p0.html",
+        "warning: 5 of 6 pages name www.example.org as canonical: is --base-url (base_url) the URL this site"
+        " is served at?",
+    ]
+    assert "skipped 5 canonical on another host" in run.err

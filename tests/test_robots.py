@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import BASE, CliRunner, SiteFactory
-from .helpers import html
+from .helpers import html, locs
 
 
 @pytest.mark.parametrize(
@@ -99,3 +99,55 @@ def test_robots_txt_is_never_written_through_a_link(
         assert "left as it is" in run.err
         assert robots.is_symlink() or stat.S_ISFIFO(os.lstat(robots).st_mode)
     assert not [p.name for p in root.iterdir() if p.name.startswith(".robots.txt.") and not p.is_symlink()]
+
+
+_PAGES = ["index.html", "a.html", "private/x.html", "private/ok.html", "nogoogle/a.html", "p/q.html"]
+
+
+@pytest.mark.parametrize(
+    ("robots", "base", "left_out"),
+    [
+        pytest.param("User-agent: *\nDisallow: /private/\n", BASE, {"private/x.html", "private/ok.html"}, id="star"),
+        pytest.param(
+            "User-agent: *\nDisallow: /private/\nAllow: /private/ok.html\n", BASE, {"private/x.html"}, id="allow-wins"
+        ),
+        pytest.param(
+            # Googlebot's own group replaces '*' for it (RFC 9309): /private/ stays open to it.
+            "User-agent: *\nDisallow: /private/\n\nUser-agent: Googlebot\nDisallow: /nogoogle/\n",
+            BASE,
+            {"nogoogle/a.html"},
+            id="googlebot-group",
+        ),
+        pytest.param(
+            "User-agent: *\nDisallow: /*.html$\nAllow: /$\n", BASE, set(_PAGES) - {"index.html"}, id="wildcards"
+        ),
+        pytest.param("User-agent: *\nDisallow:\n", BASE, set(), id="empty-disallow"),
+        pytest.param(
+            "User-agent: *\nDisallow: /p\n", BASE, {"private/x.html", "private/ok.html", "p/q.html"}, id="prefix"
+        ),
+        pytest.param("User-agent: *\nDisallow: /\n", BASE + "docs/", set(), id="not-at-the-host-root"),
+        pytest.param(None, BASE, set(), id="no-robots-txt"),
+    ],
+)
+def test_pages_robots_txt_disallows_are_left_out(
+    site: SiteFactory, cli: CliRunner, robots: str | None, base: str, left_out: set[str]
+) -> None:
+    files: dict[str | bytes, str | bytes] = {page: html() for page in _PAGES}
+    if robots is not None:
+        files["robots.txt"] = robots
+    root = site(files)
+    run = cli("build", root, "--base-url", base)
+    expect_listed = set(_PAGES) - left_out
+    assert run.code == (0 if expect_listed else 2), run.err
+    if expect_listed:
+        listed = {loc.removeprefix(base) for loc in locs(root, base)}
+        assert listed == {("" if p == "index.html" else p) for p in expect_listed}
+    if left_out:
+        assert f"{len(left_out)} disallowed by robots.txt" in run.err
+    assert "warning" not in run.err  # the site's own rules: counted, not warned about
+
+
+def test_explain_names_robots_txt(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"index.html": html(), "private/x.html": html(), "robots.txt": "User-agent: *\nDisallow: /private/\n"})
+    run = cli("explain", root, "--base-url", BASE, "private/x.html")
+    assert run.out == "private/x.html: not listed: disallowed by robots.txt (for Googlebot)\n"

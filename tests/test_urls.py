@@ -8,7 +8,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from sitemapgen.errors import ConfigError
-from sitemapgen.urls import UrlStyle, normalize_base_url, page_url, url_path
+from sitemapgen.urls import Served, UrlStyle, normalize_base_url, normalize_url, page_url, served_files, url_path
 
 
 @pytest.mark.parametrize(
@@ -92,3 +92,75 @@ def test_unicode_names_round_trip_through_unquote(name: str) -> None:
     assume(not any("\ud800" <= c <= "\udfff" for c in name))  # lone surrogates: raw bytes, covered above
     url = page_url("https://example.com/", f"d/{name}.html", UrlStyle.INDEX)  # 'index' stays a name
     assert unquote(url.removeprefix("https://example.com/")) == f"d/{name}.html"
+
+
+@pytest.mark.parametrize(
+    ("url", "base", "style", "direct", "redirected"),
+    [
+        ("https://e.org/", "https://e.org/", UrlStyle.DIRECTORY, ("index.html", "index.htm"), ()),
+        ("https://e.org/a/", "https://e.org/", UrlStyle.DIRECTORY, ("a/index.html", "a/index.htm"), ()),
+        (
+            "https://e.org/a.html",
+            "https://e.org/",
+            UrlStyle.DIRECTORY,
+            ("a.html",),
+            ("a.html/index.html", "a.html/index.htm"),
+        ),
+        ("https://e.org/a", "https://e.org/", UrlStyle.DIRECTORY, (), ("a/index.html", "a/index.htm")),
+        (
+            "https://e.org/a",
+            "https://e.org/",
+            UrlStyle.EXTENSIONLESS,
+            ("a.html", "a.htm"),
+            ("a/index.html", "a/index.htm"),
+        ),
+        (
+            "https://e.org/a%20b.html?x=1",
+            "https://e.org/",
+            UrlStyle.DIRECTORY,
+            ("a b.html",),
+            ("a b.html/index.html", "a b.html/index.htm"),
+        ),
+        (
+            "https://e.org/docs/a.html",
+            "https://e.org/docs/",
+            UrlStyle.DIRECTORY,
+            ("a.html",),
+            ("a.html/index.html", "a.html/index.htm"),
+        ),
+        ("https://e.org/a/../b.html", "https://e.org/", UrlStyle.DIRECTORY, (), ()),
+        ("https://e.org/a%00.html", "https://e.org/", UrlStyle.DIRECTORY, (), ()),
+        ("https://e.org//a.html", "https://e.org/", UrlStyle.DIRECTORY, (), ()),
+    ],
+)
+def test_served_files(
+    url: str, base: str, style: UrlStyle, direct: tuple[str, ...], redirected: tuple[str, ...]
+) -> None:
+    """The files a plain static server answers a URL with, directly or after a redirect."""
+    assert served_files(url, base, style) == Served(direct, redirected)
+
+
+@pytest.mark.parametrize(
+    ("url", "base"),
+    [("https://e.org/other/a.html", "https://e.org/docs/"), ("https://f.org/a.html", "https://e.org/")],
+)
+def test_served_files_outside_the_base_url(url: str, base: str) -> None:
+    assert served_files(url, base, UrlStyle.DIRECTORY) is None
+
+
+@given(
+    st.lists(
+        st.text(st.characters(exclude_characters="/\x00", exclude_categories=["Cs"]), min_size=1, max_size=8),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_page_url_is_served_by_its_own_file(segments: list[str]) -> None:
+    """Every page's own URL leads a static server straight back to its file."""
+    assume(all(s not in (".", "..") for s in segments))
+    relpath = "/".join(segments) + ".html"
+    base = "https://e.org/"
+    for style in (UrlStyle.DIRECTORY, UrlStyle.INDEX, UrlStyle.EXTENSIONLESS):
+        served = served_files(normalize_url(page_url(base, relpath, style)), base, style)
+        assert served is not None
+        assert relpath in served.direct
