@@ -21,7 +21,7 @@ from .decide import Outcome
 from .entry import Entry
 from .errors import ConfigError, DocrootError, SitemapgenError
 from .explain import Explanation, explain
-from .gitdates import GitSource
+from .gitdates import GitDate, GitSource
 from .lastmod import LastmodSource
 from .report import BuildResult
 from .skips import Skip, SkipReason
@@ -38,6 +38,7 @@ __all__ = [
     "DocrootError",
     "Entry",
     "Explanation",
+    "GitDate",
     "GitSource",
     "LastmodFormat",
     "LastmodSource",

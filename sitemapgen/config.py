@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import pathspec
 
 from .errors import ConfigError
-from .gitdates import GitSource
+from .gitdates import GitDate, GitSource
 from .head import DEFAULT_MAX_BYTES
 from .lastmod import SOURCES, LastmodSource
 from .urls import UrlStyle, normalize_base_url
@@ -201,18 +201,24 @@ def _git_source_from(value: object, index: int) -> GitSource:
         return value
     where = f"git_sources[{index}]"
     value = _table(value, where, _GIT_SOURCE_KEYS, _GIT_SOURCE_KEYS)
-    for key in _GIT_SOURCE_KEYS:
-        if not isinstance(value.get(key), str) or not value[key]:
-            raise ConfigError(f"{where}.{key}", f"must be a non-empty string, got {value.get(key)!r}")
+    match, source = value.get("match"), value.get("source")
+    if not isinstance(match, str) or not match:
+        raise ConfigError(f"{where}.match", f"must be a non-empty string, got {match!r}")
+    sources = [source] if isinstance(source, str) else source
+    if not isinstance(sources, list) or not sources or not all(isinstance(s, str) and s for s in sources):
+        raise ConfigError(
+            f"{where}.source", f"must be a non-empty string or a list of them (tried in order), got {source!r}"
+        )
     try:
-        compiled = re.compile(value["match"])
+        compiled = re.compile(match)
     except re.error as e:
-        raise ConfigError(f"{where}.match", f"invalid regular expression {value['match']!r}: {e}") from e
-    try:
-        compiled.sub(value["source"], "")  # checks the template's group references, even with no match
-    except (re.error, IndexError) as e:
-        raise ConfigError(f"{where}.source", f"invalid replacement {value['source']!r}: {e}") from e
-    return GitSource(value["match"], value["source"])
+        raise ConfigError(f"{where}.match", f"invalid regular expression {match!r}: {e}") from e
+    for candidate in sources:
+        try:
+            compiled.sub(candidate, "")  # checks the template's group references, even with no match
+        except (re.error, IndexError) as e:
+            raise ConfigError(f"{where}.source", f"invalid replacement {candidate!r}: {e}") from e
+    return GitSource(match, source if isinstance(source, str) else tuple(sources))
 
 
 def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, ...]:
@@ -288,6 +294,7 @@ class Config:
     head_max_bytes: int = DEFAULT_MAX_BYTES
     lastmod: tuple[LastmodSource, ...] = (LastmodSource.MTIME,)
     git_sources: tuple[GitSource, ...] = ()
+    git_date: GitDate = GitDate.COMMIT
     state_file: Path | None = None
     content_ignore: tuple[str, ...] = ()
     chunking: Chunking = Chunking.STABLE
@@ -315,6 +322,7 @@ class Config:
         _check_int(self.head_max_bytes, "head_max_bytes", 1_024, 16 * 1_048_576)
         put(self, "lastmod", _lastmod_chain(self.lastmod, read_heads=self.read_heads))
         put(self, "git_sources", _tables(self.git_sources, "git_sources", _git_source_from))
+        put(self, "git_date", _enum_value(GitDate, self.git_date, "git_date"))
         if self.state_file is not None:
             put(self, "state_file", _check_file_path(self.state_file, "state_file"))
         put(self, "content_ignore", _check_regexes(self.content_ignore, "content_ignore"))

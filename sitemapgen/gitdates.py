@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -12,12 +13,28 @@ from pathlib import Path
 from .errors import SitemapgenError
 
 
+class GitDate(enum.Enum):
+    """Which of a commit's two times dates the files it touched."""
+
+    COMMIT = "commit"  # when the commit was made (or last rebased, amended, cherry-picked)
+    AUTHOR = "author"  # when its change was first written: what Hugo's .GitInfo and many users take
+
+
 @dataclass(frozen=True, slots=True)
 class GitSource:
-    """Maps a docroot page to the file in git whose history dates it (regex and replacement)."""
+    """Maps a docroot page to the file in git whose history dates it (regex and replacement).
+
+    `source` is one replacement, or candidates tried in order: the first path
+    that git knows wins (``X.md``, else ``X/index.md``, else ``X/_index.md``;
+    the translated file, else the English one).
+    """
 
     match: str
-    source: str
+    source: str | tuple[str, ...]
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return (self.source,) if isinstance(self.source, str) else self.source
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +54,9 @@ def _git(args: Sequence[str], cwd: Path) -> bytes:
     return result.stdout
 
 
-def read_git_dates(directory: Path) -> GitDates | None:
-    """Every tracked path's last commit time, or None when `directory` is not in a git work tree.
+def read_git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates | None:
+    """Every tracked path's last commit time (commit or author time, as `date` says), or
+    None when `directory` is not in a git work tree.
 
     One `git log --name-only -z` pass, newest commit first: the first time a
     path appears is its last change. In a shallow clone the boundary commits
@@ -56,7 +74,8 @@ def read_git_dates(directory: Path) -> GitDates | None:
         shallow_file = Path(_git(["rev-parse", "--git-path", "shallow"], root).decode().strip())
         shallow_file = shallow_file if shallow_file.is_absolute() else root / shallow_file
         boundary = set(shallow_file.read_text().split())
-    out = _git(["log", "-z", "--name-only", "--no-renames", "--format=%x01%H %ct", "HEAD", "--"], root)
+    stamp_format = "%at" if date is GitDate.AUTHOR else "%ct"
+    out = _git(["log", "-z", "--name-only", "--no-renames", f"--format=%x01%H {stamp_format}", "HEAD", "--"], root)
     dates: dict[str, datetime] = {}
     unknown: set[str] = set()
     when: datetime | None = None

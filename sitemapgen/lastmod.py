@@ -149,9 +149,9 @@ class GitLastmod(Source):
     """The last commit that touched the page, or the source file `[[git_sources]]` maps it to."""
 
     def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
-        self.git: GitDates | None = read_git_dates(config.docroot)
+        self.git: GitDates | None = read_git_dates(config.docroot, config.git_date)
         self.prefix = ""
-        self.rewrites = [(re.compile(g.match), g.source) for g in config.git_sources]
+        self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
         if self.git is None:
             warn(f"lastmod 'git': {config.docroot} is not in a git work tree; using the next source")
             return
@@ -164,15 +164,27 @@ class GitLastmod(Source):
                 " Fetch the full history (e.g. actions/checkout with fetch-depth: 0)"
             )
 
-    def path_of(self, relpath: str) -> str:
-        """The path in the repository whose history dates the page at `relpath`."""
-        for pattern, source in self.rewrites:
+    def paths_of(self, relpath: str) -> list[str]:
+        """The paths in the repository whose history may date the page at `relpath`, in
+        order: the first rule that matches gives its candidates; no rule, the page's own."""
+        for pattern, sources in self.rewrites:
             if pattern.search(relpath):
-                return pattern.sub(source, relpath, count=1)
-        return self.prefix + relpath
+                return [pattern.sub(source, relpath, count=1) for source in sources]
+        return [self.prefix + relpath]
 
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
-        return self.git.dates.get(self.path_of(page.relpath)) if self.git is not None else None
+        """The date of the first candidate git knows; None (the next source) when git knows
+        none, or the first it knows was last changed before a shallow clone's history."""
+        git = self.git
+        if git is None:
+            return None
+        for path in self.paths_of(page.relpath):
+            when = git.dates.get(path)
+            if when is not None:
+                return when
+            if path in git.shallow_paths:
+                return None
+        return None
 
 
 class ContentLastmod(Source):

@@ -36,7 +36,7 @@ def test_parse_datetime(text: str, expected: datetime | None) -> None:
     assert parse_datetime(text) == expected
 
 
-def git(repo: Path, *args: str, date: str | None = None) -> str:
+def git(repo: Path, *args: str, date: str | None = None, author_date: str | None = None) -> str:
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "t",
@@ -46,14 +46,59 @@ def git(repo: Path, *args: str, date: str | None = None) -> str:
     }
     if date:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    if author_date:
+        env["GIT_AUTHOR_DATE"] = author_date
     done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
     return done.stdout
 
 
-def commit(repo: Path, files: dict[str, str], date: str) -> None:
+def commit(repo: Path, files: dict[str, str], date: str, author_date: str | None = None) -> None:
     make_tree(repo, files)
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", f"at {date}", date=date)
+    git(repo, "commit", "-q", "-m", f"at {date}", date=date, author_date=author_date)
+
+
+def test_git_sources_try_candidates_in_order_and_author_dates(tmp_path: Path, cli: CliRunner) -> None:
+    """A Hugo site's pages come from X.md, X/index.md or X/_index.md, and a German page from
+    its translation, else the English file: one rule with candidates says it. Hugo's .GitInfo
+    takes the author date; a rebase moved the commit date of one change."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    pages = {f"public/{p}": html(p) for p in ("a/index.html", "b/index.html", "c/index.html", "de/a/index.html")}
+    commit(
+        repo,
+        {**pages, "content/a.md": "a", "content/b/index.md": "b", "content/c/_index.md": "c"},
+        "2020-01-01T00:00:00Z",
+    )
+    commit(repo, {"content/a.md": "a2"}, "2024-05-05T00:00:00Z", author_date="2021-02-03T04:05:06Z")  # rebased
+    commit(repo, {"content/c/_index.md": "c2"}, "2022-07-08T09:10:11Z")
+    config = tmp_path / "c.toml"
+    rules = (
+        '[[git_sources]]\nmatch = "^de/([^/]+)/index\\\\.html$"\n'
+        'source = ["content/\\\\1.de.md", "content/\\\\1.md"]\n'
+        '[[git_sources]]\nmatch = "^([^/]+)/index\\\\.html$"\n'
+        'source = ["content/\\\\1.md", "content/\\\\1/index.md", "content/\\\\1/_index.md"]\n'
+    )
+    for git_date, a_date in (("commit", "2024-05-05T00:00:00+00:00"), ("author", "2021-02-03T04:05:06+00:00")):
+        config.write_text(f'base_url = "{BASE}"\nlastmod = ["git"]\ngit_date = "{git_date}"\n{rules}')
+        run = cli("build", repo / "public", "--config", config)
+        assert run.code == 0, run.err
+        got = {u.loc.removeprefix(BASE): u.lastmod for u in published(repo / "public", BASE)}
+        assert got == {
+            "a/": a_date,  # content/a.md
+            "b/": "2020-01-01T00:00:00+00:00",  # content/b/index.md
+            "c/": "2022-07-08T09:10:11+00:00",  # content/c/_index.md
+            "de/a/": a_date,  # no content/a.de.md: the English file
+        }, git_date
+
+
+def test_a_git_source_must_be_a_string_or_a_list_of_them(tmp_path: Path, cli: CliRunner) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\n[[git_sources]]\nmatch = "x"\nsource = []\n')
+    run = cli("build", tmp_path, "--config", config)
+    assert run.code == 2
+    assert "git_sources[0].source: must be a non-empty string or a list of them" in run.err
 
 
 @pytest.fixture
