@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .clusters import Reciprocity
 from .config import Config, RobotsTxt
 from .decide import Outcome
 from .entry import Entry
@@ -67,9 +68,11 @@ def build(
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         pipeline = Pipeline(config, warn=counted_warn, dry_run=dry_run)
+        reciprocity = Reciprocity(config.base_url)
+        rows = pipeline.rows(on_skip, on_progress)
         try:
             written = write_rows(
-                pipeline.rows(on_skip, on_progress),
+                reciprocity.filter(rows) if config.read_heads and config.hreflang else rows,
                 out,
                 base_url=config.base_url,
                 max_urls=config.max_urls_per_sitemap,
@@ -90,6 +93,8 @@ def build(
         except BaseException:
             pipeline.abort()
             raise
+        for line in reciprocity.lines():
+            counted_warn(line)
         if not written.sitemaps or dry_run:
             pipeline.abort()
             claimed.release_if_empty()

@@ -23,7 +23,8 @@ from .errors import ConfigError
 from .gitdates import GitDate, GitSource
 from .head import DEFAULT_MAX_BYTES
 from .lastmod import SOURCES, LastmodSource
-from .urls import UrlStyle, normalize_base_url
+from .signals import LANGUAGE
+from .urls import UrlStyle, normalize_base_url, resolve_href
 
 #: The protocol's hard limits; configuration may only lower them.
 MAX_URLS_PER_SITEMAP = 50_000
@@ -196,6 +197,20 @@ def _section_from(value: object, index: int) -> Section:
 _GIT_SOURCE_KEYS = ("match", "source")
 
 
+def _x_default(value: object) -> str:
+    """A language code (the cluster's link in that language becomes x-default) or an absolute
+    http(s) URL (the x-default itself), checked as the head's own links are."""
+    if isinstance(value, str) and LANGUAGE.match(value) and value.lower() != "x-default":
+        return value
+    if isinstance(value, str) and value.startswith(("http://", "https://")):
+        url = resolve_href(value, value)
+        if url is not None:
+            return url
+    raise ConfigError(
+        "hreflang_x_default", f"must be a language code such as 'en' or an absolute http(s) URL, got {value!r}"
+    )
+
+
 def _git_source_from(value: object, index: int) -> GitSource:
     if isinstance(value, GitSource):
         return value
@@ -291,6 +306,7 @@ class Config:
     check_canonical: bool = True
     check_redirects: bool = True
     hreflang: bool = True
+    hreflang_x_default: str | None = None  # a language of the cluster, or a URL: x-default where a head has none
     head_max_bytes: int = DEFAULT_MAX_BYTES
     lastmod: tuple[LastmodSource, ...] = (LastmodSource.MTIME,)
     git_sources: tuple[GitSource, ...] = ()
@@ -320,6 +336,8 @@ class Config:
         for flag in ("sitemapignore", "read_heads", "check_noindex", "check_canonical", "check_redirects", "hreflang"):
             _check_bool(getattr(self, flag), flag)
         _check_int(self.head_max_bytes, "head_max_bytes", 1_024, 16 * 1_048_576)
+        if self.hreflang_x_default is not None:
+            put(self, "hreflang_x_default", _x_default(self.hreflang_x_default))
         put(self, "lastmod", _lastmod_chain(self.lastmod, read_heads=self.read_heads))
         put(self, "git_sources", _tables(self.git_sources, "git_sources", _git_source_from))
         put(self, "git_date", _enum_value(GitDate, self.git_date, "git_date"))

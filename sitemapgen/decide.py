@@ -163,14 +163,25 @@ class Decider:
         if not alternates:
             return ()
         own = self.own_base + loc[len(self.config.base_url) :]
-        if any(alternate.href == own for alternate in alternates):
+        if not any(alternate.href == own for alternate in alternates):
+            lang = head.lang
+            if lang is None or not LANGUAGE.match(lang) or any(a.hreflang.lower() == lang.lower() for a in alternates):
+                note(NoteKind.HREFLANG_NO_SELF, shown)
+            else:
+                note(NoteKind.HREFLANG_SELF_ADDED, f"{shown} as {lang!r}")
+                alternates = (*alternates, Alternate(lang, own))
+        return self._with_x_default(alternates)
+
+    def _with_x_default(self, alternates: tuple[Alternate, ...]) -> tuple[Alternate, ...]:
+        """`hreflang_x_default` added where the head names no x-default: that URL, or the
+        cluster's link in that language (none in it: nothing added)."""
+        choice = self.config.hreflang_x_default
+        if choice is None or any(a.hreflang.lower() == "x-default" for a in alternates):
             return alternates
-        lang = head.lang
-        if lang is None or not LANGUAGE.match(lang) or any(a.hreflang.lower() == lang.lower() for a in alternates):
-            note(NoteKind.HREFLANG_NO_SELF, shown)
-            return alternates
-        note(NoteKind.HREFLANG_SELF_ADDED, f"{shown} as {lang!r}")
-        return (*alternates, Alternate(lang, own))
+        if "://" in choice:
+            return (*alternates, Alternate("x-default", choice))
+        href = next((a.href for a in alternates if a.hreflang.lower() == choice.lower()), None)
+        return alternates if href is None else (*alternates, Alternate("x-default", href))
 
     def _head_skip(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Skip | None, str]:
         """What the head's signals mean for this page (not a page, noindex, redirect,

@@ -103,10 +103,10 @@ def notice(out_dir: Path, replaced: bool, others: list[str]) -> str | None:
     if others:
         shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
         where = "; " if replaced else f"{out_dir}: "
+        found = "it reads a sitemap" if len(others) == 1 else "them reads sitemaps"
         said.append(
             f"{where}{whose} {shown} stay{'s' * (len(others) == 1)} beside ours (sitemapgen removes only what"
-            f" it wrote), and a crawler that finds {'it' if len(others) == 1 else 'them'} reads a sitemap"
-            f"{'s' * (len(others) != 1)} there"
+            f" it wrote), and a crawler that finds {found} there"
         )
     if generator is not None:
         said.append(f"; {generator.turn_off}")

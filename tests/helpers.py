@@ -205,6 +205,11 @@ HEAD_SITE: dict[str | bytes, str | bytes] = {
         '<link rel="alternate" hreflang="de" href="/de/">',
         '<link rel="alternate" hreflang="x-default" href="/en/">',
     ),
+    "de/index.html": head(  # names en/ back, so the cluster holds
+        '<link rel="alternate" hreflang="en" href="/en/">',
+        '<link rel="alternate" hreflang="de" href="/de/">',
+        '<link rel="alternate" hreflang="x-default" href="/en/">',
+    ),
 }
 
 

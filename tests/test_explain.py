@@ -85,13 +85,13 @@ def test_a_pages_own_warnings_are_part_of_its_explanation(tmp_path: Path) -> Non
 
 def test_one_pipeline_for_all_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Three pages, one git history read (not three), as in a build."""
-    from sitemapgen.gitdates import GitDates, read_git_dates
+    from sitemapgen.gitdates import GitDate, GitDates, read_git_dates
 
     calls: list[Path] = []
 
-    def counted(directory: Path) -> GitDates | None:
+    def counted(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates | None:
         calls.append(directory)
-        return read_git_dates(directory)
+        return read_git_dates(directory, date)
 
     monkeypatch.setattr("sitemapgen.lastmod.read_git_dates", counted)
     root = make_tree(tmp_path / "site", {"a.html": html(), "b.html": html(), "c/d.html": html()})
