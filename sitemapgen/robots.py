@@ -68,6 +68,12 @@ def update_robots_txt(
         return False
     data = b"" if st is None else _read(path)
     result = rewritten(data, base_url, index_urls)
+    others = other_sitemaps(result, base_url, index_urls)
+    if others and on_warning is not None:
+        on_warning(
+            f"{path}: also names {', '.join(others)}, which sitemapgen did not write (a generator's sitemap?"
+            " then remove the line: sitemapgen edits only its own)"
+        )
     if result == data and st is not None:
         return False
     _replace(path, result)
@@ -111,6 +117,18 @@ def rewritten(data: bytes, base_url: str, index_urls: Sequence[str]) -> bytes:
         kept.append(newline)  # a blank line before our group, as robots.txt groups are written
     kept.extend(b"Sitemap: " + url + newline for url in missing)
     return b"".join(kept)
+
+
+def other_sitemaps(data: bytes, base_url: str, index_urls: Sequence[str]) -> list[str]:
+    """The ``Sitemap:`` URLs of robots.txt `data` under `base_url` that are not our indexes."""
+    found = []
+    for line in data.splitlines():
+        match = _SITEMAP_LINE.match(line)
+        if match:
+            url = match.group(1).decode("utf-8", "replace")
+            if url.startswith(base_url) and url not in index_urls:
+                found.append(url)
+    return found
 
 
 def _replace(path: Path, data: bytes) -> None:

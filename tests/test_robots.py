@@ -151,3 +151,13 @@ def test_explain_names_robots_txt(site: SiteFactory, cli: CliRunner) -> None:
     root = site({"index.html": html(), "private/x.html": html(), "robots.txt": "User-agent: *\nDisallow: /private/\n"})
     run = cli("explain", root, "--base-url", BASE, "private/x.html")
     assert run.out == "private/x.html: not listed: disallowed by robots.txt (for Googlebot)\n"
+
+
+def test_a_generators_sitemap_line_is_named_and_kept(site: SiteFactory, cli: CliRunner) -> None:
+    """MkDocs' sitemap.xml.gz named in robots.txt: sitemapgen edits only its own lines, and says so."""
+    before = f"User-agent: *\nSitemap: {BASE}sitemap.xml.gz\nSitemap: https://other.example/sitemap.xml\n"
+    root = site({"index.html": html(), "robots.txt": before})
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "update")
+    assert run.code == 0, run.err
+    assert f"robots.txt: also names {BASE}sitemap.xml.gz, which sitemapgen did not write" in run.err
+    assert (root / "robots.txt").read_text() == before + f"\nSitemap: {BASE}sitemap.xml\n"
