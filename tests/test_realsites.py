@@ -15,8 +15,11 @@ Every listed URL must answer 200, without a redirect, from a real static server.
 
 from __future__ import annotations
 
+import dataclasses
 import http.client
+import os
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -24,7 +27,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import sitemapgen
-from sitemapgen import Config, SkipReason
+from sitemapgen import Config, GitSource, SkipReason
 
 from .helpers import published, static_server
 
@@ -153,3 +156,60 @@ def test_the_same_site_gives_the_same_bytes(tmp_path: Path) -> None:
             {p.name: p.read_bytes() for p in sorted(root.iterdir()) if p.name.startswith("sitemap") and p.is_file()}
         )
     assert outputs[0] == outputs[1]
+
+
+def test_a_site_built_for_another_host_is_said_once_not_a_page_at_a_time(tmp_path: Path) -> None:
+    """MkDocs wrote canonicals for https://example.org/ (its site_url); listed under a preview
+    host, every page names the other host: left out, one line counts them, one asks whether the
+    base URL is right."""
+    root = tmp_path / "site"
+    shutil.copytree(REALSITES / "mkdocs-material" / "site", root)
+    preview = "https://preview.example.net/"
+    said: list[str] = []
+    with pytest.raises(sitemapgen.SitemapgenError, match="no pages to list"):
+        sitemapgen.build(Config(docroot=root, base_url=preview), on_warning=said.append)
+    hosts = [line for line in said if "canonical on another host" in line or "--base-url" in line]
+    assert hosts == [
+        "4 skipped, canonical on another host; e.g. index.html to https://example.org/",
+        "4 of 6 pages name example.org as canonical: is --base-url (base_url) the URL this site is served at?",
+    ]
+
+
+def _git(repo: Path, *args: str, when: str | None = None) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@example.org", "PATH": os.environ.get("PATH", "")}
+    if when is not None:
+        env |= {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def test_hugo_pages_are_dated_by_their_content_files(tmp_path: Path) -> None:
+    """Hugo's output beside its source in one repository: a page comes from X.md, or a
+    section's _index.md, and a German page from X.de.md. One rule with candidates dates
+    every page by the file it was made from."""
+    repo = tmp_path / "repo"
+    shutil.copytree(REALSITES / "hugo-multilingual" / "src", repo / "src")
+    shutil.copytree(REALSITES / "hugo-multilingual" / "site", repo / "public")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "site", when="2024-01-01T00:00:00Z")
+    (repo / "src/content/docs/install.de.md").write_text("geändert\n")
+    _git(repo, "commit", "-q", "-am", "de install", when="2025-02-03T04:05:06Z")
+    rules = (
+        GitSource(r"^de/index\.html$", "src/content/_index.de.md"),
+        GitSource(r"^de/(.+)/index\.html$", (r"src/content/\1/_index.de.md", r"src/content/\1.de.md")),
+        GitSource(r"^index\.html$", "src/content/_index.md"),
+        GitSource(r"^(.+)/index\.html$", (r"src/content/\1/_index.md", r"src/content/\1.md")),
+    )
+    config = Config(docroot=repo / "public", base_url=BASE, lastmod=(sitemapgen.LastmodSource.GIT,), git_sources=rules)
+    said: list[str] = []
+    sitemapgen.build(dataclasses.replace(config, git_sources=()), on_warning=said.append)
+    dates = {u.loc.removeprefix(BASE): u.lastmod for u in published(repo / "public", BASE)}
+    assert dates["de/docs/install/"] == "2024-01-01T00:00:00+00:00"  # by the built file: the change is missed
+    sitemapgen.build(config, on_warning=said.append)
+    dates = {u.loc.removeprefix(BASE): u.lastmod for u in published(repo / "public", BASE)}
+    assert dates["de/docs/install/"] == "2025-02-03T04:05:06+00:00"
+    assert {loc: d for loc, d in dates.items() if loc != "de/docs/install/"} == dict.fromkeys(
+        ["", "about/", "de/", "de/about/", "de/docs/", "de/docs/usage/", "docs/", "docs/install/", "docs/usage/"],
+        "2024-01-01T00:00:00+00:00",
+    )
