@@ -69,3 +69,48 @@ def test_the_annotated_config_example_loads(tmp_path: Path) -> None:
     assert len(config.rules) == 3
     assert len(config.git_sources) == 1
     assert [section.name for section in config.sitemaps] == ["blog"]
+
+
+#: `pip install X` or `pipx install X` in a shell line of the docs (options before X skipped).
+_INSTALL = re.compile(r"\bpipx? install\s+((?:-\S+\s+)*)([^\s`#]+)")
+#: What an install line may name: this project's distribution (extras, a version), or a path.
+_OURS = re.compile(r"""^["']?(?:static-sitemapgen(?:\[[a-z,]+\])?(?:[=<>~!]=?[\w.]+)?|\.{1,2}(?:/\S*)?|/\S+)["']?$""")
+
+
+def _docs() -> list[Path]:
+    top = Path(__file__).parent.parent
+    return [
+        path
+        for path in sorted(top.rglob("*.md"))
+        if not {".venv", "realsites", ".pytest_cache"} & set(path.relative_to(top).parts)
+        and not path.relative_to(top).parts[0].startswith(".venv")
+    ]
+
+
+def test_every_install_line_installs_this_project() -> None:
+    """`pip install sitemapgen` installs an unrelated crawler from PyPI: no doc may say it."""
+    found = []
+    for path in _docs():
+        for match in _INSTALL.finditer(path.read_text(encoding="utf-8")):
+            found.append((path.name, match.group(2)))
+    assert found, "no install line found: the pattern is wrong"
+    assert [(name, target) for name, target in found if not _OURS.match(target)] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "ours"),
+    [
+        ("pip install sitemapgen", False),
+        ("pipx install sitemapgen==0.9.9", False),
+        ("pip install -U sitemapgen", False),
+        ("pip install static-sitemapgen", True),
+        ("pip install 'static-sitemapgen[mkdocs]>=0.2'", True),
+        ("pip install .", True),
+        ("pip install ./sitemapgen", True),
+        ("pip install static-sitemapgenx", False),
+    ],
+)
+def test_the_install_line_check_tells_ours_from_others(line: str, ours: bool) -> None:
+    match = _INSTALL.search(line)
+    assert match is not None
+    assert bool(_OURS.match(match.group(2))) is ours

@@ -53,7 +53,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[zipfile.ZipFile]
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    (built,) = dist.glob("sitemapgen-*.whl")
+    (built,) = dist.glob("static_sitemapgen-*.whl")
     with zipfile.ZipFile(built) as archive:
         yield archive
 
