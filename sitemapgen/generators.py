@@ -37,6 +37,12 @@ GENERATORS: tuple[Generator, ...] = (
         " delete sitemap.xml.gz after `mkdocs build`",
     ),
     Generator(
+        "Zensical",
+        re.compile(r"^zensical\b", re.IGNORECASE),
+        "Zensical writes a sitemap.xml for each project (each language) on every build, with no"
+        " setting to stop it: delete the ones named here after `zensical build`",
+    ),
+    Generator(
         "Hugo", re.compile(r"^hugo\b", re.IGNORECASE), "turn Hugo's off with disableKinds = ['sitemap'] in hugo.toml"
     ),
     Generator(

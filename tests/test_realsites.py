@@ -57,6 +57,8 @@ _SPHINX_HTML = Expected(
     skipped={SkipReason.NOINDEX: 1},  # search.html
 )
 
+_ZENSICAL = ("", "de/", "de/install/", "de/usage/", "fr/", "fr/install/", "fr/usage/", "install/", "usage/")
+
 CASES = {
     "sphinx7-html": _SPHINX_HTML,
     "sphinx9-html": _SPHINX_HTML,
@@ -102,6 +104,27 @@ CASES = {
         skipped={SkipReason.REDIRECT: 3},  # old-path/, de/old-path/, en/
         said=(
             "{root}/sitemap.xml: replaced Hugo's sitemap.xml; Hugo's en/sitemap.xml, de/sitemap.xml stay beside ours",
+        ),
+    ),
+    # One project a language, each page's links the three language homes (Zensical's
+    # `extra.alternate`): only the homes form a cluster; the other pages' links are no
+    # translations of them, and no home names them back.
+    "zensical-multilingual": Expected(
+        listed=_ZENSICAL,
+        skipped={SkipReason.EXCLUDED: 3},  # the three 404.html
+        said=(
+            "{root}/sitemap.xml: replaced Zensical's sitemap.xml",
+            "6 pages: hreflang links do not name the page itself, and no <html lang> says its language",
+            "18 hreflang links on 6 pages dropped",
+        ),
+    ),
+    # The same without `lang` on the alternates: every link carries the page's own language.
+    "zensical-nolang": Expected(
+        listed=_ZENSICAL,
+        skipped={SkipReason.EXCLUDED: 3},
+        said=(
+            "{root}/sitemap.xml: replaced Zensical's sitemap.xml",
+            "9 pages: hreflang gives one language two URLs or more: that language's links dropped; e.g. index.html",
         ),
     ),
     "jekyll-seo": Expected(
