@@ -13,7 +13,7 @@ N ?= 200000
 # lower bounds only).
 $(STAMP): pyproject.toml constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test,mkdocs,sphinx]'
 	touch $@
 
 ## Build the sample site's sitemaps and show what was written.

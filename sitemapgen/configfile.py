@@ -74,6 +74,19 @@ def read_config_file(path: Path, *, pyproject: bool | None = None) -> ConfigFile
     return ConfigFile(path, data, prefix)
 
 
+def config_from_values(docroot: Path | str, values: Mapping[str, Any], *, source: str, prefix: str = "") -> Config:
+    """A `Config` from a table of `sitemapgen.toml` keys that another tool read (a MkDocs
+    plugin's options, a Sphinx ``conf.py``): unknown keys and bad values are errors that
+    name `source` and the key, as they are for a config file."""
+    for key in values:
+        if key not in FILE_KEYS:
+            raise unknown_key(key, FILE_KEYS, prefix).located(source)
+    try:
+        return Config(docroot=Path(docroot), **values)
+    except ConfigError as e:
+        raise e.located(source, prefix) from e
+
+
 def find_config_file(cwd: Path) -> ConfigFile | None:
     """`sitemapgen.toml` in `cwd`, else `[tool.sitemapgen]` of its pyproject.toml."""
     own = cwd / CONFIG_FILE
