@@ -221,11 +221,52 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
         yield update
 
 
+SummaryMdOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--summary-md",
+        help="Write a Markdown summary here (default in GitHub Actions: $GITHUB_STEP_SUMMARY).",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+NoSummaryMdOpt = Annotated[bool, typer.Option("--no-summary-md", help="Write no Markdown summary, even in CI.")]
+
+
 @_site_command("build", extra={"robots_txt": RobotsOpt})
-def build_command(settings: Config, *, quiet: QuietOpt = False, json_output: JsonOpt = False) -> None:
+def build_command(
+    settings: Config,
+    *,
+    quiet: QuietOpt = False,
+    json_output: JsonOpt = False,
+    summary_md: SummaryMdOpt = None,
+    no_summary_md: NoSummaryMdOpt = False,
+) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
+    from .ci import CiReport, in_github_actions, step_summary_path, write_summary
+
+    ci = CiReport(annotate=in_github_actions(), docroot=settings.docroot)
+
+    def warn(message: str) -> None:
+        _warn(message)
+        annotation = ci.add(message)
+        if annotation is not None:
+            typer.echo(annotation, err=json_output)  # stdout, where the runner reads commands, but not into JSON
+
     with _handled(), _progress(not quiet and not json_output) as on_progress:
-        result = run_build(settings, on_warning=_warn, on_progress=on_progress)
+        result = run_build(settings, on_warning=warn, on_progress=on_progress)
+    last = ci.last_annotation()
+    if last is not None:
+        typer.echo(last, err=json_output)
+    summary = None if no_summary_md else summary_md or step_summary_path()
+    if summary is not None:
+        with _handled():
+            try:
+                write_summary(summary, ci.markdown(result), append=summary_md is None)
+            except OSError as e:
+                raise EnvironmentFailure(
+                    f"{summary}: cannot write the summary: {e.strerror or e} (the sitemaps were published)"
+                ) from e
     if json_output:
         typer.echo(json.dumps(result.as_json(), indent=2))
     elif not quiet:

@@ -29,7 +29,9 @@ def test_every_site_option_sets_a_config_field() -> None:
 
 @pytest.mark.parametrize("command", SITE_COMMANDS)
 def test_every_command_that_reads_a_site_takes_every_site_option(command: str) -> None:
-    shared = _flags("build") - {"--robots-txt", "--json", "--quiet", "--help"}
+    # build's own: what it writes besides the sitemaps, and how it reports
+    own = {"--robots-txt", "--json", "--quiet", "--summary-md", "--no-summary-md", "--help"}
+    shared = _flags("build") - own
     assert {"--out", "--max-bytes-per-sitemap", "--config", "--lastmod", "--jobs"} <= shared
     assert shared <= _flags(command)
 
