@@ -10,7 +10,8 @@ self-referencing canonical link), then times, interleaved and repeated:
 - `sitemapgen build` with head reading on, on both trees, and off (mtime only)
 - `sitemapgen list` with head reading on (the same decisions, printed instead of written)
 
-and prints a table of medians: seconds, pages/s, peak RSS, ratio to find.
+and prints a table of medians: seconds, pages/s, peak RSS, ratio to find; then the head work a
+page costs on heads as real generators write them (the fixtures in tests/realsites).
 Run: `make bench` (N=200000) or `make bench N=1000000`. With `--baseline DIR`
 (a checkout of another version, e.g. `git worktree add /tmp/base HEAD~1`),
 the same sitemapgen cases run that version too, interleaved with this one.
@@ -121,6 +122,37 @@ def generate(
             )
 
 
+REALSITES = Path(__file__).resolve().parent.parent / "tests" / "realsites"
+
+
+def real_heads(repeat: int) -> list[str]:
+    """Head work on heads as real generators write them (the fixtures of tests/realsites):
+    per page, the microseconds from head bytes to `HeadFacts` (no file reading), and how many
+    heads the fast scanner hands to beautifulsoup4. Table rows, in Markdown."""
+    from sitemapgen.head import decode_head, facts_from_bytes, read_head_bytes, says_nothing, scan_tags_fast
+
+    rows = []
+    for site in sorted(p / "site" for p in REALSITES.iterdir() if (p / "site").is_dir()):
+        heads = []
+        for path in sorted(site.rglob("*.html")):
+            data, _, _ = read_head_bytes(str(path))
+            url = "https://example.org/" + path.relative_to(site).as_posix()
+            heads.append((data, url))
+        to_bs4 = sum(1 for data, _ in heads if not says_nothing(data) and scan_tags_fast(decode_head(data)) is None)
+        best = float("inf")
+        for _ in range(repeat):
+            started = time.perf_counter()
+            for _ in range(20):
+                for data, url in heads:
+                    facts_from_bytes(data, url)
+            best = min(best, (time.perf_counter() - started) / (20 * len(heads)))
+        size = statistics.median(len(data) for data, _ in heads) / 1024
+        rows.append(
+            f"| {site.parent.name} | {len(heads)} | {size:.1f} KB | {best * 1e6:.0f} µs | {to_bs4} of {len(heads)} |"
+        )
+    return rows
+
+
 @dataclass
 class Sample:
     seconds: float
@@ -224,6 +256,13 @@ def main() -> None:
             seconds = statistics.median(s.seconds for s in runs)
             rss = statistics.median(s.rss_kib for s in runs) / 1024
             print(f"| {label} | {seconds:.2f} | {n / seconds:,.0f} | {rss:.0f} MiB | {seconds / find_median:.1f} |")
+        print()
+        print("Head work on real generators' heads (tests/realsites; best of runs, bytes to facts, per page):")
+        print()
+        print("| generator | pages | median head | µs a page | heads bs4 reads |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for row in real_heads(args.repeat):
+            print(row)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

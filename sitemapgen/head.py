@@ -118,6 +118,14 @@ _META_LINK = re.compile(rf"<({'|'.join(SIGNAL_TAGS)})((?:[\s/][^<>]*)?)>", re.IG
 #: a plain opening tag (attributes as above, not self-closing) is taken as one; any
 #: other script or style is left in place, and the check below hands it to bs4.
 _RAW_TEXT = re.compile(rf"<(script|style)(?:{_ATTR_TEXT})*+\s*+>.*?</\s*\1\s*>", re.IGNORECASE | re.DOTALL)
+#: A comment that every html.parser (3.11 to 3.13) reads alike: not ``<!-->`` or ``<!--->``
+#: (3.13 reads those as empty comments), no ``--`` inside (so no ``--!>`` end either), ended by
+#: ``-->``. jekyll-seo-tag and many themes write such comments in every head.
+_PLAIN_COMMENT = r"<!--(?!-?>)(?:[^-]|-(?!-))*+-->"
+#: What html.parser passes over, left to right: raw text elements and plain comments. One
+#: pattern, so that whichever starts first wins, as in the parser (a comment inside a
+#: script is script text; a script inside a comment is comment text).
+_SKIPPED = re.compile(rf"{_RAW_TEXT.pattern}|{_PLAIN_COMMENT}", re.IGNORECASE | re.DOTALL)
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 
 
@@ -169,13 +177,13 @@ def _deciding_tags(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def _without_raw_text(text: str) -> str | None:
-    """`text` without its script and style elements, as html.parser skips them; None when
-    one seems to open inside another tag (``<meta<script>``), which html.parser does not
-    read as a script at all."""
+def _without_skipped(text: str) -> str | None:
+    """`text` without its script and style elements and its plain comments, as html.parser
+    skips them; None when one seems to open inside another tag (``<meta<script>``), which
+    html.parser does not read as a script or a comment at all."""
     pieces: list[str] = []
     done = 0
-    for match in _RAW_TEXT.finditer(text):
+    for match in _SKIPPED.finditer(text):
         start = match.start()
         if text.rfind("<", 0, start) > text.rfind(">", 0, start):
             return None
@@ -189,22 +197,20 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     """The meta and link tags of a plain head that may decide something (see
     `may_decide`), or None to say "ask beautifulsoup4".
 
-    Left to beautifulsoup4: comments, CDATA, processing instructions, and NUL
-    (parsers differ on it).
+    Left to beautifulsoup4: comments other than plain ones (see `_PLAIN_COMMENT`),
+    CDATA, processing instructions, and NUL (parsers differ on it).
 
     Decides only what it can decide exactly as bs4 with html.parser would: the
     whole head must be text, doctype, end tags and start tags whose attributes
     are plain (see `_ATTR_TEXT`), checked by one regular expression. Anything
     else (comments, a stray '<', a quote left open) returns None.
     """
-    if "<!" in text and ("<!--" in text or "<![" in text):
+    if "<?" in text or "\x00" in text or "<![" in text:
         return None
-    if "<?" in text or "\x00" in text:
-        return None
-    if "<s" in text or "<S" in text:
-        stripped = _without_raw_text(text)
-        if stripped is None or _RAW_TEXT_OPEN.search(stripped):
-            return None  # a script or style inside a tag, or one that does not end within the head
+    if "<s" in text or "<S" in text or "<!--" in text:
+        stripped = _without_skipped(text)
+        if stripped is None or _RAW_TEXT_OPEN.search(stripped) or "<!--" in stripped:
+            return None  # one inside a tag, one that does not end within the head, or an odd comment
         text = stripped
     if _PLAIN_HEAD.fullmatch(text) is None:
         return None
