@@ -16,6 +16,7 @@ from sitemapgen.head import (
     may_decide,
     parse_head,
     read_head,
+    read_head_bytes,
     scan_tags_bs4,
     scan_tags_fast,
     sniff_encoding,
@@ -380,7 +381,11 @@ def _normalized(tags: list[tuple[str, dict[str, str]]]) -> list[tuple[str, dict[
 # A '<script>' inside another tag's name is no script to html.parser: the meta after it counts.
 @example(["<meta", '<script><meta name="robots" content="noindex"></script>', "a>b"])
 def test_fast_scanner_agrees_with_bs4(pieces: list[str]) -> None:
-    text = "".join(pieces)
+    _agree("".join(pieces))
+
+
+def _agree(text: str) -> list[tuple[str, dict[str, str]]] | None:
+    """Assert that wherever the fast scanner answers for `text`, it answers as bs4; its answer."""
     fast = scan_tags_fast(text)
     if fast is not None:
         # The scanner may skip tags that cannot decide anything: its tags must be bs4's tags, in
@@ -394,6 +399,7 @@ def test_fast_scanner_agrees_with_bs4(pieces: list[str]) -> None:
 
         assert [t for t in _normalized(fast) if decides(t)] == [t for t in reference if decides(t)], text
     assert parse_head(text, PAGE) == parse_head(text, PAGE, fast=False), text
+    return fast
 
 
 def test_fast_scanner_decides_an_ordinary_head() -> None:
@@ -601,3 +607,40 @@ def test_html_lang_is_read_for_a_cluster(tmp_path: Path) -> None:
     assert read_head(write(tmp_path, data), PAGE).lang == "de-AT"
     plain = b'<!doctype html><html lang="de"><head><title>t</title></head>'
     assert read_head(write(tmp_path, plain), PAGE).lang is None  # no cluster: not looked for
+
+
+_REALSITES = Path(__file__).parent / "realsites"
+#: Every head as a real generator wrote it (Sphinx, MkDocs-material, Hugo, Jekyll, Zensical).
+_REAL_HEADS = sorted({decode_head(read_head_bytes(str(path))[0]) for path in _REALSITES.glob("*/site/**/*.html")})
+
+
+def test_there_are_real_heads_to_test_with() -> None:
+    assert len(_REAL_HEADS) >= 40
+
+
+@pytest.mark.parametrize("text", _REAL_HEADS, ids=lambda text: str(len(text)))
+def test_the_fast_scanner_reads_every_real_head_as_bs4_does(text: str) -> None:
+    assert _agree(text) is not None  # and no real generator's head needs bs4
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(_REAL_HEADS),
+    st.lists(st.tuples(st.integers(min_value=0), _piece()), max_size=3),
+    st.lists(st.integers(min_value=0), max_size=2),
+)
+def test_real_heads_changed_at_random_still_agree_with_bs4(
+    text: str, insertions: list[tuple[int, str]], cuts: list[int]
+) -> None:
+    """Real heads with pieces spliced in at tag boundaries, and tags cut out: wherever the
+    fast scanner answers, it answers as beautifulsoup4."""
+    bounds = [i for i, ch in enumerate(text) if ch == "<"] or [0]
+    for at in cuts:  # drop one tag (from one '<' to the next)
+        start = bounds[at % len(bounds)]
+        end = text.find("<", start + 1)
+        text = text[:start] + (text[end:] if end >= 0 else "")
+        bounds = [i for i, ch in enumerate(text) if ch == "<"] or [0]
+    for at, piece in insertions:
+        where = bounds[at % len(bounds)]
+        text = text[:where] + piece + text[where:]
+    _agree(text)
