@@ -1,9 +1,11 @@
 """How fast is sitemapgen, against `find` on the same tree in the same session?
 
-Generates realistic built sites (pages of 5-30 KB with real heads, as many
-assets, a mix of noindex, canonical-elsewhere, redirect-stub and hreflang
-pages, non-ASCII and spaced names; and a variant where every page carries a
-self-referencing canonical link), then times, interleaved and repeated:
+Generates built sites (pages of 5-30 KB, as many assets, a mix of noindex,
+canonical-elsewhere, redirect-stub and hreflang pages, non-ASCII and spaced
+names; a variant where every page carries a self-referencing canonical link;
+and a variant whose heads are real generators' heads, those of
+tests/realsites, each with its page's own URL put in), then times,
+interleaved and repeated:
 
 - `find DOCROOT -name '*.html' -printf '%T@ %P\\n'` (the baseline, ratio 1.0)
 - a bare Python `os.scandir` walk with a stat per page
@@ -82,10 +84,34 @@ def _head(rng: random.Random, url: str, kind: str, lang_pair: tuple[str, str] | 
     return '<!DOCTYPE html>\n<html lang="en">\n<head>\n  ' + "\n  ".join(tags) + "\n</head>\n"
 
 
+def real_templates() -> list[bytes]:
+    """Every head in tests/realsites as its generator wrote it, up to ``</head>``, with the page's
+    own URL (canonical, og:url, a self hreflang) as ``{URL}``: heads of real pages to multiply."""
+    from sitemapgen.head import read_head_bytes
+
+    templates = []
+    for site in sorted(p / "site" for p in REALSITES.iterdir() if (p / "site").is_dir()):
+        for path in sorted(site.rglob("*.html")):
+            data, _, _ = read_head_bytes(str(path))
+            relpath = path.relative_to(site).as_posix()
+            own = "https://example.org/" + (relpath.removesuffix("index.html"))
+            templates.append(data.replace(own.encode(), b"{URL}") + b"</head>\n")
+    return templates
+
+
 def generate(
-    root: Path, n: int, *, seed: int, self_canonical: bool, min_kb: int, max_kb: int, asset_every: int = 1
+    root: Path,
+    n: int,
+    *,
+    seed: int,
+    self_canonical: bool,
+    min_kb: int,
+    max_kb: int,
+    asset_every: int = 1,
+    templates: list[bytes] | None = None,
 ) -> None:
-    """A built site of `n` pages (plus an asset for every `asset_every` pages) under `root`."""
+    """A built site of `n` pages (plus an asset for every `asset_every` pages) under `root`;
+    with `templates`, each page's head is one of them (real generators' heads), its own URL put in."""
     rng = random.Random(seed)
     filler = (" ".join(rng.choices(WORDS, k=4000)) + "\n").encode()
     per_dir = 200
@@ -112,7 +138,10 @@ def generate(
         elif roll < 0.06:
             kind = "redirect"
         langs = ("en", "de") if rng.random() < 0.05 else None
-        head = _head(rng, url, kind, langs).encode()
+        if templates:
+            head = rng.choice(templates).replace(b"{URL}", url.encode())
+        else:
+            head = _head(rng, url, kind, langs).encode()
         size = rng.randint(min_kb, max_kb) * 1024
         body = b"<body>\n<main>\n" + filler * (size // len(filler) + 1)
         (directory / name).write_bytes(head + body[: max(0, size - len(head))] + b"\n</main>\n</body>\n</html>\n")
@@ -196,7 +225,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="sitemapgen-bench-", dir=base))
     sitemapgen = shutil.which("sitemapgen", path=str(Path(sys.executable).parent)) or "sitemapgen"
     try:
-        trees = {"mixed": work / "mixed", "self-canonical": work / "self"}
+        trees = {"mixed": work / "mixed", "self-canonical": work / "self", "real heads": work / "real"}
+        templates = real_templates()
         for label, root in trees.items():
             started = time.perf_counter()
             generate(
@@ -207,6 +237,7 @@ def main() -> None:
                 min_kb=min_kb,
                 max_kb=max_kb,
                 asset_every=1 if n <= 300_000 else 10,  # tmpfs has an inode limit too
+                templates=templates if label == "real heads" else None,
             )
             print(
                 f"generated {label}: {n:,} pages of {min_kb}-{max_kb} KB in {time.perf_counter() - started:.0f} s",
@@ -220,6 +251,7 @@ def main() -> None:
             "sitemapgen, heads off (mtime only)": [*build, "--no-read-heads", str(trees["mixed"])],
             "sitemapgen, heads on": [*build, str(trees["mixed"])],
             "sitemapgen, heads on, self-canonical on every page": [*build, str(trees["self-canonical"])],
+            "sitemapgen, heads on, real generators' heads": [*build, str(trees["real heads"])],
         }
         cases: dict[str, tuple[list[str], dict[str, str] | None]] = {
             "find -name '*.html' -printf": (find, None),
