@@ -68,19 +68,22 @@ def read_config_file(path: Path, *, pyproject: bool | None = None) -> ConfigFile
         if not isinstance(table, dict):
             raise ConfigError("tool.sitemapgen", "must be a table", source=str(path))
         data, prefix = table, PYPROJECT_PREFIX
-    for key in data:
-        if key not in FILE_KEYS:
-            raise unknown_key(key, FILE_KEYS, prefix).located(str(path))
+    _check_keys(data, source=str(path), prefix=prefix)
     return ConfigFile(path, data, prefix)
+
+
+def _check_keys(values: Mapping[str, Any], *, source: str, prefix: str) -> None:
+    """Every key is one a config file may set (`FILE_KEYS`), else an error naming `source`."""
+    for key in values:
+        if key not in FILE_KEYS:
+            raise unknown_key(key, FILE_KEYS, prefix).located(source)
 
 
 def config_from_values(docroot: Path | str, values: Mapping[str, Any], *, source: str, prefix: str = "") -> Config:
     """A `Config` from a table of `sitemapgen.toml` keys that another tool read (a MkDocs
     plugin's options, a Sphinx ``conf.py``): unknown keys and bad values are errors that
     name `source` and the key, as they are for a config file."""
-    for key in values:
-        if key not in FILE_KEYS:
-            raise unknown_key(key, FILE_KEYS, prefix).located(source)
+    _check_keys(values, source=source, prefix=prefix)
     try:
         return Config(docroot=Path(docroot), **values)
     except ConfigError as e:

@@ -274,3 +274,20 @@ def error_line(err: str) -> str:
     assert err.startswith("error: "), err
     assert err.count("\n") == 1, err
     return err[len("error: ") : -1]
+
+
+def git(repo: Path, *args: str, date: str | None = None, author_date: str | None = None) -> str:
+    """Run git in `repo` as a fixed author; `date` sets both times, `author_date` the author's alone."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    if author_date:
+        env["GIT_AUTHOR_DATE"] = author_date
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
+    return done.stdout

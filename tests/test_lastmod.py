@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -14,7 +13,7 @@ from sitemapgen.gitdates import read_git_dates
 from sitemapgen.lastmod import parse_datetime
 
 from .conftest import BASE, CliRunner
-from .helpers import html, make_tree, output_files, published, read_index
+from .helpers import git, html, make_tree, output_files, published, read_index
 
 
 @pytest.mark.parametrize(
@@ -34,22 +33,6 @@ from .helpers import html, make_tree, output_files, published, read_index
 )
 def test_parse_datetime(text: str, expected: datetime | None) -> None:
     assert parse_datetime(text) == expected
-
-
-def git(repo: Path, *args: str, date: str | None = None, author_date: str | None = None) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    if date:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
-    if author_date:
-        env["GIT_AUTHOR_DATE"] = author_date
-    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
-    return done.stdout
 
 
 def commit(repo: Path, files: dict[str, str], date: str, author_date: str | None = None) -> None:

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import http.client
-import os
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -29,7 +27,7 @@ import pytest
 import sitemapgen
 from sitemapgen import Config, GitSource, SkipReason
 
-from .helpers import published, static_server
+from .helpers import git, published, static_server
 
 REALSITES = Path(__file__).parent / "realsites"
 BASE = "https://example.org/"
@@ -198,14 +196,6 @@ def test_a_site_built_for_another_host_is_said_once_not_a_page_at_a_time(tmp_pat
     ]
 
 
-def _git(repo: Path, *args: str, when: str | None = None) -> None:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t"}
-    env |= {"GIT_COMMITTER_EMAIL": "t@example.org", "PATH": os.environ.get("PATH", "")}
-    if when is not None:
-        env |= {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
-
-
 def test_hugo_pages_are_dated_by_their_content_files(tmp_path: Path) -> None:
     """Hugo's output beside its source in one repository: a page comes from X.md, or a
     section's _index.md, and a German page from X.de.md. One rule with candidates dates
@@ -213,11 +203,11 @@ def test_hugo_pages_are_dated_by_their_content_files(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REALSITES / "hugo-multilingual" / "src", repo / "src")
     shutil.copytree(REALSITES / "hugo-multilingual" / "site", repo / "public")
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "site", when="2024-01-01T00:00:00Z")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "site", date="2024-01-01T00:00:00Z")
     (repo / "src/content/docs/install.de.md").write_text("geändert\n")
-    _git(repo, "commit", "-q", "-am", "de install", when="2025-02-03T04:05:06Z")
+    git(repo, "commit", "-q", "-am", "de install", date="2025-02-03T04:05:06Z")
     rules = (
         GitSource(r"^de/index\.html$", "src/content/_index.de.md"),
         GitSource(r"^de/(.+)/index\.html$", (r"src/content/\1/_index.de.md", r"src/content/\1.de.md")),
