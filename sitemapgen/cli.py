@@ -312,6 +312,8 @@ def validate_command(
         report = validate(paths, base_url=base)
     for problem in report.problems:
         typer.echo(str(problem))
+    for note in () if quiet else report.notes:
+        typer.echo(f"note: {note}", err=True)
     if not quiet or report.problems:
         verdict = "ok" if report.ok else plural(len(report.problems), "problem")
         typer.echo(f"{plural(report.files, 'file')}, {plural(report.urls, 'URL')}: {verdict}", err=True)

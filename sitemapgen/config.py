@@ -26,10 +26,15 @@ from .lastmod import SOURCES, LastmodSource
 from .signals import LANGUAGE
 from .urls import UrlStyle, normalize_base_url, resolve_href
 
-#: The protocol's hard limits; configuration may only lower them.
+#: What is written unless told otherwise: the limits of the protocol text in force since 2008
+#: (``shared/spec``), which every consumer accepts.
+DEFAULT_BYTES_PER_SITEMAP = 10_485_760
+DEFAULT_SITEMAPS_PER_INDEX = 1_000
+#: The current protocol's hard limits (sitemaps.org and Google since 2016): configuration may
+#: raise the defaults up to these, never past them. Older consumers still stop at the defaults.
 MAX_URLS_PER_SITEMAP = 50_000
-MAX_BYTES_PER_SITEMAP = 10_485_760
-MAX_SITEMAPS_PER_INDEX = 1_000
+MAX_BYTES_PER_SITEMAP = 52_428_800
+MAX_SITEMAPS_PER_INDEX = 50_000
 #: Below this a sitemap cannot hold its own header plus one long entry.
 MIN_BYTES_PER_SITEMAP = 1_024
 
@@ -298,8 +303,8 @@ class Config:
     url_style: UrlStyle = UrlStyle.DIRECTORY
     lastmod_format: LastmodFormat = LastmodFormat.DATETIME
     max_urls_per_sitemap: int = MAX_URLS_PER_SITEMAP
-    max_bytes_per_sitemap: int = MAX_BYTES_PER_SITEMAP
-    max_sitemaps_per_index: int = MAX_SITEMAPS_PER_INDEX
+    max_bytes_per_sitemap: int = DEFAULT_BYTES_PER_SITEMAP
+    max_sitemaps_per_index: int = DEFAULT_SITEMAPS_PER_INDEX
     sitemapignore: bool = True
     read_heads: bool = True
     check_noindex: bool = True

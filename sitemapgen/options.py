@@ -85,13 +85,17 @@ MaxBytesOpt = Annotated[
     int | None,
     typer.Option(
         "--max-bytes-per-sitemap",
-        help="Lower the 10,485,760-byte (uncompressed) limit per sitemap file.",
+        help="Bytes (uncompressed) per sitemap file: default 10,485,760, at most 52,428,800.",
         show_default=False,
     ),
 ]
 MaxPerIndexOpt = Annotated[
     int | None,
-    typer.Option("--max-sitemaps-per-index", help="Lower the 1,000-sitemap limit per index file.", show_default=False),
+    typer.Option(
+        "--max-sitemaps-per-index",
+        help="Sitemaps per index file: default 1,000, at most 50,000.",
+        show_default=False,
+    ),
 ]
 ChunkingOpt = Annotated[
     Chunking | None,

@@ -30,7 +30,13 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from .config import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
+from .config import (
+    DEFAULT_BYTES_PER_SITEMAP,
+    DEFAULT_SITEMAPS_PER_INDEX,
+    MAX_BYTES_PER_SITEMAP,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+)
 from .errors import os_failure
 from .urls import MAX_URL_LENGTH
 
@@ -97,6 +103,8 @@ class Report:
     """Everything one validation found."""
 
     problems: list[Problem] = field(default_factory=list)
+    #: Within the current protocol, but past what its 2008 text (and consumers that follow it) accept.
+    notes: list[Problem] = field(default_factory=list)
     files: int = 0
     urls: int = 0
 
@@ -328,6 +336,9 @@ class _Validator:
     def problem(self, path: Path, line: int | None, message: str) -> None:
         self.report.problems.append(Problem(path, line, message))
 
+    def note(self, path: Path, message: str) -> None:
+        self.report.notes.append(Problem(path, None, f"{message}; older consumers (the 2008 protocol) may refuse it"))
+
     def cannot_read(self, path: Path, error: OSError) -> None:
         """A file that cannot be opened or read: the file's problem, or the machine's (exit 3)."""
         if error.errno in _MACHINE_ERRNOS:
@@ -392,6 +403,8 @@ class _Validator:
         if not data.lstrip().startswith(b"<"):
             self.problem(path, 1, "not XML")
             return None
+        if len(data) > DEFAULT_BYTES_PER_SITEMAP:
+            self.note(path, f"{len(data):,} bytes uncompressed, more than {DEFAULT_BYTES_PER_SITEMAP:,}")
         parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
         try:
             root = etree.fromstring(data, parser)
@@ -456,6 +469,8 @@ class _Validator:
         entries = list(self._locs(path, root, "sitemap", own_url))
         if len(entries) > MAX_SITEMAPS_PER_INDEX:
             self.problem(path, None, f"{len(entries):,} sitemaps; an index may list at most {MAX_SITEMAPS_PER_INDEX:,}")
+        elif len(entries) > DEFAULT_SITEMAPS_PER_INDEX:
+            self.note(path, f"{len(entries):,} sitemaps, more than {DEFAULT_SITEMAPS_PER_INDEX:,}")
         directory = _directory(own_url) if own_url else None
         for url, line in entries:
             self._entry(path, line, url, directory, depth + 1)

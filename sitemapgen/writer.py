@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import BinaryIO
 from zlib import crc32
 
-from .config import Chunking, LastmodFormat
+from .config import DEFAULT_BYTES_PER_SITEMAP, DEFAULT_SITEMAPS_PER_INDEX, Chunking, LastmodFormat
 from .entry import Entry, Row, escape_xml, row_of
 from .errors import SitemapgenError
 from .faults import Faults
@@ -358,8 +358,8 @@ def write_sitemaps(
     base_url: str,
     lastmod_format: LastmodFormat = LastmodFormat.DATETIME,
     max_urls: int = 50_000,
-    max_bytes: int = 10_485_760,
-    max_sitemaps_per_index: int = 1_000,
+    max_bytes: int = DEFAULT_BYTES_PER_SITEMAP,
+    max_sitemaps_per_index: int = DEFAULT_SITEMAPS_PER_INDEX,
     chunking: Chunking = Chunking.STABLE,
     sections: Sequence[str] = (),
     on_skip: Callable[[Skip], None] | None = None,
@@ -391,8 +391,8 @@ def write_rows(
     *,
     base_url: str,
     max_urls: int = 50_000,
-    max_bytes: int = 10_485_760,
-    max_sitemaps_per_index: int = 1_000,
+    max_bytes: int = DEFAULT_BYTES_PER_SITEMAP,
+    max_sitemaps_per_index: int = DEFAULT_SITEMAPS_PER_INDEX,
     chunking: Chunking = Chunking.STABLE,
     sections: Sequence[str] = (),
     on_skip: Callable[[Skip], None] | None = None,

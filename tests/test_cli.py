@@ -518,6 +518,16 @@ BAD_CONFIGS = [
         id="over-protocol-limit",
     ),
     pytest.param(
+        OK + "max_bytes_per_sitemap = 52428801\n",
+        "max_bytes_per_sitemap: must be between 1,024 and 52,428,800, got 52,428,801",
+        id="over-current-byte-limit",
+    ),
+    pytest.param(
+        OK + "max_sitemaps_per_index = 50001\n",
+        "max_sitemaps_per_index: must be between 1 and 50,000, got 50,001",
+        id="over-current-index-limit",
+    ),
+    pytest.param(
         OK + 'url_style = "pretty"\n',
         "url_style: must be one of 'directory', 'index', 'extensionless', got 'pretty'",
         id="bad-url-style",
@@ -569,12 +579,12 @@ BAD_FLAGS = [
         ["--base-url", BASE, "--max-urls-per-sitemap", "0"], "--max-urls-per-sitemap: must be between 1", id="zero-urls"
     ),
     pytest.param(
-        ["--base-url", BASE, "--max-bytes-per-sitemap", "20000000"],
+        ["--base-url", BASE, "--max-bytes-per-sitemap", "52428801"],
         "--max-bytes-per-sitemap: must be between",
         id="big-bytes",
     ),
     pytest.param(
-        ["--base-url", BASE, "--max-sitemaps-per-index", "1001"],
+        ["--base-url", BASE, "--max-sitemaps-per-index", "50001"],
         "--max-sitemaps-per-index: must be between",
         id="big-index",
     ),

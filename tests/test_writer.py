@@ -12,6 +12,7 @@ import pytest
 from sitemapgen.config import ChangeFreq, Chunking, LastmodFormat
 from sitemapgen.entry import Entry, escape_xml, format_entry, format_lastmod, format_priority
 from sitemapgen.skips import Skip, SkipReason
+from sitemapgen.validate import validate
 from sitemapgen.writer import SitemapFile, WriteResult, write_sitemaps
 
 from .helpers import Url, is_cut_point, locs, output_files, read_chunk, read_index
@@ -53,6 +54,22 @@ def test_entry_fields_in_schema_order() -> None:
         b"<url><loc>https://example.com/a</loc><lastmod>2020-01-01T00:00:00+00:00</lastmod>"
         b"<changefreq>daily</changefreq><priority>0.3</priority></url>\n"
     )
+
+
+def test_a_raised_byte_limit_writes_past_10_mib_and_validate_notes_it(out: Path) -> None:
+    """The current protocol's 52,428,800 bytes, asked for: one sitemap, valid, with a note for older consumers."""
+    entries = [Entry(f"{BASE}{i:04}/{'x' * 2_000}") for i in range(5_300)]
+    result = write_sitemaps(entries, out, base_url=BASE, max_bytes=52_428_800, chunking=Chunking.FILL)
+    assert [s.size > 10_485_760 for s in result.sitemaps] == [True]
+    report = validate([out / "sitemap.xml"], base_url=BASE)
+    assert (report.problems, report.urls) == ([], 5_300)
+    size = result.sitemaps[0].size
+    assert [(n.path.name, n.message) for n in report.notes] == [
+        (
+            result.sitemaps[0].path.name,
+            f"{size:,} bytes uncompressed, more than 10,485,760; older consumers (the 2008 protocol) may refuse it",
+        )
+    ]
 
 
 @pytest.mark.parametrize(
