@@ -11,6 +11,7 @@ examples, never all of them: a million pages cost no more than ten.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections import Counter
@@ -95,9 +96,31 @@ class CiReport:
 
 
 def write_summary(path: Path, text: str, *, append: bool) -> None:
-    """Write (or, for GitHub's step summary, add to) the Markdown summary file."""
-    with open(path, "a" if append else "w", encoding="utf-8") as f:
-        f.write(text)
+    """Write (or, for GitHub's step summary, add to) the Markdown summary file.
+
+    A file this call created and could not fill (a full disk) is removed, so a
+    failure leaves no empty summary behind; a file that was there is the user's
+    and is left as the failed write left it.
+    """
+    if append:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(text)
+        return
+    try:
+        fd, created = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), True
+    except FileExistsError:
+        fd, created = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC), False
+    mine = os.fstat(fd)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError:
+        if created:
+            with contextlib.suppress(OSError):
+                now = os.stat(path, follow_symlinks=False)
+                if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):  # still the file we made
+                    os.unlink(path)
+        raise
 
 
 def step_summary_path() -> Path | None:

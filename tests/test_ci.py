@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -118,3 +120,37 @@ def test_an_annotation_escapes_what_github_would_read_as_syntax(
 )
 def test_warning_kinds(message: str, kind: str, path: str | None) -> None:
     assert warning_kind(message) == (kind, path)
+
+
+class _FullDisk:
+    """A file object whose every write fails as a full disk does."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __enter__(self) -> _FullDisk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("existed", [False, True], ids=["new-file", "users-file"])
+def test_a_summary_that_cannot_be_written_leaves_no_empty_file_of_ours(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, existed: bool
+) -> None:
+    root = _site(site)
+    summary = tmp_path / "summary.md"
+    if existed:
+        summary.write_text("the user's\n")
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: _FullDisk(fd))
+    run = cli("build", root, "--base-url", BASE, "--summary-md", summary)
+    assert run.code == 3
+    assert run.err.splitlines()[-1] == (
+        f"error: {summary}: cannot write the summary: No space left on device (the sitemaps were published)"
+    )
+    assert (root / "sitemap.xml").exists()
+    assert summary.exists() == existed  # ours removed; the user's file is theirs (truncated, as asked)
