@@ -8,24 +8,31 @@ what `build` does.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .clusters import Reciprocity
 from .config import Config, RobotsTxt
 from .decide import Outcome
-from .entry import Entry
+from .entry import Entry, Row
 from .errors import EnvironmentFailure, SitemapgenError
 from .lastmod import LastmodSource
-from .outdir import check_docroot, check_output, claim_output
+from .outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from .pipeline import Pipeline
 from .report import BuildResult, sorted_skips
 from .robots import update_robots_txt
 from .skips import Skip, SkipReason, skip_warning
-from .writer import write_rows
+from .urls import page_url
+from .writer import WriteResult, write_rows
+
+if TYPE_CHECKING:
+    from .changes import Changes
+    from .previous import ManifestWriter
 
 logger = logging.getLogger("sitemapgen")
 
@@ -38,6 +45,7 @@ def build(
     on_warning: Warn | None = None,
     on_progress: Callable[[int], None] | None = None,
     dry_run: bool = False,
+    changes_file: Path | None = None,
 ) -> BuildResult:
     """Write the sitemaps and index for `config`; the library's entry point.
 
@@ -46,6 +54,8 @@ def build(
     should look at them, reported through `on_warning` (default: logging).
     `on_progress` hears the number of pages walked so far, every few hundred. With
     `dry_run` the content store is only read, and robots.txt left alone (what `check` uses).
+    With `config.previous`, what changed since that deploy is in the result's
+    summary, and with `changes_file` written there as JSON (after publishing).
     """
     warn = on_warning or logger.warning
     check_docroot(config)
@@ -68,55 +78,139 @@ def build(
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         pipeline = Pipeline(config, warn=counted_warn, dry_run=dry_run)
-        reciprocity = Reciprocity(config.base_url)
-        rows = pipeline.rows(on_skip, on_progress)
         try:
-            written = write_rows(
-                reciprocity.filter(rows) if config.read_heads and config.hreflang else rows,
-                out,
-                base_url=config.base_url,
-                max_urls=config.max_urls_per_sitemap,
-                max_bytes=config.max_bytes_per_sitemap,
-                max_sitemaps_per_index=config.max_sitemaps_per_index,
-                chunking=config.chunking,
-                sections=[section.name for section in config.sitemaps],
-                on_skip=on_skip,
-                on_warning=counted_warn,
-                # The store keeps this build's lastmods only if the build is published.
-                before_publish=None if dry_run else pipeline.commit,
+            written, robots, changes = _write(
+                config, out, pipeline, claimed, on_skip, counted_warn, on_progress, dry_run
             )
-        except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
-            pipeline.abort()
-            raise EnvironmentFailure(
-                f"{e.filename or out}: cannot write the sitemaps: {e.strerror or e}; nothing new was published"
-            ) from e
-        except BaseException:
-            pipeline.abort()
-            raise
-        for line in reciprocity.lines():
-            counted_warn(line)
-        if not written.sitemaps or dry_run:
-            pipeline.abort()
-            claimed.release_if_empty()
-        if not written.sitemaps:
-            why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
-            raise SitemapgenError(
-                f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
-            )
-        robots = False
-        if config.robots_txt is not RobotsTxt.OFF and not dry_run:  # under the lock: one writer at a time
-            index_urls = [config.base_url + path.name for path in written.indexes]
-            robots = update_robots_txt(
-                config.docroot,
-                config.base_url,
-                index_urls,
-                create=config.robots_txt is RobotsTxt.CREATE,
-                on_warning=counted_warn,
-            )
+            if not written.sitemaps:
+                why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
+                raise SitemapgenError(
+                    f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
+                )
+            change_summary = changes.summary() if changes is not None else None
+            if changes_file is not None and changes is not None:
+                try:
+                    changes.write_json(changes_file)
+                except OSError as e:
+                    raise EnvironmentFailure(
+                        f"{changes_file}: cannot write the changes: {e.strerror or e} (the sitemaps were published)"
+                    ) from e
+        finally:
+            pipeline.close()
     listed = sum(s.urls for s in written.sitemaps)
     return BuildResult(
-        listed, sorted_skips(skipped), written, warnings, dict(pipeline.sources_used.most_common()), robots
+        listed,
+        sorted_skips(skipped),
+        written,
+        warnings,
+        dict(pipeline.sources_used.most_common()),
+        robots,
+        change_summary,
     )
+
+
+def _write(
+    config: Config,
+    out: Path,
+    pipeline: Pipeline,
+    claimed: ClaimedOutput,
+    on_skip: Callable[[Skip], None],
+    warn: Warn,
+    on_progress: Callable[[int], None] | None,
+    dry_run: bool,
+) -> tuple[WriteResult, bool, Changes | None]:
+    """Write and publish (the part of `build` under the output directory's claim)."""
+    reciprocity = Reciprocity(config.base_url)
+    previous = pipeline.previous
+    changes = manifest = None
+    if previous is not None:
+        from .changes import Changes
+        from .previous import ManifestWriter, fingerprint_settings
+
+        changes = Changes(previous)
+        manifest = ManifestWriter(config.base_url, fingerprint_settings(config.content_ignore, config.content_select))
+
+    def skip(item: Skip) -> None:
+        on_skip(item)
+        if changes is not None and not item.relpath.endswith("/"):
+            changes.left_out(page_url(config.base_url, item.relpath, config.url_style), item.reason.value)
+
+    rows = pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
+    if config.read_heads and config.hreflang:
+        rows = reciprocity.filter(rows)
+    if changes is not None:
+        rows = _seen(rows, changes)
+
+    before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run)
+
+    try:
+        written = write_rows(
+            rows,
+            out,
+            base_url=config.base_url,
+            max_urls=config.max_urls_per_sitemap,
+            max_bytes=config.max_bytes_per_sitemap,
+            max_sitemaps_per_index=config.max_sitemaps_per_index,
+            chunking=config.chunking,
+            sections=[section.name for section in config.sitemaps],
+            on_skip=skip,
+            on_warning=warn,
+            before_publish=before_publish,
+        )
+    except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
+        pipeline.abort()
+        raise EnvironmentFailure(
+            f"{e.filename or out}: cannot write the sitemaps: {e.strerror or e}; nothing new was published"
+        ) from e
+    except BaseException:
+        pipeline.abort()
+        raise
+    finally:
+        if manifest is not None:
+            manifest.discard()
+    for line in reciprocity.lines():
+        warn(line)
+    if not written.sitemaps or dry_run:
+        pipeline.abort()
+        claimed.release_if_empty()
+    if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or dry_run:
+        return written, False, changes
+    index_urls = [config.base_url + path.name for path in written.indexes]  # under the lock: one writer at a time
+    robots = update_robots_txt(
+        config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE, on_warning=warn
+    )
+    return written, robots, changes
+
+
+def _before_publish(
+    config: Config,
+    out: Path,
+    pipeline: Pipeline,
+    changes: Changes | None,
+    manifest: ManifestWriter | None,
+    dry_run: bool,
+) -> None:
+    """Every new chunk is on disk and nothing is published yet: refuse (the drop guard), or
+    make durable what goes with the new sitemaps."""
+    if changes is not None and config.max_removed is not None:
+        changes.guard(config.max_removed)
+    if dry_run:
+        return
+    if manifest is not None:
+        manifest.publish(out)
+    if config.indexnow_key is not None:
+        from .indexnow import write_key_file
+
+        write_key_file(config.docroot, config.indexnow_key)
+    pipeline.commit()  # the store keeps this build's lastmods only if the build is published
+
+
+def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:
+    """The rows, each told to `changes` as it passes to the writer."""
+    see = changes.see
+    for row in rows:
+        see(row[0], row[3])
+        yield row
 
 
 def build_elsewhere(config: Config, out: Path, *, on_warning: Warn | None = None) -> BuildResult:
@@ -152,6 +246,7 @@ def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iter
                 yield outcome
     finally:
         pipeline.abort()
+        pipeline.close()
 
 
 def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[Listing]:

@@ -35,9 +35,9 @@ from .build import build as run_build
 from .build import iter_listing
 from .config import Config
 from .configfile import load_config
-from .errors import EnvironmentFailure, SitemapgenError
+from .errors import EnvironmentFailure, Refusal, SitemapgenError
 from .explain import explain
-from .options import SITE_OPTIONS, ConfigOpt, DocrootArg, JsonOpt, QuietOpt, RobotsOpt
+from .options import SITE_OPTIONS, ConfigOpt, DocrootArg, IndexNowKeyOpt, JsonOpt, MaxRemovedOpt, QuietOpt, RobotsOpt
 from .report import plural
 from .skips import display
 from .urls import normalize_base_url
@@ -105,6 +105,8 @@ def _handled() -> Iterator[None]:
         yield
     except EnvironmentFailure as e:
         raise _fail(str(e), EXIT_ENVIRONMENT) from None
+    except Refusal as e:
+        raise _fail(str(e), EXIT_PROBLEM) from None
     except SitemapgenError as e:
         raise _fail(str(e), EXIT_BAD_INPUT) from None
     except OSError as e:  # the machine's, where the library did not word it: still one line
@@ -233,7 +235,18 @@ SummaryMdOpt = Annotated[
 NoSummaryMdOpt = Annotated[bool, typer.Option("--no-summary-md", help="Write no Markdown summary, even in CI.")]
 
 
-@_site_command("build", extra={"robots_txt": RobotsOpt})
+ChangesFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--changes-file",
+        help="With --previous: write what changed (added, removed and why, changed) here as JSON.",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+
+
+@_site_command("build", extra={"robots_txt": RobotsOpt, "max_removed": MaxRemovedOpt, "indexnow_key": IndexNowKeyOpt})
 def build_command(
     settings: Config,
     *,
@@ -241,6 +254,7 @@ def build_command(
     json_output: JsonOpt = False,
     summary_md: SummaryMdOpt = None,
     no_summary_md: NoSummaryMdOpt = False,
+    changes_file: ChangesFileOpt = None,
 ) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
     from .ci import CiReport, in_github_actions, step_summary_path, write_summary
@@ -254,7 +268,9 @@ def build_command(
             typer.echo(annotation, err=json_output)  # stdout, where the runner reads commands, but not into JSON
 
     with _handled(), _progress(not quiet and not json_output) as on_progress:
-        result = run_build(settings, on_warning=warn, on_progress=on_progress)
+        if changes_file is not None and settings.previous is None:
+            raise SitemapgenError("--changes-file: needs --previous (what to compare with)")
+        result = run_build(settings, on_warning=warn, on_progress=on_progress, changes_file=changes_file)
     last = ci.last_annotation()
     if last is not None:
         typer.echo(last, err=json_output)
@@ -285,6 +301,85 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
             typer.echo(line)
     if not result.current:
         raise typer.Exit(EXIT_PROBLEM)
+
+
+@app.command("diff")
+def diff_command(
+    old: Annotated[str, typer.Argument(help="The earlier deploy: an index URL, or an output directory or index.")],
+    new: Annotated[str, typer.Argument(help="The later one, the same way.")],
+    *,
+    json_output: Annotated[bool, typer.Option("--json", help="The diff as one JSON object.")] = False,
+) -> None:
+    """Print the URLs added (+), removed (-) and with a changed lastmod (~) between two deploys."""
+    from .changes import Changes
+    from .previous import read_previous
+
+    with _handled():
+        earlier = read_previous(old, None, warn=_warn, manifest=False)
+        try:
+            later = read_previous(new, earlier.base_url, warn=_warn, manifest=False)
+            try:
+                if not later.found:
+                    raise SitemapgenError(f"{later.where}: no sitemap index there")
+                changes = Changes(earlier)
+                for loc, lastmod in later.listed():
+                    changes.see(loc, lastmod)
+                if json_output:
+                    typer.echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=False))
+                    return
+                for loc in changes.added():
+                    typer.echo(f"+ {loc}")
+                for loc, _ in changes.removed():
+                    typer.echo(f"- {loc}")
+                for loc, before, after in changes.changed():
+                    typer.echo(f"~ {loc} {before or '-'} -> {after or '-'}")
+                typer.echo(f"sitemapgen: {changes.counts()}", err=True)
+            finally:
+                later.close()
+        finally:
+            earlier.close()
+
+
+@app.command("indexnow")
+def indexnow_command(
+    changes_file: Annotated[
+        Path, typer.Argument(help="What changed, from build --previous --changes-file.", dir_okay=False)
+    ],
+    *,
+    key: Annotated[str, typer.Option("--key", help="The IndexNow key (build --indexnow-key put KEY.txt live).")],
+    endpoint: Annotated[str, typer.Option("--endpoint", help="Where to submit.")] = "https://api.indexnow.org/indexnow",
+    key_location: Annotated[
+        str | None,
+        typer.Option("--key-location", help="The key file's URL (default: https://HOST/KEY.txt).", show_default=False),
+    ] = None,
+    check_key: Annotated[
+        bool, typer.Option("--check-key/--no-check-key", help="First check that the key file is live.")
+    ] = True,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the requests; send nothing.")] = False,
+) -> None:
+    """Tell IndexNow (Bing, Yandex, Seznam, Naver...) the URLs a deploy added, changed or removed."""
+    from .changes import read_changes
+    from .config import check_indexnow_key
+    from .fetch import is_url
+    from .indexnow import check_key_live, plan, submit
+
+    with _handled():
+        check_indexnow_key(key, "--key")
+        if not is_url(endpoint):
+            raise SitemapgenError(f"--endpoint: must be an http(s) URL, got {endpoint!r}")
+        submission = plan(read_changes(changes_file), key=key, endpoint=endpoint, key_location=key_location)
+        if not submission.urls:
+            typer.echo("sitemapgen: nothing changed; nothing sent", err=True)
+            return
+        if dry_run:
+            for body in submission.bodies():
+                typer.echo(f"POST {submission.endpoint}")
+                typer.echo(json.dumps(body, indent=1, ensure_ascii=False))
+            return
+        if check_key:
+            check_key_live(submission)
+        sent = submit(submission, on_status=lambda line: typer.echo(f"sitemapgen: {line}", err=True))
+    typer.echo(f"sitemapgen: submitted {plural(sent, 'URL')} to {endpoint}", err=True)
 
 
 @app.command("validate")

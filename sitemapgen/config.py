@@ -291,6 +291,47 @@ def _check_bool(value: object, key: str) -> None:
         raise ConfigError(key, f"must be true or false, got {value!r}")
 
 
+_INDEXNOW_KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
+
+
+def check_indexnow_key(value: object, key: str) -> str:
+    """An IndexNow key: 8 to 128 letters, digits or dashes (the protocol's rule)."""
+    if not isinstance(value, str) or not _INDEXNOW_KEY.fullmatch(value):
+        raise ConfigError(key, f"must be 8 to 128 letters, digits or dashes (IndexNow), got {value!r}")
+    return value
+
+
+def _check_previous(value: object) -> str:
+    if not isinstance(value, str | Path) or not str(value) or "\x00" in str(value):
+        raise ConfigError("previous", f"must be a URL or a path, got {value!r}")
+    text = str(value)
+    if "://" in text and not text.startswith(("http://", "https://")):
+        raise ConfigError("previous", f"must be an http(s) URL or a path, got {text!r}")
+    return text
+
+
+def _check_selectors(value: object) -> tuple[str, ...]:
+    """CSS selectors, each compiled once here so a typo is a config error, not a build's surprise."""
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ConfigError("content_select", f"must be a list of CSS selectors, got {value!r}")
+    import soupsieve  # beautifulsoup4's own selector engine
+
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(f"content_select[{i}]", f"must be a CSS selector, got {item!r}")
+        try:
+            soupsieve.compile(item)
+        except soupsieve.SelectorSyntaxError as e:
+            raise ConfigError(f"content_select[{i}]", f"not a CSS selector: {item!r}: {e.args[0]}") from None
+    return tuple(value)
+
+
+def _check_percent(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
+        raise ConfigError(key, f"must be a percentage from 0 to 100, got {value!r}")
+    return float(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything one build needs; checked and normalized on construction."""
@@ -322,6 +363,10 @@ class Config:
     sitemaps: tuple[Section, ...] = ()
     robots_txt: RobotsTxt = RobotsTxt.OFF
     jobs: int | None = None  # worker processes for reading heads; None: one per CPU
+    previous: str | None = None  # the previous deploy: its index URL, or an earlier output's directory or index
+    content_select: tuple[str, ...] = ()  # CSS selectors: a 'content' fingerprint covers the first match only
+    max_removed: float | None = None  # percent of the previous deploy's URLs a build may drop
+    indexnow_key: str | None = None  # written to DOCROOT/KEY.txt for IndexNow
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -354,6 +399,13 @@ class Config:
         put(self, "chunking", _enum_value(Chunking, self.chunking, "chunking"))
         put(self, "robots_txt", _enum_value(RobotsTxt, self.robots_txt, "robots_txt"))
         put(self, "sitemaps", _tables(self.sitemaps, "sitemaps", _section_from))
+        if self.previous is not None:
+            put(self, "previous", _check_previous(self.previous))
+        put(self, "content_select", _check_selectors(self.content_select))
+        if self.max_removed is not None:
+            put(self, "max_removed", _check_percent(self.max_removed, "max_removed"))
+        if self.indexnow_key is not None:
+            check_indexnow_key(self.indexnow_key, "indexnow_key")
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")

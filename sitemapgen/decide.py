@@ -21,6 +21,7 @@ import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pathspec
@@ -37,6 +38,9 @@ from .urls import MAX_URL_LENGTH, normalize_url, page_url, served_files
 from .walk import Candidate, Page, page_at
 from .writer import entry_room
 
+if TYPE_CHECKING:
+    from .previous import Previous
+
 Warn = Callable[[str], None]
 #: Says something of a listed page that the build counts and says once (`NoteKind`, example).
 Note = Callable[[NoteKind, str], None]
@@ -52,7 +56,7 @@ class Outcome:
     skip: Skip | None = None
     lastmod_source: str | None = None  # a `LastmodSource` value
     warnings: tuple[str, ...] = ()
-    key: bytes | None = None  # set until `settle`: the lastmod source's key (content hash)
+    key: bytes | None = None  # the lastmod source's key (content fingerprint), dated by `settle`
     notes: tuple[tuple[NoteKind, str], ...] = ()  # said once for the build, counted (see `pipeline`)
 
     @property
@@ -82,7 +86,7 @@ Listed = tuple[Row, str | None]
 class Decider:
     """Per-build state (rules, lastmod sources, path rules) and the per-page decision."""
 
-    def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
+    def __init__(self, config: Config, *, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.config = config
         self.root = os.path.join(config.docroot, "")  # with a trailing separator, to prefix relpaths
         self.real_root = os.path.realpath(config.docroot)
@@ -97,7 +101,7 @@ class Decider:
             for section in reversed(config.sitemaps)
         ]
         self.room = entry_room(config.max_bytes_per_sitemap)
-        self.lastmod = LastmodChain(config, warn, dry_run)  # last: it may open the store
+        self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
 
     def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Listed:
         """One candidate's fate, as plain data (see the module's docstring)."""
@@ -254,7 +258,7 @@ class Decider:
             lastmod = self.lastmod.finish(event.lastmod_source, entry.loc, event.key)
             entry = dataclasses.replace(entry, lastmod=lastmod)
             row = row_of(entry, self.config.lastmod_format)
-            event = dataclasses.replace(event, entry=entry, row=row, key=None)
+            event = dataclasses.replace(event, entry=entry, row=row)  # the key stays: the manifest records it
         assert row is not None
         if len(row[1]) > self.room:
             return self._too_large(relpath, len(row[1]), event.warnings)

@@ -38,6 +38,10 @@ class DocrootError(SitemapgenError):
     """The docroot or output directory cannot be used."""
 
 
+class Refusal(SitemapgenError):
+    """The input is fine, but what it would do is refused (the drop guard, an engine's no): exit 1."""
+
+
 class EnvironmentFailure(SitemapgenError):
     """The machine failed the run, not its input: the message names the path and the reason."""
 

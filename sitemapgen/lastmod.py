@@ -31,6 +31,7 @@ from .walk import Page
 
 if TYPE_CHECKING:
     from .config import Config
+    from .previous import Previous
 
 Warn = Callable[[str], None]
 
@@ -106,8 +107,11 @@ class Source:
     #: Whether the source needs the page's head read (config refuses it with read_heads off).
     reads_heads: ClassVar[bool] = False
 
-    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
-        """Open what the source needs; `warn` is for build-wide warnings, said once."""
+    def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
+        """Open what the source needs; `warn` is for build-wide warnings, said once.
+
+        `previous` is the previous deploy, when the build was given one.
+        """
 
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | bytes | None:
         """The page's lastmod, None for "ask the next source", or a key for `finish`."""
@@ -148,7 +152,7 @@ class MetaLastmod(Source):
 class GitLastmod(Source):
     """The last commit that touched the page, or the source file `[[git_sources]]` maps it to."""
 
-    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
+    def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.git: GitDates | None = read_git_dates(config.docroot, config.git_date)
         self.prefix = ""
         self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
@@ -188,27 +192,46 @@ class GitLastmod(Source):
 
 
 class ContentLastmod(Source):
-    """When the page's content (less `content_ignore`) was first seen, from the content store."""
+    """When the page's content (less `content_ignore`, within `content_select`) was first seen.
 
-    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
+    Remembered by the previous deploy's manifest, when the build was given one
+    that has it (a fresh CI checkout has nothing else), else by the local
+    content store. With a previous deploy and no local store, none is started.
+    """
+
+    def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.ignore = [re.compile(p.encode("utf-8")) for p in config.content_ignore]
-        self.store = ContentStore(config.state_path, build_time=build_time(), on_warning=warn, readonly=dry_run)
+        self.select = config.content_select
+        self.build_time = build_time()
+        self.previous = previous if previous is not None and previous.has_manifest else None
+        no_store = previous is not None and not config.state_path.exists()
+        self.store = (
+            None
+            if no_store
+            else ContentStore(config.state_path, build_time=self.build_time, on_warning=warn, readonly=dry_run)
+        )
 
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> bytes | None:
         try:
-            return content_digest(page.path, self.ignore)
+            return content_digest(page.path, self.ignore, self.select)
         except OSError as e:
             warn(f"{display(page.relpath)}: cannot read for lastmod 'content': {e.strerror or e}")
             return None
 
     def finish(self, loc: str, key: bytes) -> datetime:
-        return self.store.lastmod(loc, key)
+        stored = self.store.lastmod(loc, key) if self.store is not None else self.build_time
+        if self.previous is None:
+            return stored
+        kept = self.previous.kept_lastmod(loc, key)  # the live site is the truth: new there is new
+        return kept if kept is not None else self.build_time
 
     def commit(self) -> None:
-        self.store.commit()
+        if self.store is not None:
+            self.store.commit()
 
     def abort(self) -> None:
-        self.store.abort()
+        if self.store is not None:
+            self.store.abort()
 
 
 #: Every lastmod source, by the name a chain uses.
@@ -223,8 +246,14 @@ SOURCES: dict[LastmodSource, type[Source]] = {
 class LastmodChain:
     """The configured sources, in order: the first with an answer dates the page."""
 
-    def __init__(self, config: Config, warn: Warn, dry_run: bool) -> None:
-        self.sources = [(name, SOURCES[name](config, warn, dry_run)) for name in config.lastmod]
+    def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
+        self.sources = [(name, SOURCES[name](config, warn, dry_run, previous)) for name in config.lastmod]
+        if previous is not None and not {LastmodSource.CONTENT, LastmodSource.GIT} & set(config.lastmod):
+            chain = ",".join(source.value for source in config.lastmod)
+            warn(
+                f"--previous: lastmod {chain!r} does not name 'content', so no lastmod carries over from the"
+                " previous deploy (a fresh checkout's mtimes are the checkout's): add it, e.g. --lastmod content"
+            )
 
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> tuple[datetime | bytes | None, str | None]:
         """The first answer and the name of its source (a str: it crosses from workers)."""

@@ -122,6 +122,32 @@ JobsOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but warnings and errors.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
+PreviousOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--previous",
+        help="The previous deploy: its index URL (https://example.com/sitemap.xml) or an earlier output's"
+        " directory or index. Lastmods of unchanged pages carry over (lastmod 'content'); build says what changed.",
+        show_default=False,
+    ),
+]
+MaxRemovedOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--max-removed",
+        help="Refuse to publish (exit 1) if more than this percent of the previous deploy's URLs would go.",
+        show_default=False,
+    ),
+]
+IndexNowKeyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--indexnow-key",
+        help="Write DOCROOT/KEY.txt for IndexNow, to deploy with the site (then: sitemapgen indexnow).",
+        show_default=False,
+    ),
+]
+
 #: Every option that changes what is listed or how it is written, by the `Config`
 #: field it sets. Every command that reads a site takes all of them.
 SITE_OPTIONS: Mapping[str, Any] = {
@@ -137,4 +163,5 @@ SITE_OPTIONS: Mapping[str, Any] = {
     "max_sitemaps_per_index": MaxPerIndexOpt,
     "chunking": ChunkingOpt,
     "jobs": JobsOpt,
+    "previous": PreviousOpt,
 }

@@ -14,6 +14,7 @@ import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
+from typing import TYPE_CHECKING
 
 from .config import Config
 from .decide import Decider, Listed, Outcome
@@ -23,8 +24,12 @@ from .report import Tally
 from .skips import Skip
 from .walk import Candidate, Walk
 
+if TYPE_CHECKING:
+    from .previous import Previous
+
 Warn = Callable[[str], None]
 Progress = Callable[[int], None]
+Dated = Callable[[str, bytes, str], None]
 
 #: A task for the workers: candidates, and the walk's skips among them as (position, skip).
 _Task = tuple[list[Candidate], tuple[list[Candidate], list[tuple[int, Skip]]]]
@@ -36,7 +41,17 @@ class Pipeline:
     def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
         self.config = config
         self.warn = warn
-        self.decider = Decider(config, warn=warn, dry_run=dry_run)
+        self.previous: Previous | None = None  # the previous deploy (--previous), read before the walk
+        if config.previous is not None:
+            from .previous import fingerprint_settings, read_previous
+
+            settings = fingerprint_settings(config.content_ignore, config.content_select)
+            self.previous = read_previous(config.previous, config.base_url, warn=warn, settings=settings)
+        try:
+            self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=self.previous)
+        except BaseException:
+            self.close()
+            raise
         self.jobs = (config.jobs or os.cpu_count() or 1) if can_fork() else 1
         if self.jobs > 1:
             limit, soft = worker_limit()
@@ -96,8 +111,13 @@ class Pipeline:
             for line in tally.lines():
                 self.warn(line)
 
-    def rows(self, on_skip: Callable[[Skip], None], on_progress: Progress | None = None) -> Iterator[Row]:
-        """The rows to write, in walk order (what `build` writes). Warnings go to `warn`."""
+    def rows(
+        self, on_skip: Callable[[Skip], None], on_progress: Progress | None = None, on_dated: Dated | None = None
+    ) -> Iterator[Row]:
+        """The rows to write, in walk order (what `build` writes). Warnings go to `warn`.
+
+        `on_dated` hears each page dated by its content: URL, fingerprint, lastmod.
+        """
         sources = self.sources_used
         warn = self.warn
         for event in self._events(detail=False, on_progress=on_progress):
@@ -112,6 +132,10 @@ class Pipeline:
                     continue
                 assert event.row is not None
                 row, source = event.row, event.lastmod_source
+                if on_dated is not None and event.key is not None and event.entry is not None:
+                    lastmod = event.entry.lastmod
+                    assert lastmod is not None
+                    on_dated(row[0], event.key, lastmod.isoformat(timespec="seconds"))
             if source is not None:
                 sources[source] += 1
             yield row
@@ -133,3 +157,8 @@ class Pipeline:
     def abort(self) -> None:
         """Forget what the build learned."""
         self.decider.abort()
+
+    def close(self) -> None:
+        """Let go of the previous deploy's data (after the caller is done with its diff)."""
+        if self.previous is not None:
+            self.previous.close()

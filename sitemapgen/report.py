@@ -81,6 +81,7 @@ class BuildResult:
     warnings: int = 0
     lastmod_sources: Mapping[str, int] = field(default_factory=dict)
     robots_txt_updated: bool = False
+    changes: str | None = None  # "+12 -3 ~40 since the previous deploy", with --previous
 
     def as_json(self) -> dict[str, object]:
         """The summary as plain data, for `--json`."""
@@ -97,6 +98,7 @@ class BuildResult:
             "removed": self.written.removed,
             "indexes": [str(p) for p in self.written.indexes],
             "robots_txt_updated": self.robots_txt_updated,
+            "changes": self.changes,
         }
 
     def summary(self) -> str:
@@ -124,4 +126,6 @@ class BuildResult:
             )
         if self.robots_txt_updated:
             text += "; updated robots.txt"
+        if self.changes is not None:
+            text += f"; {self.changes}"
         return text

@@ -166,8 +166,36 @@ class ContentStore:
 DIGEST_PIECE = 1 << 20
 
 
-def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
+#: A page larger than this is fingerprinted whole, even with `content_select`: selecting parses it all.
+SELECT_LIMIT = 16 << 20
+
+
+def selected_content(path: str, select: Sequence[str]) -> bytes | None:
+    """The page's main content: the first element the first matching selector finds, as HTML.
+
+    None when no selector matches (or the page is past `SELECT_LIMIT`): the
+    caller fingerprints the whole page then. Parsed with beautifulsoup4 over
+    lxml, so markup is read as a browser reads it.
+    """
+    from bs4 import BeautifulSoup
+
+    with open(open_regular(path), "rb") as f:
+        data = f.read(SELECT_LIMIT + 1)
+    if len(data) > SELECT_LIMIT:
+        return None
+    soup = BeautifulSoup(data, "lxml")
+    for selector in select:
+        element = soup.select_one(selector)
+        if element is not None:
+            return str(element).encode("utf-8")
+    return None
+
+
+def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]], select: Sequence[str] = ()) -> bytes:
     """A hash of the page's bytes with the volatile parts (`ignore`) removed.
+
+    With `select`, of the page's main content only (see `selected_content`),
+    so a new footer or a build stamp in the header does not count as a change.
 
     Streamed: the page is read `DIGEST_PIECE` bytes at a time, so a 512 MiB page
     costs a few pieces' worth of memory (the patterns' copies), not 512 MiB.
@@ -178,6 +206,12 @@ def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
     Never waits on a FIFO swapped in for the page.
     """
     digest = hashlib.blake2b(digest_size=16)
+    if select:
+        part = selected_content(path, select)
+        if part is not None:
+            digest.update(b"selected\0")  # never equal to a whole page's
+            digest.update(_without(part, ignore))
+            return digest.digest()
     with open(open_regular(path), "rb") as f:
         carry = b""
         while piece := f.read(DIGEST_PIECE):

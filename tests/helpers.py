@@ -291,3 +291,49 @@ def git(repo: Path, *args: str, date: str | None = None, author_date: str | None
         env["GIT_AUTHOR_DATE"] = author_date
     done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True)
     return done.stdout
+
+
+@dataclass
+class Endpoint:
+    """A local IndexNow endpoint: answers each POST with the next scripted (status, headers), then 200."""
+
+    url: str
+    script: list[tuple[int, dict[str, str]]]
+    bodies: list[object]
+
+
+@contextlib.contextmanager
+def indexnow_endpoint(*answers: tuple[int, dict[str, str]]) -> Iterator[Endpoint]:
+    """An HTTP server on loopback that answers as IndexNow documents (200, 202, 400, 403, 422, 429...)."""
+    import http.server
+    import json
+    import threading
+
+    endpoint = Endpoint("", list(answers), [])
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length))
+            status, headers = endpoint.script.pop(0) if endpoint.script else (200, {})
+            if status in (200, 202):
+                endpoint.bodies.append(body)
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    endpoint.url = f"http://127.0.0.1:{server.server_address[1]}/indexnow"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield endpoint
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
