@@ -31,6 +31,7 @@ def test_every_site_option_sets_a_config_field() -> None:
 def test_every_command_that_reads_a_site_takes_every_site_option(command: str) -> None:
     # build's own: what it writes besides the sitemaps, and how it reports
     own = {"--robots-txt", "--json", "--quiet", "--summary-md", "--no-summary-md", "--help"}
+    own |= {"--max-removed", "--indexnow-key", "--changes-file"}  # a deploy's: publish or refuse, tell IndexNow
     shared = _flags("build") - own
     assert {"--out", "--max-bytes-per-sitemap", "--config", "--lastmod", "--jobs"} <= shared
     assert shared <= _flags(command)
