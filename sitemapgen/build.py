@@ -22,6 +22,7 @@ from .decide import Outcome
 from .entry import Entry, Row
 from .errors import EnvironmentFailure, SitemapgenError
 from .lastmod import LastmodSource
+from .manifest import ManifestWriter, fingerprint_settings, has_manifest
 from .outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from .pipeline import Pipeline
 from .report import BuildResult, sorted_skips
@@ -32,7 +33,7 @@ from .writer import WriteResult, write_rows
 
 if TYPE_CHECKING:
     from .changes import Changes
-    from .previous import ManifestWriter
+    from .previous import Previous
 
 logger = logging.getLogger("sitemapgen")
 
@@ -122,13 +123,7 @@ def _write(
     """Write and publish (the part of `build` under the output directory's claim)."""
     reciprocity = Reciprocity(config.base_url)
     previous = pipeline.previous
-    changes = manifest = None
-    if previous is not None:
-        from .changes import Changes
-        from .previous import ManifestWriter, fingerprint_settings
-
-        changes = Changes(previous)
-        manifest = ManifestWriter(config.base_url, fingerprint_settings(config.content_ignore, config.content_select))
+    changes, manifest = _deploy_memory(config, out, previous)
 
     def skip(item: Skip) -> None:
         on_skip(item)
@@ -180,6 +175,25 @@ def _write(
         config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE, on_warning=warn
     )
     return written, robots, changes
+
+
+def _deploy_memory(
+    config: Config, out: Path, previous: Previous | None
+) -> tuple[Changes | None, ManifestWriter | None]:
+    """What this build compares with the previous deploy, and the manifest it publishes.
+
+    The manifest is also kept current without --previous where one of ours is
+    there: left as an older build wrote it, it would give the next --previous
+    build that build's lastmods.
+    """
+    changes = manifest = None
+    if previous is not None:
+        from .changes import Changes
+
+        changes = Changes(previous)
+    if previous is not None or has_manifest(out):
+        manifest = ManifestWriter(config.base_url, fingerprint_settings(config.content_ignore, config.content_select))
+    return changes, manifest
 
 
 def _before_publish(

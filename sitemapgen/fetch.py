@@ -11,12 +11,15 @@ callers treat "not there" as a fact (a first deploy).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.error
 import urllib.request
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from email.message import Message
+from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from . import __version__
@@ -106,6 +109,30 @@ def get(url: str, *, limit: int, timeout: float = TIMEOUT) -> bytes | None:
     if answer.status != 200:
         raise FetchError(f"{url}: answered HTTP {answer.status}")
     return inflate(answer.body, limit, url)
+
+
+@contextlib.contextmanager
+def stream(url: str, *, timeout: float = TIMEOUT) -> Iterator[BinaryIO | None]:
+    """The body at `url` as a stream, exactly as sent (no Accept-Encoding); None for a 404 or 410."""
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    try:
+        response = urllib.request.urlopen(request, timeout=timeout)
+    except urllib.error.HTTPError as e:
+        e.close()
+        if e.code in (404, 410):
+            yield None
+            return
+        raise FetchError(f"{url}: answered HTTP {e.code}") from None
+    except urllib.error.URLError as e:
+        raise FetchError(f"{url}: cannot connect: {getattr(e.reason, 'strerror', None) or e.reason}") from None
+    except TimeoutError:
+        raise FetchError(f"{url}: no answer within {timeout:g} s") from None
+    except (OSError, ValueError) as e:
+        raise FetchError(f"{url}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    with response:
+        if response.status != 200:
+            raise FetchError(f"{url}: answered HTTP {response.status}")
+        yield response
 
 
 def post_json(url: str, body: object, *, timeout: float = TIMEOUT) -> Answer:

@@ -43,7 +43,8 @@ class Pipeline:
         self.warn = warn
         self.previous: Previous | None = None  # the previous deploy (--previous), read before the walk
         if config.previous is not None:
-            from .previous import fingerprint_settings, read_previous
+            from .manifest import fingerprint_settings
+            from .previous import read_previous
 
             settings = fingerprint_settings(config.content_ignore, config.content_select)
             self.previous = read_previous(config.previous, config.base_url, warn=warn, settings=settings)

@@ -21,48 +21,30 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import hashlib
 import io
 import json
-import os
 import sqlite3
-import tempfile
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import BinaryIO
 from urllib.parse import unquote, urljoin
 
 from .config import MAX_BYTES_PER_SITEMAP
 from .errors import SitemapgenError
-from .fetch import FetchError, get, inflate, is_url
-from .safeio import create_exclusive, read_regular
-
-if TYPE_CHECKING:
-    from lxml import etree
+from .fetch import FetchError, get, inflate, is_url, stream
+from .manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
+from .safeio import open_regular, read_regular
 
 Warn = Callable[[str], None]
 
-#: The manifest's file name, beside the index. Not ``sitemap*``: no tool takes it for a sitemap.
-MANIFEST_NAME = "sitemapgen-manifest.json.gz"
-#: The first line's key, and the format's version.
-_MANIFEST_KEY = "sitemapgen-manifest"
-_MANIFEST_VERSION = 1
-#: A manifest is one short line a page: 1 GiB uncompressed is millions of pages.
-_MANIFEST_LIMIT = 1 << 30
 _NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 _BATCH = 5_000
 
 
 class PreviousError(SitemapgenError):
     """The previous deploy could not be read: one line naming the file or URL."""
-
-
-def fingerprint_settings(ignore: Sequence[str], select: Sequence[str]) -> str:
-    """What a content fingerprint depends on besides the page: a manifest made with other
-    settings fingerprints every page differently, so its lastmods cannot be carried over."""
-    return hashlib.blake2b(json.dumps([list(ignore), list(select)]).encode(), digest_size=8).hexdigest()
 
 
 class Previous:
@@ -85,17 +67,16 @@ class Previous:
         """Every URL the previous deploy listed and its lastmod, sorted by URL."""
         yield from self.db.execute("SELECT loc, lastmod FROM listed ORDER BY loc")
 
-    def lastmod_of(self, loc: str) -> tuple[bool, str | None]:
-        """Whether the previous deploy listed `loc`, and the lastmod it gave it."""
-        row = self.db.execute("SELECT lastmod FROM listed WHERE loc = ?", (loc,)).fetchone()
-        return (False, None) if row is None else (True, row[0])
-
     def kept_lastmod(self, loc: str, fingerprint: bytes) -> datetime | None:
         """The lastmod the previous deploy gave `loc`, if its content fingerprint is unchanged."""
         row = self.db.execute("SELECT fp, lastmod FROM manifest WHERE loc = ?", (loc,)).fetchone()
         if row is None or row[0] != fingerprint:
             return None
-        return datetime.fromisoformat(row[1])
+        try:
+            when = datetime.fromisoformat(row[1])
+        except ValueError:
+            return None  # not a date (a hand-edited manifest): the page counts as changed
+        return when if when.tzinfo is not None else None
 
     def close(self) -> None:
         self.db.close()
@@ -133,6 +114,27 @@ class _Place:
         assert self.index_path is not None
         return self._read(None, self.index_path.parent.joinpath(*(unquote(s) for s in segments)), limit)
 
+    @contextlib.contextmanager
+    def open_beside(self, relative: str) -> Iterator[BinaryIO | None]:
+        """A file beside the index as a stream (None if it is not there): read as it comes, never whole."""
+        if self.index_url is not None:
+            try:
+                with stream(urljoin(self.index_url, relative)) as body:
+                    yield body
+            except FetchError as e:
+                raise PreviousError(f"{e} (--previous)") from None
+            return
+        path = Path(self.where(relative))
+        try:
+            f = open(open_regular(path), "rb")
+        except FileNotFoundError:
+            yield None
+            return
+        except OSError as e:
+            raise PreviousError(f"{path}: cannot read: {e.strerror or e} (--previous)") from None
+        with f:
+            yield f
+
     def where(self, relative: str) -> str:
         if self.index_url is not None:
             return urljoin(self.index_url, relative)
@@ -161,17 +163,48 @@ class _Place:
             raise PreviousError(f"{e} (--previous)") from None
 
 
-def _root(data: bytes, where: str) -> etree._Element:
+def _entries(data: bytes, where: str) -> tuple[str, Iterator[tuple[str, str | None]]]:
+    """The root's kind ("urlset" or "sitemapindex") and its entries, (loc, lastmod), read as a stream.
+
+    Each entry is cleared once read, so a 50 MB sitemap costs its bytes and
+    one entry's elements, not a whole tree. Entities are never expanded, no
+    DTD is loaded, nothing is fetched.
+    """
     from lxml import etree  # imported only when a previous deploy is read
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    events = etree.iterparse(
+        io.BytesIO(data),
+        events=("start", "end"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+    )
     try:
-        root = etree.fromstring(data, parser)
+        _, root = next(events)
     except etree.XMLSyntaxError as e:
         raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
-    if root.tag not in (f"{_NS}urlset", f"{_NS}sitemapindex"):
+    except StopIteration:
+        raise PreviousError(f"{where}: not a sitemap: empty (--previous)") from None
+    kinds = {f"{_NS}urlset": ("urlset", f"{_NS}url"), f"{_NS}sitemapindex": ("sitemapindex", f"{_NS}sitemap")}
+    if root.tag not in kinds:
         raise PreviousError(f"{where}: not a sitemap or sitemap index (--previous)")
-    return root
+    kind, entry = kinds[root.tag]
+
+    def entries() -> Iterator[tuple[str, str | None]]:
+        try:
+            for event, element in events:
+                if event != "end" or element.tag != entry:
+                    continue
+                loc = (element.findtext(f"{_NS}loc") or "").strip()
+                lastmod = element.findtext(f"{_NS}lastmod")
+                element.clear()
+                root.clear()  # the entries read so far: a stream keeps none of them
+                yield loc, lastmod.strip() if lastmod is not None else None
+        except etree.XMLSyntaxError as e:
+            raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
+
+    return kind, entries()
 
 
 def _directory(url: str) -> str:
@@ -194,11 +227,11 @@ def read_previous(
         if data is None:
             return previous  # a first deploy
         previous.found = True
-        root = _root(data, place.index_name)
-        if root.tag == f"{_NS}urlset":
-            _add_urls(previous, root)
+        kind, entries = _entries(data, place.index_name)
+        if kind == "urlset":
+            _add_urls(previous, entries)
         else:
-            for loc in _locs(root, "sitemap"):
+            for loc, _ in list(entries):
                 base = previous.base_url or _directory(loc)
                 previous.base_url = base
                 if not loc.startswith(base):
@@ -210,7 +243,10 @@ def read_previous(
                     raise PreviousError(
                         f"{place.where(relative)}: not found, though {place.index_name} lists it (--previous)"
                     )
-                _add_urls(previous, _root(sitemap, place.where(relative)))
+                kind, urls = _entries(sitemap, place.where(relative))
+                if kind != "urlset":
+                    raise PreviousError(f"{place.where(relative)}: an index inside an index (--previous)")
+                _add_urls(previous, urls)
         if manifest:
             _read_manifest(previous, place, settings, warn)
         return previous
@@ -219,33 +255,38 @@ def read_previous(
         raise
 
 
-def _locs(root: etree._Element, tag: str) -> Iterator[str]:
-    for element in root.iterfind(f"{_NS}{tag}/{_NS}loc"):
-        yield (element.text or "").strip()
-
-
-def _add_urls(previous: Previous, root: etree._Element) -> None:
-    rows: list[tuple[str, str | None]] = []
-    for url in root.iterfind(f"{_NS}url"):
-        loc = (url.findtext(f"{_NS}loc") or "").strip()
-        lastmod = url.findtext(f"{_NS}lastmod")
-        rows.append((loc, lastmod.strip() if lastmod is not None else None))
-    previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", rows)
+def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]]) -> None:
+    batch: list[tuple[str, str | None]] = []
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) == _BATCH:
+            previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", batch)
+            batch.clear()
+    previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", batch)
 
 
 def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn: Warn) -> None:
-    data = place.read_beside(MANIFEST_NAME, _MANIFEST_LIMIT)
     where = place.where(MANIFEST_NAME)
-    if data is None:
-        warn(
-            f"{where}: the previous deploy has no manifest, so no lastmod carries over from it this time"
-            " (this build publishes one)"
-        )
-        return
-    lines = iter(io.BytesIO(data))
+    with place.open_beside(MANIFEST_NAME) as raw:
+        if raw is None:
+            warn(
+                f"{where}: the previous deploy has no manifest, so no lastmod carries over from it this time"
+                " (this build publishes one)"
+            )
+            return
+        try:
+            with gzip.GzipFile(filename="", mode="rb", fileobj=raw) as lines:
+                _manifest_lines(previous, lines, where, settings, warn)
+        except (OSError, EOFError, zlib.error) as e:  # not gzip, truncated, a connection lost
+            raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
+
+
+def _manifest_lines(previous: Previous, lines: Iterable[bytes], where: str, settings: str | None, warn: Warn) -> None:
+    """Every line of a manifest into `previous` (each checked), unless its settings are not this build's."""
+    lines = iter(lines)
     try:
         header = json.loads(next(lines))
-        if not isinstance(header, dict) or header.get(_MANIFEST_KEY) != _MANIFEST_VERSION:
+        if not isinstance(header, dict) or header.get(MANIFEST_KEY) != MANIFEST_VERSION:
             raise ValueError("not a sitemapgen manifest of this version")
         if settings is not None and header.get("content") != settings:
             warn(
@@ -255,8 +296,11 @@ def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn
             return
         batch: list[tuple[str, bytes, str]] = []
         for line in lines:
+            if len(line) > MANIFEST_LINE:
+                raise ValueError(f"a line longer than {MANIFEST_LINE:,} bytes")
             loc, fp, lastmod = json.loads(line)
-            datetime.fromisoformat(lastmod)
+            if not isinstance(loc, str) or not isinstance(lastmod, str):
+                raise ValueError("a line is not [URL, fingerprint, lastmod]")
             batch.append((loc, bytes.fromhex(fp), lastmod))
             if len(batch) == _BATCH:
                 previous.db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?, ?)", batch)
@@ -265,61 +309,3 @@ def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn
     except (ValueError, TypeError, StopIteration) as e:
         raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
     previous.has_manifest = True
-
-
-class ManifestWriter:
-    """This build's manifest, streamed to a temporary file as pages are dated, published beside the index.
-
-    Deterministic: the pages in the order the build lists them, gzip without a
-    timestamp. Only pages dated by their content have a line (others have no
-    fingerprint to compare).
-    """
-
-    def __init__(self, base_url: str, settings: str) -> None:
-        self.raw = tempfile.TemporaryFile()
-        self.spool = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, mtime=0)
-        self.spool.write(self._line({_MANIFEST_KEY: _MANIFEST_VERSION, "base_url": base_url, "content": settings}))
-
-    @staticmethod
-    def _line(value: object) -> bytes:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-
-    def add(self, loc: str, fingerprint: bytes, lastmod: str) -> None:
-        self.spool.write(self._line([loc, fingerprint.hex(), lastmod]))
-
-    def publish(self, out_dir: Path) -> None:
-        """Put the manifest in `out_dir` under `MANIFEST_NAME`, replacing only a manifest of ours."""
-        target = out_dir / MANIFEST_NAME
-        if os.path.lexists(target) and not _is_manifest(target):
-            raise SitemapgenError(f"{target}: exists and sitemapgen did not write it; move it away")
-        raw = self.raw
-        self.spool.close()
-        tmp = out_dir / f".{MANIFEST_NAME}.{os.getpid()}.tmp"
-        try:
-            with open(create_exclusive(tmp), "wb") as out:
-                raw.seek(0)
-                while piece := raw.read(1 << 20):
-                    out.write(piece)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        finally:
-            raw.close()
-
-    def discard(self) -> None:
-        with contextlib.suppress(OSError):
-            self.spool.close()
-        self.raw.close()
-
-
-def _is_manifest(path: Path) -> bool:
-    """Whether `path` is a regular file (not a symlink) that starts as our manifest does."""
-    try:
-        data = read_regular(path, limit=4096, follow_symlinks=False)
-        head = zlib.decompressobj(wbits=31).decompress(data, 64)
-    except (OSError, zlib.error):
-        return False
-    return head.startswith(f'{{"{_MANIFEST_KEY}":'.encode())

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sitemapgen import indexnow
+from sitemapgen.errors import SitemapgenError
 
 from .conftest import CliRunner
 from .helpers import indexnow_endpoint, make_tree, static_server
@@ -138,7 +139,7 @@ def test_the_key_file_is_written_only_where_it_is_ours(tmp_path: Path, existing:
         indexnow.write_key_file(root, KEY)
         assert (root / f"{KEY}.txt").read_text() == KEY
     else:
-        with pytest.raises(indexnow.SitemapgenError, match="exists and does not hold the IndexNow key"):
+        with pytest.raises(SitemapgenError, match="exists and does not hold the IndexNow key"):
             indexnow.write_key_file(root, KEY)
         assert (root / f"{KEY}.txt").read_text() == existing
 
@@ -148,6 +149,6 @@ def test_the_key_file_is_never_written_through_a_symlink(tmp_path: Path) -> None
     target = tmp_path / "elsewhere.txt"
     target.write_text("precious")
     (root / f"{KEY}.txt").symlink_to(target)
-    with pytest.raises(indexnow.SitemapgenError):
+    with pytest.raises(SitemapgenError):
         indexnow.write_key_file(root, KEY)
     assert target.read_text() == "precious"

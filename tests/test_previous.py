@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.previous import MANIFEST_NAME
+from sitemapgen.manifest import MANIFEST_NAME
 
 from .conftest import BASE, CliRunner
 from .helpers import head, indexnow_endpoint, make_tree, output_files, published, static_server
