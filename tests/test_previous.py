@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.manifest import MANIFEST_NAME
+from sitemapgen.manifest import MANIFEST_NAME, fingerprint_settings
 
 from .conftest import BASE, CliRunner
 from .helpers import head, indexnow_endpoint, make_tree, output_files, published, static_server
@@ -280,3 +280,58 @@ def test_previous_without_content_in_the_chain_says_lastmods_do_not_carry_over(t
     run = cli("build", root, "--base-url", BASE, "--previous", empty)
     assert run.code == 0
     assert "--previous: lastmod 'mtime' does not name 'content'" in run.err
+
+
+def test_a_build_without_previous_keeps_a_manifest_of_ours_current(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Else the next --previous build would read the lastmods of a build that is no longer live."""
+    root = make_tree(tmp_path / "site", SITE)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH_1))
+    assert cli("build", root, "--base-url", BASE, "--lastmod", "content", "--previous", empty).code == 0
+    (root / "p1.html").write_text(page("edited"))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH_2))
+    assert cli("build", root, "--base-url", BASE, "--lastmod", "content").code == 0
+    lines = [json.loads(line) for line in gzip.decompress((root / MANIFEST_NAME).read_bytes()).splitlines()[1:]]
+    assert {loc: lastmod for loc, _, lastmod in lines}[BASE + "p1.html"] == STAMP_2
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        pytest.param(b"not gzip", "not a readable manifest: Not a gzipped file", id="not-gzip"),
+        pytest.param(gzip.compress(b'{"other": 1}\n'), "not a sitemapgen manifest of this version", id="not-ours"),
+        pytest.param(
+            gzip.compress(
+                f'{{"sitemapgen-manifest": 1, "content": "{fingerprint_settings((), ())}"}}\n[1, 2]\n'.encode()
+            ),
+            "not a readable manifest: not enough values to unpack",
+            id="bad-line",
+        ),
+    ],
+)
+def test_a_manifest_that_cannot_be_read_is_exit_2(tmp_path: Path, cli: CliRunner, content: bytes, message: str) -> None:
+    first = make_tree(tmp_path / "one", SITE)
+    assert cli("build", first, "--base-url", BASE).code == 0
+    (first / MANIFEST_NAME).write_bytes(content)
+    root = make_tree(tmp_path / "site", SITE)
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--previous", first)
+    assert run.code == 2
+    assert message in run.err.splitlines()[-1]
+    assert not (root / "sitemap.xml").exists()
+
+
+def test_a_symlink_where_the_manifest_goes_is_not_written_through(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(tmp_path / "site", SITE)
+    target = tmp_path / "precious"
+    target.write_bytes(b"precious")
+    (root / MANIFEST_NAME).symlink_to(target)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--previous", empty)
+    assert run.code == 2
+    assert "exists and sitemapgen did not write it" in run.err
+    assert target.read_bytes() == b"precious"
+    assert (root / MANIFEST_NAME).is_symlink()

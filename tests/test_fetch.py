@@ -1,0 +1,87 @@
+"""HTTP reads against a loopback server that answers badly: caps, gzip bombs, errors, silence."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import http.server
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+
+import pytest
+
+from sitemapgen import fetch
+
+PAGES: dict[str, tuple[int, dict[str, str], bytes]] = {
+    "/ok": (200, {}, b"hello"),
+    "/gz": (200, {"Content-Encoding": "gzip"}, gzip.compress(b"hello")),
+    "/big": (200, {}, b"x" * 2_000),
+    "/bomb": (200, {}, zlib.compress(bytes(10_000_000), 9, wbits=31)),
+    "/missing": (404, {}, b"no"),
+    "/broken": (500, {}, b"oops"),
+}
+
+
+@contextlib.contextmanager
+def _server() -> Iterator[str]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == "/slow":
+                time.sleep(1.5)
+            status, headers, body = PAGES.get(self.path, (200, {}, b"late"))
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("path", "limit", "expected"),
+    [
+        pytest.param("/ok", 100, b"hello", id="ok"),
+        pytest.param("/gz", 100, b"hello", id="gzip-sent-as-such"),
+        pytest.param("/missing", 100, None, id="404-is-an-answer"),
+    ],
+)
+def test_get(path: str, limit: int, expected: bytes | None) -> None:
+    with _server() as base:
+        assert fetch.get(base + path, limit=limit) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "limit", "message"),
+    [
+        pytest.param("/big", 1_000, "larger than 1,000 bytes; not read", id="over-the-cap"),
+        # 10 MB of zeros in about 10 KB: inflated only to the cap
+        pytest.param("/bomb", 100_000, "larger than 100,000 bytes uncompressed; not read", id="gzip-bomb"),
+        pytest.param("/broken", 1_000, "answered HTTP 500", id="500"),
+        pytest.param("/slow", 1_000, "no answer within 0.5 s", id="silence"),
+    ],
+)
+def test_get_fails_in_one_line_naming_the_url(path: str, limit: int, message: str) -> None:
+    with _server() as base, pytest.raises(fetch.FetchError) as failure:
+        fetch.get(base + path, limit=limit, timeout=0.5)
+    assert str(failure.value) == f"{base}{path}: {message}"
+
+
+def test_nothing_listening_is_one_line() -> None:
+    with _server() as base:
+        pass
+    with pytest.raises(fetch.FetchError, match=r": cannot connect: Connection refused$"):
+        fetch.get(base + "/ok", limit=100)
