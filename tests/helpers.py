@@ -329,7 +329,7 @@ def indexnow_endpoint(*answers: tuple[int, dict[str, str]]) -> Iterator[Endpoint
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     endpoint.url = f"http://127.0.0.1:{server.server_address[1]}/indexnow"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield endpoint

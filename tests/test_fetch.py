@@ -29,7 +29,7 @@ def _server() -> Iterator[str]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             if self.path == "/slow":
-                time.sleep(1.5)
+                time.sleep(0.6)
             status, headers, body = PAGES.get(self.path, (200, {}, b"late"))
             self.send_response(status)
             for name, value in headers.items():
@@ -42,7 +42,7 @@ def _server() -> Iterator[str]:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -71,12 +71,12 @@ def test_get(path: str, limit: int, expected: bytes | None) -> None:
         # 10 MB of zeros in about 10 KB: inflated only to the cap
         pytest.param("/bomb", 100_000, "larger than 100,000 bytes uncompressed; not read", id="gzip-bomb"),
         pytest.param("/broken", 1_000, "answered HTTP 500", id="500"),
-        pytest.param("/slow", 1_000, "no answer within 0.5 s", id="silence"),
+        pytest.param("/slow", 1_000, "no answer within 0.2 s", id="silence"),
     ],
 )
 def test_get_fails_in_one_line_naming_the_url(path: str, limit: int, message: str) -> None:
     with _server() as base, pytest.raises(fetch.FetchError) as failure:
-        fetch.get(base + path, limit=limit, timeout=0.5)
+        fetch.get(base + path, limit=limit, timeout=0.2)
     assert str(failure.value) == f"{base}{path}: {message}"
 
 

@@ -35,8 +35,8 @@ def _changes(tmp_path: Path, base: str, added: int = 2, removed: int = 1, change
     ("script", "code", "message", "sent"),
     [
         pytest.param([(202, {})], 0, "submitted 4 URLs", 1, id="202-accepted"),
-        pytest.param([(429, {"Retry-After": "1"}), (200, {})], 0, "HTTP 429; trying again in 1 s", 1, id="429"),
-        pytest.param([(503, {}), (200, {})], 0, "HTTP 503; trying again in 1 s", 1, id="503-backoff"),
+        pytest.param([(429, {"Retry-After": "0"}), (200, {})], 0, "HTTP 429; trying again in 0 s", 1, id="429"),
+        pytest.param([(503, {"Retry-After": "0"}), (200, {})], 0, "HTTP 503; trying again in 0 s", 1, id="503"),
         pytest.param([(400, {})], 1, "HTTP 400, bad request", 0, id="400"),
         pytest.param([(403, {})], 1, "HTTP 403, forbidden: the key is not valid", 0, id="403"),
         pytest.param([(422, {})], 1, "HTTP 422, unprocessable", 0, id="422"),
@@ -152,3 +152,25 @@ def test_the_key_file_is_never_written_through_a_symlink(tmp_path: Path) -> None
     with pytest.raises(SitemapgenError):
         indexnow.write_key_file(root, KEY)
     assert target.read_text() == "precious"
+
+
+@pytest.mark.parametrize(
+    ("script", "waits"),
+    [
+        pytest.param([(429, {"Retry-After": "7"}), (200, {})], [7.0], id="retry-after-seconds"),
+        pytest.param([(429, {"Retry-After": "3600"}), (200, {})], [60.0], id="retry-after-capped"),
+        pytest.param([(503, {}), (502, {}), (500, {}), (200, {})], [1.0, 2.0, 4.0], id="backoff"),
+        pytest.param([(429, {"Retry-After": "soon"}), (200, {})], [1.0], id="unreadable-retry-after"),
+    ],
+)
+def test_waits_between_tries(script: list[tuple[int, dict[str, str]]], waits: list[float]) -> None:
+    slept: list[float] = []
+    with indexnow_endpoint(*script) as endpoint:
+        submission = indexnow.plan(
+            {"added": ["https://example.com/a"], "removed": [], "changed": []},
+            key=KEY,
+            endpoint=endpoint.url,
+            key_location=None,
+        )
+        sent = indexnow.submit(submission, on_status=lambda _: None, sleep=slept.append)
+    assert (sent, slept) == (1, waits)
