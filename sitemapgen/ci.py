@@ -85,6 +85,8 @@ class CiReport:
         )
         rows.append(("index files", ", ".join(path.name for path in written.indexes)))
         rows.append(("warnings", f"{sum(self.kinds.values()):,}"))
+        if result.changes is not None:
+            rows.append(("URLs added, removed, changed", result.changes))
         lines = ["## sitemapgen", "", "| what | count |", "| --- | ---: |"]
         lines += [f"| {_cell(what)} | {_cell(count)} |" for what, count in rows]
         if self.kinds:

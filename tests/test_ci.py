@@ -58,6 +58,12 @@ def test_the_summary_renders_as_a_table_of_what_the_build_did(
     [(kind, count, examples)] = warnings[1:]
     assert (kind, count) == ("hreflang link ignored", "5")
     assert examples.count("hreflang link ignored") == 3  # a few examples, not all
+    # With --previous (here the docroot's own last build), what changed since that deploy is a row too.
+    (root / "new.html").write_text(html())
+    run = cli("build", root, "--base-url", BASE, "--summary-md", summary, "--previous", root)
+    assert run.code == 0, run.err
+    facts, _ = _tables(summary.read_text())
+    assert dict(facts[1:])["URLs added, removed, changed"] == "+1 -0 ~0 since the previous deploy"
 
 
 def test_in_github_actions_the_step_summary_is_added_to_and_warnings_are_annotations(
