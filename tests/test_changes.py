@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import pytest
 
 from sitemapgen.changes import GONE, Changes, Refused
@@ -10,11 +12,20 @@ from sitemapgen.previous import Previous
 BASE = "https://example.com/"
 
 
-def _previous(listed: dict[str, str | None]) -> Previous:
-    previous = Previous("test", BASE)
-    previous.found = True
-    previous.db.executemany("INSERT INTO listed VALUES (?, ?)", list(listed.items()))
-    return previous
+@pytest.fixture
+def previous() -> Iterator[Callable[[dict[str, str | None]], Previous]]:
+    """A previous deploy that listed what it is given; closed after the test (its database with it)."""
+    made: list[Previous] = []
+
+    def make(listed: dict[str, str | None]) -> Previous:
+        made.append(Previous("test", BASE))
+        made[-1].found = True
+        made[-1].db.executemany("INSERT INTO listed VALUES (?, ?)", list(listed.items()))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.close()
 
 
 @pytest.mark.parametrize(
@@ -30,6 +41,7 @@ def _previous(listed: dict[str, str | None]) -> Previous:
     ],
 )
 def test_the_diff(
+    previous: Callable[[dict[str, str | None]], Previous],
     before: dict[str, str | None],
     now: dict[str, str],
     left_out: dict[str, str],
@@ -37,7 +49,7 @@ def test_the_diff(
     removed: list[tuple[str, str]],
     changed: list[tuple[str, str | None, str]],
 ) -> None:
-    changes = Changes(_previous({BASE + k: v for k, v in before.items()}))
+    changes = Changes(previous({BASE + k: v for k, v in before.items()}))
     for loc, lastmod in now.items():
         changes.see(BASE + loc, lastmod)
     for loc, why in left_out.items():
@@ -58,8 +70,10 @@ def test_the_diff(
         pytest.param(0, 0, 0, False, id="a-first-deploy"),
     ],
 )
-def test_the_drop_guard(listed: int, kept: int, limit: float, refused: bool) -> None:
-    changes = Changes(_previous({f"{BASE}{i}": None for i in range(listed)}))
+def test_the_drop_guard(
+    previous: Callable[[dict[str, str | None]], Previous], listed: int, kept: int, limit: float, refused: bool
+) -> None:
+    changes = Changes(previous({f"{BASE}{i}": None for i in range(listed)}))
     for i in range(kept):
         changes.see(f"{BASE}{i}", None)
     if refused:
