@@ -81,6 +81,14 @@ def _tokens(value: str) -> set[str]:
     return set(value.replace(",", " ").lower().split())
 
 
+def _has_token(value: str, token: str) -> bool:
+    """Whether `token` (lower case) is one of `value`'s words: `token in _tokens(value)`, without
+    making the set in the common cases (``rel="canonical"``; no such word at all)."""
+    if value == token:
+        return True
+    return token in value.lower() and token in _tokens(value)
+
+
 _ROBOTS_NAMES = frozenset({"robots", "googlebot"})
 
 
@@ -116,7 +124,7 @@ def _read_modified(attrs: Attrs, found: _Found) -> None:
 
 
 def _read_canonical(attrs: Attrs, found: _Found) -> None:
-    if "canonical" in _tokens(attrs.get("rel", "")):
+    if _has_token(attrs.get("rel", ""), "canonical"):
         href = resolve_href(attrs.get("href", ""), found.page_url)
         if href is not None and href not in found.canonicals:
             found.canonicals.append(href)
@@ -127,7 +135,7 @@ LANGUAGE = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
 
 
 def _read_hreflang(attrs: Attrs, found: _Found) -> None:
-    if "alternate" not in _tokens(attrs.get("rel", "")) or "hreflang" not in attrs:
+    if "hreflang" not in attrs or not _has_token(attrs.get("rel", ""), "alternate"):
         return
     lang = attrs["hreflang"].strip()
     href = resolve_href(attrs.get("href", ""), found.page_url)
@@ -144,7 +152,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("refresh", "meta", ("refresh",), _read_refresh),
     Signal("modified", "meta", ("modified",), _read_modified),
     Signal("canonical", "link", ("canonical",), _read_canonical),
-    Signal("hreflang", "link", ("alternate",), _read_hreflang),
+    Signal("hreflang", "link", ("hreflang",), _read_hreflang),
 )
 
 #: Each tag name's readers, in table order.

@@ -211,6 +211,43 @@ def resolve_href(href: str, page_url: str) -> str | None:
         return None
     if _NORMAL_URL.fullmatch(href):
         return href
+    if _PATH_REFERENCE.fullmatch(href) and "//" not in href and _NORMAL_URL.fullmatch(page_url):
+        return _joined_path(href, page_url)
+    return _resolved(href, page_url)
+
+
+#: A path-only reference (``/de/``, ``./install/``, ``../fr/page.html``) in normal form: no
+#: scheme (no ':' in its first segment), no authority, query or fragment, nothing to escape.
+#: (Without empty segments or ';' too: urljoin drops the first, where RFC 3986 keeps them, and
+#: reads the second as the start of "params", a URL part RFC 3986 no longer has.)
+_PATH_REFERENCE = re.compile(
+    r"(?!//)(?:[A-Za-z0-9\-._~!$&'()*+,=@]|%[0-9A-F]{2})*(?:/(?:[A-Za-z0-9\-._~!$&'()*+,=:@]|%[0-9A-F]{2})*)*"
+)
+
+
+def _joined_path(href: str, page_url: str) -> str:
+    """A path reference resolved against a normal page URL as RFC 3986 (5.2) does, without
+    `urljoin`: multilingual heads carry ten or twenty of them (hreflang), and this is what
+    `_resolved` gives for them (a property test checks it)."""
+    start = page_url.index("/", page_url.index("//") + 2)  # where the path begins
+    path = href if href.startswith("/") else page_url[start : page_url.rindex("/") + 1] + href
+    if "." in path:
+        segments = path.split("/")
+        kept: list[str] = []
+        for segment in segments[1:]:
+            if segment == "..":
+                if kept:
+                    kept.pop()
+            elif segment != ".":
+                kept.append(segment)
+        if segments[-1] in (".", ".."):
+            kept.append("")
+        path = "/" + "/".join(kept)
+    return page_url[:start] + path
+
+
+def _resolved(href: str, page_url: str) -> str | None:
+    """`resolve_href` for any href: joined by `urljoin`, normalized, checked against RFC 3986."""
     try:
         joined = urljoin(page_url, href)
         parts = urlsplit(joined)
@@ -258,6 +295,6 @@ def served_files(url: str, base_url: str, style: UrlStyle) -> Served | None:
     if name == "" or name.endswith("/"):
         return Served(tuple(name + index for index in INDEX_NAMES))
     direct: list[str] = [name] if is_page_name(name) else []
-    if style is UrlStyle.EXTENSIONLESS and not is_page_name(name):
+    if style is UrlStyle.EXTENSIONLESS:  # as try_files $uri $uri.html: /a.html may be a.html.html's URL
         direct += [name + suffix for suffix in PAGE_SUFFIXES]
     return Served(tuple(direct), tuple(f"{name}/{index}" for index in INDEX_NAMES))

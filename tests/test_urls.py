@@ -7,8 +7,18 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from sitemapgen import urls
 from sitemapgen.errors import ConfigError
-from sitemapgen.urls import Served, UrlStyle, normalize_base_url, normalize_url, page_url, served_files, url_path
+from sitemapgen.urls import (
+    Served,
+    UrlStyle,
+    normalize_base_url,
+    normalize_url,
+    page_url,
+    resolve_href,
+    served_files,
+    url_path,
+)
 
 
 @pytest.mark.parametrize(
@@ -164,3 +174,28 @@ def test_a_page_url_is_served_by_its_own_file(segments: list[str]) -> None:
         served = served_files(normalize_url(page_url(base, relpath, style)), base, style)
         assert served is not None
         assert relpath in served.direct
+
+
+_SEGMENT = st.one_of(
+    st.sampled_from([".", "..", "", "a", "de", "fr", "index.html", "%C3%A9t%C3%A9", "a:b", "x;y=1", "~u"]),
+    st.text(alphabet="abcXYZ019-._~!$&'()*+,;=:@", min_size=1, max_size=6),
+)
+
+
+@given(
+    segments=st.lists(_SEGMENT, min_size=1, max_size=6),
+    absolute=st.booleans(),
+    page=st.sampled_from(
+        [
+            "https://example.org/",
+            "https://example.org/de/",
+            "https://example.org/de/install/page.html",
+            "http://h:8080/a/b",
+        ]
+    ),
+)
+def test_path_references_resolve_as_urljoin_does(segments: list[str], absolute: bool, page: str) -> None:
+    """The fast join of path references (hreflang links) gives what urljoin and normalize_url give."""
+    href = ("/" if absolute else "") + "/".join(segments)
+    assume(href.strip())  # an empty href is no link (resolve_href says None), where urljoin gives the page
+    assert resolve_href(href, page) == urls._resolved(href, page)
