@@ -408,12 +408,13 @@ def write_rows(
     skip = on_skip or (lambda _: None)
     warn = on_warning or (lambda _: None)
     faults = Faults()
-    _check_main_index(out_dir, base_url, warn)
     Journal.recover(out_dir, set(read_published(out_dir)), file_digest, warn)
+    names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
+    _check_main_index(out_dir, base_url, warn, names)
     journal = Journal(out_dir)
     try:
         publisher = _Publisher(out_dir, faults, journal)
-        _name_lookalikes(out_dir, publisher, warn)
+        _name_lookalikes(out_dir, publisher, warn, names)
         return _write(
             rows,
             publisher,
@@ -486,7 +487,13 @@ def _write(
         raise
 
 
-def _check_main_index(out_dir: Path, base_url: str, warn: Callable[[str], None]) -> None:
+def _file_names(out_dir: Path) -> list[tuple[str, bool]]:
+    """Every name in `out_dir`, sorted, and whether it is a file (symlinks followed, as `DirEntry.is_file`)."""
+    with os.scandir(out_dir) as it:
+        return sorted((e.name, e.is_file()) for e in it)
+
+
+def _check_main_index(out_dir: Path, base_url: str, warn: Callable[[str], None], names: list[tuple[str, bool]]) -> None:
     """Refuse to replace a main index that is not a file; say so when it is someone else's,
     and name the other sitemaps that stay beside ours (see `generators`)."""
     path = out_dir / INDEX_NAME
@@ -503,28 +510,28 @@ def _check_main_index(out_dir: Path, base_url: str, warn: Callable[[str], None])
         if _our_index(path) is None:
             replaced = True
             others = listed_by(path, out_dir, base_url)
-    with os.scandir(out_dir) as it:
-        others += sorted(
-            e.name
-            for e in it
-            if SITEMAP_NAME.match(e.name) and e.name != INDEX_NAME and not _OWN_FILE.match(e.name) and e.is_file()
-        )
+    others += [
+        name
+        for name, is_file in names
+        if is_file and SITEMAP_NAME.match(name) and name != INDEX_NAME and not _OWN_FILE.match(name)
+    ]
     message = notice(out_dir, replaced, list(dict.fromkeys(others)))
     if message is not None:
         warn(message)
 
 
-def _name_lookalikes(out_dir: Path, publisher: _Publisher, warn: Callable[[str], None]) -> None:
+def _name_lookalikes(
+    out_dir: Path, publisher: _Publisher, warn: Callable[[str], None], names: list[tuple[str, bool]]
+) -> None:
     """Name the files that look like ours but that no index or journal of ours accounts for."""
     ours = set(publisher.published) | {path.name for path in publisher.previous_indexes}
-    with os.scandir(out_dir) as it:
-        strays = sorted(
-            e.name
-            for e in it
-            if e.name.startswith(("sitemap-", ".sitemap"))
-            and (_OWN_FILE.match(e.name) or _TEMP_FILE.match(e.name))
-            and e.name not in ours
-        )
+    strays = [
+        name
+        for name, _ in names
+        if name.startswith(("sitemap-", ".sitemap"))
+        and (_OWN_FILE.match(name) or _TEMP_FILE.match(name))
+        and name not in ours
+    ]
     if strays:
         shown = ", ".join(strays[:5]) + (f" and {len(strays) - 5} more" if len(strays) > 5 else "")
         warn(
