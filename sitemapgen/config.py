@@ -314,7 +314,9 @@ def _check_selectors(value: object) -> tuple[str, ...]:
     """CSS selectors, each compiled once here so a typo is a config error, not a build's surprise."""
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise ConfigError("content_select", f"must be a list of CSS selectors, got {value!r}")
-    import soupsieve  # beautifulsoup4's own selector engine
+    if not value:
+        return ()
+    import soupsieve  # beautifulsoup4's own selector engine (it imports bs4: only when there are selectors)
 
     for i, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():

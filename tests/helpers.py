@@ -240,7 +240,10 @@ def run_unprivileged(argv: list[str], reach: list[Path]) -> tuple[int, str]:
                 # sit under /root) can still be read.
                 sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
                 main([argv[0], "--help"])
-                import sitemapgen.check  # noqa: F401  (a command's own lazy import)
+                import sitemapgen.changes
+                import sitemapgen.check
+                import sitemapgen.indexnow
+                import sitemapgen.previous  # noqa: F401
 
                 with tempfile.TemporaryDirectory() as scratch:  # validate loads its schemas lazily
                     sample = Path(scratch, "s.xml")

@@ -19,7 +19,7 @@ import pytest
 from sitemapgen.manifest import MANIFEST_NAME, fingerprint_settings
 
 from .conftest import BASE, CliRunner
-from .helpers import head, indexnow_endpoint, make_tree, output_files, published, static_server
+from .helpers import head, indexnow_endpoint, make_tree, output_files, published, run_unprivileged, static_server
 
 EPOCH_1 = 1_700_000_000  # the first deploy's build time (SOURCE_DATE_EPOCH)
 EPOCH_2 = 1_800_000_000  # the second's
@@ -335,3 +335,33 @@ def test_a_symlink_where_the_manifest_goes_is_not_written_through(tmp_path: Path
     assert "exists and sitemapgen did not write it" in run.err
     assert target.read_bytes() == b"precious"
     assert (root / MANIFEST_NAME).is_symlink()
+
+
+def test_unprivileged_a_docroot_it_cannot_write_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    """As a user file modes apply to: the manifest and the key file cannot be written; exit 3, nothing left."""
+    root = make_tree(tmp_path / "site", SITE)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    root.chmod(0o555)
+    try:
+        code, output = run_unprivileged(
+            [
+                "build",
+                str(root),
+                "--base-url",
+                BASE,
+                "--lastmod",
+                "content",
+                "--previous",
+                str(empty),
+                "--indexnow-key",
+                "key-12345678",
+            ],
+            [root, empty],
+        )
+    finally:
+        root.chmod(0o755)
+    assert code == 3, output
+    assert output.splitlines()[-1].startswith(f"error: {root}"), output
+    assert "Traceback" not in output
+    assert sorted(p.name for p in root.iterdir()) == sorted(SITE)
