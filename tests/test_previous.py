@@ -246,6 +246,15 @@ def test_a_manifest_of_someone_elses_is_not_replaced(tmp_path: Path, cli: CliRun
         ),
         pytest.param({"sitemap.xml": gzip.compress(b"<urlset/>")[:-9]}, "truncated gzip", id="truncated-gzip"),
         pytest.param(
+            {
+                "sitemap.xml": '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                f"<sitemap><loc>{BASE}inner.xml</loc></sitemap></sitemapindex>",
+                "inner.xml": '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>',
+            },
+            "inner.xml: an index inside an index",
+            id="nested-index",
+        ),
+        pytest.param(
             {"sitemap.xml": b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + b"\xff" * 20}, "broken gzip", id="bad-gzip"
         ),
     ],
@@ -365,3 +374,27 @@ def test_unprivileged_a_docroot_it_cannot_write_is_one_line_and_leaves_nothing(t
     assert output.splitlines()[-1].startswith(f"error: {root}"), output
     assert "Traceback" not in output
     assert sorted(p.name for p in root.iterdir()) == sorted(SITE)
+
+
+def test_a_fifo_as_the_previous_deploy_is_refused_without_waiting(tmp_path: Path, cli: CliRunner) -> None:
+    previous = tmp_path / "previous"
+    previous.mkdir()
+    os.mkfifo(previous / "sitemap.xml")  # no writer: a blocking open would wait forever
+    root = make_tree(tmp_path / "site", SITE)
+    run = cli("build", root, "--base-url", BASE, "--previous", previous)
+    assert run.code == 2
+    assert run.err.splitlines()[-1].startswith(f"error: {previous / 'sitemap.xml'}: cannot read: ")
+
+
+def test_an_index_entry_outside_the_base_url_is_said_and_not_read(tmp_path: Path, cli: CliRunner) -> None:
+    first = make_tree(tmp_path / "one", SITE)
+    assert cli("build", first, "--base-url", BASE).code == 0
+    index = (first / "sitemap.xml").read_text()
+    (first / "sitemap.xml").write_text(
+        index.replace("</sitemapindex>", "<sitemap><loc>https://other.example/s.xml</loc></sitemap></sitemapindex>")
+    )
+    root = make_tree(tmp_path / "site", SITE)
+    run = cli("build", root, "--base-url", BASE, "--previous", first)
+    assert run.code == 0, run.err
+    assert f"lists https://other.example/s.xml, which is not under {BASE}; not read" in run.err
+    assert "+0 -0 ~0 since the previous deploy" in run.err
