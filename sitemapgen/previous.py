@@ -172,35 +172,40 @@ def _entries(data: bytes, where: str) -> tuple[str, Iterator[tuple[str, str | No
     """
     from lxml import etree  # imported only when a previous deploy is read
 
+    kinds = {f"{_NS}urlset": ("urlset", f"{_NS}url"), f"{_NS}sitemapindex": ("sitemapindex", f"{_NS}sitemap")}
     events = etree.iterparse(
         io.BytesIO(data),
         events=("start", "end"),
+        tag=(*kinds, f"{_NS}url", f"{_NS}sitemap"),  # only these reach Python: a third of the work
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
         huge_tree=False,
     )
     try:
-        _, root = next(events)
+        event, root = next(events)
     except etree.XMLSyntaxError as e:
         raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
     except StopIteration:
-        raise PreviousError(f"{where}: not a sitemap: empty (--previous)") from None
-    kinds = {f"{_NS}urlset": ("urlset", f"{_NS}url"), f"{_NS}sitemapindex": ("sitemapindex", f"{_NS}sitemap")}
-    if root.tag not in kinds:
+        event, root = "", None
+    if root is None or event != "start" or root.tag not in kinds or root.getparent() is not None:
         raise PreviousError(f"{where}: not a sitemap or sitemap index (--previous)")
     kind, entry = kinds[root.tag]
+    loc_tag, lastmod_tag = f"{_NS}loc", f"{_NS}lastmod"
 
     def entries() -> Iterator[tuple[str, str | None]]:
         try:
             for event, element in events:
                 if event != "end" or element.tag != entry:
                     continue
-                loc = (element.findtext(f"{_NS}loc") or "").strip()
-                lastmod = element.findtext(f"{_NS}lastmod")
-                element.clear()
+                loc = lastmod = None
+                for child in element:
+                    if child.tag == loc_tag:
+                        loc = child.text
+                    elif child.tag == lastmod_tag:
+                        lastmod = child.text
                 root.clear()  # the entries read so far: a stream keeps none of them
-                yield loc, lastmod.strip() if lastmod is not None else None
+                yield (loc or "").strip(), lastmod.strip() if lastmod is not None else None
         except etree.XMLSyntaxError as e:
             raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
 
