@@ -1,6 +1,6 @@
 """How fast is sitemapgen, against `find` on the same tree in the same session?
 
-Generates built sites (pages of 5-30 KB, as many assets, a mix of noindex,
+Generates built sites (pages of 5-30 KB, as many assets, mtimes spread over five years, a mix of noindex,
 canonical-elsewhere, redirect-stub and hreflang pages, non-ASCII and spaced
 names; a variant where every page carries a self-referencing canonical link;
 and a variant whose heads are real generators' heads, those of
@@ -9,6 +9,8 @@ interleaved and repeated:
 
 - `find DOCROOT -name '*.html' -printf '%T@ %P\\n'` (the baseline, ratio 1.0)
 - a bare Python `os.scandir` walk with a stat per page
+- the floor of head reading: that walk reading each page's head as sitemapgen does (no
+  parsing), on the real-heads tree, in one process and in two
 - `sitemapgen build` with head reading on, on both trees, and off (mtime only)
 - `sitemapgen list` with head reading on (the same decisions, printed instead of written)
 
@@ -35,6 +37,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+_NOW = 1_795_000_000  # 2026-11: a fixed "now", so a seed gives the same tree
+
 WORDS = (
     "static site sitemap crawler index page section archive release guide reference "
     "über café naïve déjà vu tutorial install configure deploy build cache header footer"
@@ -55,6 +59,50 @@ def walk(top):
                     e.stat(); n += 1
     return n
 print(walk(sys.argv[1]))
+"""
+
+#: The floor for head reading: the same walk, and each page's head read as sitemapgen reads it
+#: (4 KiB, then on to the end of the head), in JOBS processes (one per directory batch), no parsing.
+BARE_HEADS = """
+import os, sys
+from concurrent.futures import ProcessPoolExecutor
+def dirs(top):
+    stack, found = [top], []
+    while stack:
+        d = stack.pop()
+        pages = []
+        with os.scandir(d) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(e.path)
+                elif e.name.endswith(".html"):
+                    pages.append(e.path)
+        if pages:
+            found.append(pages)
+    return found
+def heads(pages):
+    n = 0
+    for path in pages:
+        os.stat(path)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = os.read(fd, 4096)
+            while b"</head" not in data.lower() and len(data) < 65536:
+                more = os.read(fd, 16384)
+                if not more:
+                    break
+                data += more
+        finally:
+            os.close(fd)
+        n += 1
+    return n
+jobs = int(sys.argv[2])
+batches = dirs(sys.argv[1])
+if jobs == 1:
+    print(sum(map(heads, batches)))
+else:
+    with ProcessPoolExecutor(jobs) as pool:
+        print(sum(pool.map(heads, batches, chunksize=4)))
 """
 
 
@@ -144,7 +192,10 @@ def generate(
             head = _head(rng, url, kind, langs).encode()
         size = rng.randint(min_kb, max_kb) * 1024
         body = b"<body>\n<main>\n" + filler * (size // len(filler) + 1)
-        (directory / name).write_bytes(head + body[: max(0, size - len(head))] + b"\n</main>\n</body>\n</html>\n")
+        page = directory / name
+        page.write_bytes(head + body[: max(0, size - len(head))] + b"\n</main>\n</body>\n</html>\n")
+        when = _NOW - rng.randrange(5 * 365 * 86_400)  # as real trees: mtimes spread over years
+        os.utime(page, (when, when))
         if i % asset_every == 0:
             (directory / "assets" / f"img-{i}.png").write_bytes(
                 b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(64))
@@ -256,6 +307,14 @@ def main() -> None:
         cases: dict[str, tuple[list[str], dict[str, str] | None]] = {
             "find -name '*.html' -printf": (find, None),
             "python scandir walk + stat": ([sys.executable, "-c", BARE_WALK, str(trees["mixed"])], None),
+            "python walk + read each head, 1 process (the floor)": (
+                [sys.executable, "-c", BARE_HEADS, str(trees["real heads"]), "1"],
+                None,
+            ),
+            "python walk + read each head, 2 processes (the floor)": (
+                [sys.executable, "-c", BARE_HEADS, str(trees["real heads"]), "2"],
+                None,
+            ),
             **{label: (cmd, None) for label, cmd in ours.items()},
             "sitemapgen list, heads on": (
                 [sitemapgen, "list", "--base-url", "https://example.com/", *jobs, str(trees["mixed"])],
