@@ -128,7 +128,9 @@ def _write(
     def skip(item: Skip) -> None:
         on_skip(item)
         if changes is not None and not item.relpath.endswith("/"):
-            changes.left_out(page_url(config.base_url, item.relpath, config.url_style), item.reason.value)
+            # The writer's own skips name the URL (no relpath holds "://"); the others, the file.
+            url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, config.url_style)
+            changes.left_out(url, item.reason.value)
 
     rows = pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
     if config.read_heads and config.hreflang:
