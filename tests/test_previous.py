@@ -398,3 +398,20 @@ def test_an_index_entry_outside_the_base_url_is_said_and_not_read(tmp_path: Path
     assert run.code == 0, run.err
     assert f"lists https://other.example/s.xml, which is not under {BASE}; not read" in run.err
     assert "+0 -0 ~0 since the previous deploy" in run.err
+
+
+def test_list_and_check_take_previous_too(tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What build would write with --previous is what list prints and what check compares."""
+    first = make_tree(tmp_path / "one", SITE)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH_1))
+    assert cli("build", first, "--base-url", BASE, "--lastmod", "content", "--previous", empty).code == 0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH_2))
+    second = make_tree(tmp_path / "two", SITE | {"p1.html": page("edited")})
+    listed = cli("list", second, "--base-url", BASE, "--lastmod", "content", "--previous", first, "--json")
+    assert listed.code == 0, listed.err
+    lastmods = {row["url"].removeprefix(BASE): row["lastmod"] for row in map(json.loads, listed.out.splitlines())}
+    assert lastmods == dict.fromkeys(_lastmods(first, BASE), STAMP_1) | {"p1.html": STAMP_2}
+    assert cli("build", second, "--base-url", BASE, "--lastmod", "content", "--previous", first).code == 0
+    assert cli("check", second, "--base-url", BASE, "--lastmod", "content", "--previous", first).code == 0
