@@ -107,7 +107,9 @@ class _Place:
     def read_beside(self, relative: str, limit: int) -> bytes | None:
         """A file below the index's directory, `relative` to it (percent-encoded, no dot segments)."""
         segments = relative.split("/")
-        if relative.startswith("/") or any(unquote(s) in ("", ".", "..") or "/" in unquote(s) for s in segments):
+        if relative.startswith("/") or any(
+            unquote(s) in ("", ".", "..") or "/" in unquote(s) or "\0" in unquote(s) for s in segments
+        ):
             raise PreviousError(f"{self.index_name}: lists {relative!r}, which is not a file below it")
         if self.index_url is not None:
             return self._read(urljoin(self.index_url, relative), None, limit)

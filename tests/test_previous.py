@@ -244,6 +244,14 @@ def test_a_manifest_of_someone_elses_is_not_replaced(tmp_path: Path, cli: CliRun
             "lists '../etc/passwd', which is not a file below it",
             id="dot-segments",
         ),
+        pytest.param(
+            {
+                "sitemap.xml": '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                f"<sitemap><loc>{BASE}a%00b.xml</loc></sitemap></sitemapindex>"
+            },
+            "lists 'a%00b.xml', which is not a file below it",
+            id="nul",
+        ),
         pytest.param({"sitemap.xml": gzip.compress(b"<urlset/>")[:-9]}, "truncated gzip", id="truncated-gzip"),
         pytest.param(
             {
