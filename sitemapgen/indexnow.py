@@ -64,10 +64,15 @@ def write_key_file(docroot: Path, key: str) -> None:
         if existing.strip() == key.encode("ascii"):
             return
         raise SitemapgenError(f"{path}: exists and does not hold the IndexNow key; move it away")
-    with open(create_exclusive(path), "wb") as f:
-        f.write(key.encode("ascii"))
-        f.flush()
-        os.fsync(f.fileno())
+    fd = create_exclusive(path)  # never over a file that appeared since: it is not ours
+    try:
+        with open(fd, "wb") as f:
+            f.write(key.encode("ascii"))
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        path.unlink(missing_ok=True)  # ours, half-written (a full disk): no key file beats a wrong one
+        raise
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,12 @@ class ManifestWriter:
         self.spool.close()
         tmp = out_dir / f".{MANIFEST_NAME}.{os.getpid()}.tmp"
         try:
-            with open(create_exclusive(tmp), "wb") as out:
+            fd = create_exclusive(tmp)  # fails, removing nothing, where a file of that name is someone's
+        except BaseException:
+            raw.close()
+            raise
+        try:
+            with open(fd, "wb") as out:
                 raw.seek(0)
                 while piece := raw.read(1 << 20):
                     out.write(piece)

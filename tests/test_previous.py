@@ -423,3 +423,20 @@ def test_list_and_check_take_previous_too(tmp_path: Path, cli: CliRunner, monkey
     assert lastmods == dict.fromkeys(_lastmods(first, BASE), STAMP_1) | {"p1.html": STAMP_2}
     assert cli("build", second, "--base-url", BASE, "--lastmod", "content", "--previous", first).code == 0
     assert cli("check", second, "--base-url", BASE, "--lastmod", "content", "--previous", first).code == 0
+
+
+def test_a_file_where_the_manifest_is_spooled_is_left_alone(tmp_path: Path, cli: CliRunner) -> None:
+    """The manifest's temporary name is taken: the build fails in one line and removes nothing of anyone's."""
+    root = make_tree(tmp_path / "site", SITE)
+    taken = root / f".{MANIFEST_NAME}.{os.getpid()}.tmp"  # the CLI runs in this process
+    taken.write_text("someone's")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--previous", empty)
+    assert run.code == 3
+    assert (
+        run.err.splitlines()[-1] == f"error: {taken}: cannot write the sitemaps: File exists; nothing new was published"
+    )
+    assert taken.read_text() == "someone's"
+    assert not (root / "sitemap.xml").exists()
+    assert not (root / MANIFEST_NAME).exists()
