@@ -192,7 +192,10 @@ def test_a_directory_or_an_index_file_stands_in_for_the_live_site(
         assert _lastmods(second, BASE) == _lastmods(first, BASE) | {"more.html": STAMP_2}
 
 
-def test_the_manifest_is_deterministic_gzip_and_never_listed(tmp_path: Path, cli: CliRunner) -> None:
+def test_the_manifest_is_deterministic_gzip_and_never_listed(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH_1))  # the same build time for both builds
     root = make_tree(tmp_path / "site", SITE)
     empty = tmp_path / "empty"
     empty.mkdir()
