@@ -85,20 +85,30 @@ def inflate(data: bytes, limit: int, where: str) -> bytes:
     return b"".join(out)
 
 
-def _request(url: str, *, data: bytes | None, headers: dict[str, str], limit: int, timeout: float) -> Answer:
-    request = urllib.request.Request(url, data=data, headers={"User-Agent": USER_AGENT, **headers})
+@contextlib.contextmanager
+def _failures(url: str, timeout: float) -> Iterator[None]:
+    """Every way a request can fail, as one `FetchError` line naming `url` (HTTP answers are not failures)."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return Answer(response.status, response.headers, _read_capped(response, limit, url))
-    except urllib.error.HTTPError as e:
-        with e:
-            return Answer(e.code, e.headers, _read_capped(e, min(limit, 65_536), url))
+        yield
+    except urllib.error.HTTPError:
+        raise
     except urllib.error.URLError as e:
         raise FetchError(f"{url}: cannot connect: {getattr(e.reason, 'strerror', None) or e.reason}") from None
     except TimeoutError:
         raise FetchError(f"{url}: no answer within {timeout:g} s") from None
     except (OSError, ValueError) as e:  # a reset connection, a malformed answer or URL
         raise FetchError(f"{url}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+
+
+def _request(url: str, *, data: bytes | None, headers: dict[str, str], limit: int, timeout: float) -> Answer:
+    request = urllib.request.Request(url, data=data, headers={"User-Agent": USER_AGENT, **headers})
+    with _failures(url, timeout):
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return Answer(response.status, response.headers, _read_capped(response, limit, url))
+        except urllib.error.HTTPError as e:
+            with e:
+                return Answer(e.code, e.headers, _read_capped(e, min(limit, 65_536), url))
 
 
 def get(url: str, *, limit: int, timeout: float = TIMEOUT) -> bytes | None:
@@ -115,20 +125,17 @@ def get(url: str, *, limit: int, timeout: float = TIMEOUT) -> bytes | None:
 def stream(url: str, *, timeout: float = TIMEOUT) -> Iterator[BinaryIO | None]:
     """The body at `url` as a stream, exactly as sent (no Accept-Encoding); None for a 404 or 410."""
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-    try:
-        response = urllib.request.urlopen(request, timeout=timeout)
-    except urllib.error.HTTPError as e:
-        e.close()
-        if e.code in (404, 410):
-            yield None
-            return
-        raise FetchError(f"{url}: answered HTTP {e.code}") from None
-    except urllib.error.URLError as e:
-        raise FetchError(f"{url}: cannot connect: {getattr(e.reason, 'strerror', None) or e.reason}") from None
-    except TimeoutError:
-        raise FetchError(f"{url}: no answer within {timeout:g} s") from None
-    except (OSError, ValueError) as e:
-        raise FetchError(f"{url}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    with _failures(url, timeout):
+        try:
+            response = urllib.request.urlopen(request, timeout=timeout)
+        except urllib.error.HTTPError as e:
+            e.close()
+            if e.code not in (404, 410):
+                raise FetchError(f"{url}: answered HTTP {e.code}") from None
+            response = None
+    if response is None:
+        yield None
+        return
     with response:
         if response.status != 200:
             raise FetchError(f"{url}: answered HTTP {response.status}")
