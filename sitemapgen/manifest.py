@@ -57,7 +57,7 @@ class ManifestWriter:
 
     @staticmethod
     def _line(value: object) -> bytes:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        return _dumps(value).encode("utf-8") + b"\n"
 
     def add(self, loc: str, fingerprint: bytes, lastmod: str) -> None:
         # As json.dumps([loc, fp, lastmod]) writes it, a tenth of the cost; written a few

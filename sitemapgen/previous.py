@@ -40,7 +40,6 @@ from .safeio import open_regular, read_regular
 Warn = Callable[[str], None]
 
 _NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
-_BATCH = 5_000
 
 
 class PreviousError(SitemapgenError):
@@ -112,16 +111,15 @@ class _Place:
         ):
             raise PreviousError(f"{self.index_name}: lists {relative!r}, which is not a file below it")
         if self.index_url is not None:
-            return self._read(urljoin(self.index_url, relative), None, limit)
-        assert self.index_path is not None
-        return self._read(None, self.index_path.parent.joinpath(*(unquote(s) for s in segments)), limit)
+            return self._read(self.where(relative), None, limit)
+        return self._read(None, Path(self.where(relative)), limit)
 
     @contextlib.contextmanager
     def open_beside(self, relative: str) -> Iterator[BinaryIO | None]:
         """A file beside the index as a stream (None if it is not there): read as it comes, never whole."""
         if self.index_url is not None:
             try:
-                with stream(urljoin(self.index_url, relative)) as body:
+                with stream(self.where(relative)) as body:
                     yield body
             except FetchError as e:
                 raise PreviousError(f"{e} (--previous)") from None
@@ -263,13 +261,7 @@ def read_previous(
 
 
 def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]]) -> None:
-    batch: list[tuple[str, str | None]] = []
-    for entry in entries:
-        batch.append(entry)
-        if len(batch) == _BATCH:
-            previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", batch)
-            batch.clear()
-    previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", batch)
+    previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", entries)  # streamed, not gathered
 
 
 def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn: Warn) -> None:
@@ -288,6 +280,16 @@ def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn
             raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
 
 
+def _manifest_row(line: bytes) -> tuple[str, bytes, str]:
+    """One manifest line as (URL, fingerprint, lastmod); ValueError if it is not one."""
+    if len(line) > MANIFEST_LINE:
+        raise ValueError(f"a line longer than {MANIFEST_LINE:,} bytes")
+    loc, fp, lastmod = json.loads(line)
+    if not isinstance(loc, str) or not isinstance(lastmod, str):
+        raise ValueError("a line is not [URL, fingerprint, lastmod]")
+    return loc, bytes.fromhex(fp), lastmod
+
+
 def _manifest_lines(previous: Previous, lines: Iterable[bytes], where: str, settings: str | None, warn: Warn) -> None:
     """Every line of a manifest into `previous` (each checked), unless its settings are not this build's."""
     lines = iter(lines)
@@ -301,18 +303,7 @@ def _manifest_lines(previous: Previous, lines: Iterable[bytes], where: str, sett
                 " content counts as changed this time"
             )
             return
-        batch: list[tuple[str, bytes, str]] = []
-        for line in lines:
-            if len(line) > MANIFEST_LINE:
-                raise ValueError(f"a line longer than {MANIFEST_LINE:,} bytes")
-            loc, fp, lastmod = json.loads(line)
-            if not isinstance(loc, str) or not isinstance(lastmod, str):
-                raise ValueError("a line is not [URL, fingerprint, lastmod]")
-            batch.append((loc, bytes.fromhex(fp), lastmod))
-            if len(batch) == _BATCH:
-                previous.db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?, ?)", batch)
-                batch.clear()
-        previous.db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?, ?)", batch)
+        previous.db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?, ?)", map(_manifest_row, lines))
     except (ValueError, TypeError, StopIteration) as e:
         raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
     previous.has_manifest = True
