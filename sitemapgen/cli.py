@@ -347,7 +347,14 @@ def indexnow_command(
     ],
     *,
     key: Annotated[str, typer.Option("--key", help="The IndexNow key (build --indexnow-key put KEY.txt live).")],
-    endpoint: Annotated[str, typer.Option("--endpoint", help="Where to submit.")] = "https://api.indexnow.org/indexnow",
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint",
+            help="Where to submit (default: IndexNow's shared endpoint, api.indexnow.org).",
+            show_default=False,
+        ),
+    ] = None,
     key_location: Annotated[
         str | None,
         typer.Option("--key-location", help="The key file's URL (default: https://HOST/KEY.txt).", show_default=False),
@@ -361,8 +368,9 @@ def indexnow_command(
     from .changes import read_changes
     from .config import check_indexnow_key
     from .fetch import is_url
-    from .indexnow import check_key_live, plan, submit
+    from .indexnow import ENDPOINT, check_key_live, plan, submit
 
+    endpoint = ENDPOINT if endpoint is None else endpoint
     with _handled():
         check_indexnow_key(key, "--key")
         if not is_url(endpoint):
