@@ -18,6 +18,10 @@ from .previous import Previous
 #: Why a URL the previous deploy listed is not listed now, when no page of the docroot says.
 GONE = "no longer in the docroot"
 _BATCH = 5_000
+#: The three sets, as SQL over the previous deploy's `listed` and this build's `current`.
+_ADDED = "FROM current WHERE loc NOT IN (SELECT loc FROM listed)"
+_REMOVED = "FROM listed LEFT JOIN left_out USING (loc) WHERE listed.loc NOT IN (SELECT loc FROM current)"
+_CHANGED = "FROM current JOIN listed USING (loc) WHERE current.lastmod IS NOT listed.lastmod"
 #: How many examples a refusal shows.
 EXAMPLES = 5
 
@@ -46,16 +50,19 @@ class Changes:
         self.db.execute("CREATE TABLE IF NOT EXISTS left_out (loc TEXT PRIMARY KEY, reason TEXT NOT NULL)")
         self.listed: list[tuple[str, str | None]] = []
         self.skipped: list[tuple[str, str]] = []
+        self._counts: Counts | None = None  # counted once the build has told everything (see `counts`)
 
     def see(self, loc: str, lastmod: str | None) -> None:
         """A URL this build lists, with its lastmod as written."""
         self.listed.append((loc, lastmod))
+        self._counts = None
         if len(self.listed) == _BATCH:
             self._flush()
 
     def left_out(self, loc: str, reason: str) -> None:
         """A URL this build leaves out, and why (a page that is now noindex, say)."""
         self.skipped.append((loc, reason))
+        self._counts = None
         if len(self.skipped) == _BATCH:
             self._flush()
 
@@ -66,42 +73,37 @@ class Changes:
         self.skipped.clear()
 
     def counts(self) -> Counts:
-        self._flush()
-        added = self.db.execute("SELECT count(*) FROM current WHERE loc NOT IN (SELECT loc FROM listed)").fetchone()
-        removed = self.db.execute("SELECT count(*) FROM listed WHERE loc NOT IN (SELECT loc FROM current)").fetchone()
-        changed = self.db.execute(
-            "SELECT count(*) FROM current JOIN listed USING (loc) WHERE current.lastmod IS NOT listed.lastmod"
-        ).fetchone()
-        return Counts(added[0], removed[0], changed[0])
+        """How many URLs were added, removed and changed: three queries over the whole site, so
+        made once (the guard, the summary and the JSON all ask) until another URL is told."""
+        if self._counts is None:
+            self._flush()
+            added, removed, changed = (
+                self.db.execute(f"SELECT count(*) {query}").fetchone()[0] for query in (_ADDED, _REMOVED, _CHANGED)
+            )
+            self._counts = Counts(added, removed, changed)
+        return self._counts
 
     def added(self) -> Iterator[str]:
         self._flush()
-        for (loc,) in self.db.execute("SELECT loc FROM current WHERE loc NOT IN (SELECT loc FROM listed) ORDER BY loc"):
+        for (loc,) in self.db.execute(f"SELECT loc {_ADDED} ORDER BY loc"):
             yield loc
 
     def removed(self) -> Iterator[tuple[str, str]]:
         """Each URL the previous deploy listed that this build does not, with why."""
         self._flush()
-        query = (
-            "SELECT listed.loc, coalesce(left_out.reason, ?) FROM listed LEFT JOIN left_out USING (loc)"
-            " WHERE listed.loc NOT IN (SELECT loc FROM current) ORDER BY listed.loc"
+        yield from self.db.execute(
+            f"SELECT listed.loc, coalesce(left_out.reason, ?) {_REMOVED} ORDER BY listed.loc", (GONE,)
         )
-        yield from self.db.execute(query, (GONE,))
 
     def changed(self) -> Iterator[tuple[str, str | None, str | None]]:
         """Each URL listed by both whose lastmod changed: (URL, previous lastmod, lastmod)."""
         self._flush()
-        query = (
-            "SELECT loc, listed.lastmod, current.lastmod FROM current JOIN listed USING (loc)"
-            " WHERE current.lastmod IS NOT listed.lastmod ORDER BY loc"
-        )
-        yield from self.db.execute(query)
+        yield from self.db.execute(f"SELECT loc, listed.lastmod, current.lastmod {_CHANGED} ORDER BY loc")
 
     def removed_by_reason(self) -> dict[str, int]:
         self._flush()
         query = (
-            "SELECT coalesce(left_out.reason, ?) AS why, count(*) FROM listed LEFT JOIN left_out USING (loc)"
-            " WHERE listed.loc NOT IN (SELECT loc FROM current) GROUP BY why ORDER BY count(*) DESC, why"
+            f"SELECT coalesce(left_out.reason, ?) AS why, count(*) {_REMOVED} GROUP BY why ORDER BY count(*) DESC, why"
         )
         return dict(self.db.execute(query, (GONE,)).fetchall())
 
