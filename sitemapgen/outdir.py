@@ -150,7 +150,12 @@ class Journal:
             ) from None
         except OSError as e:
             raise os_failure(self.path, "create the journal", e) from e
-        self._write(_JOURNAL_HEAD)
+        try:
+            self._write(_JOURNAL_HEAD)
+        except OSError as e:  # a full disk: an empty journal left behind would block every later run
+            os.close(self._fd)
+            self.path.unlink(missing_ok=True)  # created exclusively just now: ours
+            raise os_failure(self.path, "write the journal", e) from e
 
     def _write(self, line: str) -> None:
         os.write(self._fd, line.encode("utf-8", "surrogateescape"))

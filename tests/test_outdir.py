@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.outdir import output_lock
+from sitemapgen.outdir import JOURNAL_NAME, output_lock
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import error_line, html
@@ -80,3 +81,24 @@ def test_an_unusable_out_is_one_line(
     assert run.code == 2
     assert error_line(run.err).startswith(message)
     assert not (root.parent / "nowhere").exists()
+
+
+def test_a_full_disk_at_the_journals_first_line_leaves_no_journal(
+    site: SiteFactory, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty journal left behind would be refused by every later run ("not a journal")."""
+    root = site({"a.html": html()})
+    real_write = os.write
+
+    def full(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(JOURNAL_NAME):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 3
+    assert error_line(run.err) == f"{root / JOURNAL_NAME}: cannot write the journal: No space left on device"
+    assert not (root / JOURNAL_NAME).exists()
+    monkeypatch.setattr(os, "write", real_write)
+    assert cli("build", root, "--base-url", BASE).code == 0  # the next run is not blocked
