@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint actionlint typecheck unit slow bench clean
+.PHONY: demo test lint actionlint typecheck unit slow bench clean hosts
 N ?= 200000
 
 # Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
@@ -35,8 +35,14 @@ print("".join(gzip.open(f"sample_site/{name}", "rt", encoding="utf-8").readlines
 endef
 export SHOW_FIRST_SITEMAP
 
-## ruff, mypy --strict and the test suite.
+## ruff, mypy --strict and the test suite (with the static hosts' own servers, where node and npm are).
 test: lint typecheck unit
+
+# The static hosts' local servers (serve, wrangler, netlify-cli, vercel, firebase-tools, pinned, and
+# Node 22 for the two that need it), from npm into .hosts/, which every venv shares; about 1.5 GB and
+# 3 minutes the first time. test_hosts.py runs them; without them it skips, saying why.
+hosts: $(STAMP)
+	$(BIN)/python -m tests.hostservers install
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -66,6 +72,8 @@ typecheck: $(STAMP)
 # floor is: fail_under); a plain `.venv/bin/pytest` runs without it, for quick local runs.
 COV := --cov=sitemapgen --cov-report=term-missing:skip-covered
 unit: $(STAMP)
+	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \
+	else echo "hosts: not installed (they need node and npm): test_hosts.py skips the live servers"; fi
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m "not slow" --basetemp=$$tmp/t $(COV); rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## The slow end-to-end cases (a real tree of 120,000 pages), which make test leaves out.

@@ -22,6 +22,7 @@ import pathspec
 from .errors import ConfigError
 from .gitdates import GitDate, GitSource
 from .head import DEFAULT_MAX_BYTES
+from .hosts import HostName
 from .lastmod import SOURCES, LastmodSource
 from .signals import LANGUAGE
 from .urls import UrlStyle, normalize_base_url, resolve_href
@@ -328,6 +329,14 @@ def _check_selectors(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _check_host_config(value: object, host: HostName) -> Path | None:
+    if value is None:
+        return None
+    if host is HostName.PLAIN:
+        raise ConfigError("host_config", "needs a host (--host) to read it as")
+    return _check_file_path(value, "host_config")
+
+
 def _check_percent(value: object, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
         raise ConfigError(key, f"must be a percentage from 0 to 100, got {value!r}")
@@ -369,6 +378,8 @@ class Config:
     content_select: tuple[str, ...] = ()  # CSS selectors: a 'content' fingerprint covers the first match only
     max_removed: float | None = None  # percent of the previous deploy's URLs a build may drop
     indexnow_key: str | None = None  # written to DOCROOT/KEY.txt for IndexNow
+    host: HostName = HostName.PLAIN  # the static host whose files decide what is served (`hosts`)
+    host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -408,6 +419,8 @@ class Config:
             put(self, "max_removed", _check_percent(self.max_removed, "max_removed"))
         if self.indexnow_key is not None:
             check_indexnow_key(self.indexnow_key, "indexnow_key")
+        put(self, "host", _enum_value(HostName, self.host, "host"))
+        put(self, "host_config", _check_host_config(self.host_config, self.host))
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")

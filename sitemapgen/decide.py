@@ -39,6 +39,7 @@ from .walk import Candidate, Page, page_at
 from .writer import entry_room
 
 if TYPE_CHECKING:
+    from .hosts import Host
     from .previous import Previous
 
 Warn = Callable[[str], None]
@@ -86,8 +87,11 @@ Listed = tuple[Row, str | None]
 class Decider:
     """Per-build state (rules, lastmod sources, path rules) and the per-page decision."""
 
-    def __init__(self, config: Config, *, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
+    def __init__(
+        self, config: Config, *, warn: Warn, dry_run: bool, previous: Previous | None = None, host: Host | None = None
+    ) -> None:
         self.config = config
+        self.host = host
         self.root = os.path.join(config.docroot, "")  # with a trailing separator, to prefix relpaths
         self.real_root = os.path.realpath(config.docroot)
         # A page URL is the base URL and an encoded path that normalize_url leaves as it
@@ -113,9 +117,14 @@ class Decider:
         page = page_at(self.root + relpath, relpath, is_link=is_link, real_root=self.real_root, on_skip=skips.append)
         if page is None:
             return Outcome(relpath, skip=skips[0])
+        url: str | None = None
+        if self.host is not None:
+            skip, url = self.host.place(relpath)
+            if skip is not None:
+                return Outcome(relpath, skip=skip)
         warnings: list[str] = []
         notes: list[tuple[NoteKind, str]] = []
-        entry, skip, lastmod_key, source = self._entry(page, warnings.append, lambda *n: notes.append(n))
+        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n))
         if entry is None:
             return Outcome(relpath, skip=skip, warnings=tuple(warnings))
         if lastmod_key is not None:
@@ -127,10 +136,13 @@ class Decider:
             return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings), notes=tuple(notes))
         return row, source
 
-    def _entry(self, page: Page, warn: Warn, note: Note) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
-        """The page's entry (or skip), and its lastmod's key and source."""
+    def _entry(
+        self, page: Page, url: str | None, warn: Warn, note: Note
+    ) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
+        """The page's entry (or skip), and its lastmod's key and source; `url` is the path
+        the host serves it under (relative to the base URL), None for a plain server."""
         config = self.config
-        loc = page_url(config.base_url, page.relpath, config.url_style)
+        loc = config.base_url + url if url is not None else page_url(config.base_url, page.relpath, config.url_style)
         if len(loc) > MAX_URL_LENGTH:
             return None, Skip(page.relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"), None, None
         head: HeadFacts | None = None
@@ -218,7 +230,11 @@ class Decider:
         origin = urlsplit(canonical)
         if (origin.scheme, origin.netloc) != self.own_origin:
             return Skip(page.relpath, SkipReason.CANONICAL_OTHER_HOST, f"to {canonical}"), loc
-        served = served_files(canonical, self.own_base, self.config.url_style)
+        served = (
+            served_files(canonical, self.own_base, self.config.url_style)
+            if self.host is None
+            else self.host.served(canonical, self.own_base)
+        )
         if served is None:  # this host, outside the docroot's part of it
             return Skip(page.relpath, SkipReason.CANONICAL, f"to {canonical}"), loc
         direct = self._first_file(served.direct)

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from .config import Chunking, LastmodFormat, RobotsTxt
+from .hosts import HostName
 from .lastmod import LastmodSource
 from .urls import UrlStyle
 
@@ -45,7 +46,8 @@ UrlStyleOpt = Annotated[
     UrlStyle | None,
     typer.Option(
         "--url-style",
-        help="directory: a/index.html -> a/ (default); index: keep index.html; extensionless: a/b.html -> a/b.",
+        help="directory: a/index.html -> a/ (default); index: keep index.html; extensionless: a/b.html -> a/b;"
+        " clean: a/index.html -> a, a/b.html -> a/b.",
         show_default=False,
     ),
 ]
@@ -147,6 +149,25 @@ IndexNowKeyOpt = Annotated[
         show_default=False,
     ),
 ]
+HostOpt = Annotated[
+    HostName | None,
+    typer.Option(
+        "--host",
+        help="The static host the site is published on: list each page in the URL form it serves, and leave out"
+        " what its own files redirect or mark noindex. plain (default): any static server, --url-style decides.",
+        show_default=False,
+    ),
+]
+HostConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--host-config",
+        help="The host's file at the project's top: netlify.toml, vercel.json, firebase.json, serve.json."
+        " Default: in the docroot, else beside it.",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
 
 #: Every option that changes what is listed or how it is written, by the `Config`
 #: field it sets. Every command that reads a site takes all of them.
@@ -164,4 +185,6 @@ SITE_OPTIONS: Mapping[str, Any] = {
     "chunking": ChunkingOpt,
     "jobs": JobsOpt,
     "previous": PreviousOpt,
+    "host": HostOpt,
+    "host_config": HostConfigOpt,
 }

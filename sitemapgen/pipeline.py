@@ -10,6 +10,7 @@ warnings come out in the same order whatever the number of workers.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections import Counter
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from .config import Config
 from .decide import Decider, Listed, Outcome
 from .entry import Row
+from .hosts import load_host
 from .parallel import BATCH, can_fork, ordered_map, worker_limit
 from .report import Tally
 from .skips import Skip
@@ -39,6 +41,12 @@ class Pipeline:
     """One build's decisions, page by page. Close it with `commit` or `abort`."""
 
     def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
+        self.host = load_host(config)
+        if self.host is not None:
+            for line in self.host.files.rejected:
+                warn(line)
+            # The host's preferred form is the style of what is not asked of it (robots.txt, reports).
+            config = dataclasses.replace(config, url_style=self.host.style)
         self.config = config
         self.warn = warn
         self.previous: Previous | None = None  # the previous deploy (--previous), read before the walk
@@ -49,7 +57,7 @@ class Pipeline:
             settings = fingerprint_settings(config.content_ignore, config.content_select)
             self.previous = read_previous(config.previous, config.base_url, warn=warn, settings=settings)
         try:
-            self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=self.previous)
+            self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=self.previous, host=self.host)
         except BaseException:
             self.close()
             raise
@@ -70,7 +78,7 @@ class Pipeline:
             self.config.docroot,
             prune=self.decider.path_rules.check_dir,
             on_skip=lambda skip: skips.append((len(batch), skip)),
-            url_style=self.config.url_style,
+            url_style=self.config.url_style if self.host is None else None,  # a host model decides alone
         )
         for candidate in walk.candidates(targets):
             batch.append(candidate)

@@ -30,6 +30,9 @@ class SkipReason(enum.Enum):
     URL_TOO_LONG = "URLs of 2,048 characters or more"
     DUPLICATE_URL = "duplicate URLs"
     ENTRY_TOO_LARGE = "entries larger than a sitemap"
+    HOST_REDIRECT = "redirected by the host's rules"
+    HOST_NOINDEX = "noindex in the host's headers"
+    HOST_NOT_SERVED = "not served by the host under a URL of their own"
 
     @property
     def singular(self) -> str:
@@ -60,6 +63,8 @@ _QUIET = frozenset(
         SkipReason.CANONICAL_OTHER_HOST,
         SkipReason.FRAGMENT,
         SkipReason.ROBOTS_DISALLOWED,  # the site's own robots.txt: its intent, counted
+        SkipReason.HOST_REDIRECT,  # the host's own files: their intent, counted (explain names the rule)
+        SkipReason.HOST_NOINDEX,
     }
 )
 
@@ -74,6 +79,7 @@ _SINGULAR = {
     SkipReason.URL_TOO_LONG: "URL of 2,048 characters or more",
     SkipReason.DUPLICATE_URL: "same URL as an earlier page",
     SkipReason.ENTRY_TOO_LARGE: "entry larger than max_bytes_per_sitemap allows",
+    SkipReason.HOST_NOT_SERVED: "not served by the host under a URL of its own",
 }
 
 

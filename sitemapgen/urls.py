@@ -42,6 +42,8 @@ class UrlStyle(enum.Enum):
     INDEX = "index"
     #: ``a/index.html`` -> ``a/``; ``a/b.html`` -> ``a/b`` (needs a server that maps it back)
     EXTENSIONLESS = "extensionless"
+    #: ``a/index.html`` -> ``a``; ``a/b.html`` -> ``a/b`` (cleanUrls on Vercel, Firebase, serve)
+    CLEAN = "clean"
 
 
 def is_page_name(name: str) -> bool:
@@ -130,7 +132,7 @@ def url_name(name: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
     """
     if style is not UrlStyle.INDEX and name in INDEX_NAMES:
         return ""
-    if style is UrlStyle.EXTENSIONLESS:
+    if style is UrlStyle.EXTENSIONLESS or style is UrlStyle.CLEAN:
         for suffix in PAGE_SUFFIXES:
             if name.lower().endswith(suffix) and len(name) > len(suffix):
                 return name[: -len(suffix)]
@@ -145,8 +147,15 @@ def url_path(relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
     byte by byte, so the directory part and the name are encoded apart.
     """
     head, _, name = relpath.rpartition("/")
+    if style is UrlStyle.CLEAN and head and name in INDEX_NAMES:
+        return _encoded_directory(head + "/")[:-1]
     directory = _encoded_directory(head + "/") if head else ""
     return directory + _encoded(url_name(name, style))
+
+
+def encoded_path(path: str) -> str:
+    """A decoded URL path (``a/b c``) percent-encoded from its raw bytes, as `url_path` encodes."""
+    return quote(os.fsencode(path), safe=_PATH_SAFE)
 
 
 def page_url(base_url: str, relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
@@ -295,6 +304,9 @@ def served_files(url: str, base_url: str, style: UrlStyle) -> Served | None:
     if name == "" or name.endswith("/"):
         return Served(tuple(name + index for index in INDEX_NAMES))
     direct: list[str] = [name] if is_page_name(name) else []
-    if style is UrlStyle.EXTENSIONLESS:  # as try_files $uri $uri.html: /a.html may be a.html.html's URL
+    if style is UrlStyle.EXTENSIONLESS or style is UrlStyle.CLEAN:  # as try_files $uri $uri.html
         direct += [name + suffix for suffix in PAGE_SUFFIXES]
-    return Served(tuple(direct), tuple(f"{name}/{index}" for index in INDEX_NAMES))
+    indexes = tuple(f"{name}/{index}" for index in INDEX_NAMES)
+    if style is UrlStyle.CLEAN:  # /a is a/index.html itself, not a redirect to /a/
+        return Served((*direct, *indexes))
+    return Served(tuple(direct), indexes)

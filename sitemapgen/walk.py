@@ -218,7 +218,7 @@ def _shareable(listed: list[bytes], style: UrlStyle | None) -> set[str] | None:
     ".html" (".htm", ".HTML", ...): the stems of those are enough to look for."""
     if style is UrlStyle.DIRECTORY:
         return {""}
-    if style is not UrlStyle.EXTENSIONLESS:
+    if style is not UrlStyle.EXTENSIONLESS and style is not UrlStyle.CLEAN:
         return None
     shared: set[str] = set()
     for item in listed:

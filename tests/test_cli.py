@@ -529,7 +529,7 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         OK + 'url_style = "pretty"\n',
-        "url_style: must be one of 'directory', 'index', 'extensionless', got 'pretty'",
+        "url_style: must be one of 'directory', 'index', 'extensionless', 'clean', got 'pretty'",
         id="bad-url-style",
     ),
     pytest.param(
