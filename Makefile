@@ -43,6 +43,8 @@ test: lint typecheck unit
 # 3 minutes the first time. test_hosts.py runs them; without them it skips, saying why.
 hosts: $(STAMP)
 	$(BIN)/python -m tests.hostservers install
+HOSTS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \
+	else echo "hosts: not installed (they need node and npm): test_hosts.py skips the live servers"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -72,12 +74,13 @@ typecheck: $(STAMP)
 # floor is: fail_under); a plain `.venv/bin/pytest` runs without it, for quick local runs.
 COV := --cov=sitemapgen --cov-report=term-missing:skip-covered
 unit: $(STAMP)
-	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \
-	else echo "hosts: not installed (they need node and npm): test_hosts.py skips the live servers"; fi
+	@$(HOSTS_IF_NODE)
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m "not slow" --basetemp=$$tmp/t $(COV); rc=$$?; rm -rf $$tmp; exit $$rc
 
-## The slow end-to-end cases (a real tree of 120,000 pages), which make test leaves out.
+## The slow end-to-end cases (a real tree of 120,000 pages; each host's server on every variant of
+## the host test site), which make test leaves out.
 slow: $(STAMP)
+	@$(HOSTS_IF_NODE)
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m slow --basetemp=$$tmp/t; rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## Timing against find on generated sites: make bench, or make bench N=1000000; with

@@ -47,6 +47,7 @@ def build(
     on_progress: Callable[[int], None] | None = None,
     dry_run: bool = False,
     changes_file: Path | None = None,
+    on_skip: Callable[[Skip], None] | None = None,
 ) -> BuildResult:
     """Write the sitemaps and index for `config`; the library's entry point.
 
@@ -57,6 +58,7 @@ def build(
     `dry_run` the content store is only read, and robots.txt left alone (what `check` uses).
     With `config.previous`, what changed since that deploy is in the result's
     summary, and with `changes_file` written there as JSON (after publishing).
+    `on_skip` hears every file left out, and why.
     """
     warn = on_warning or logger.warning
     check_docroot(config)
@@ -69,20 +71,20 @@ def build(
         warnings += 1
         warn(message)
 
-    def on_skip(item: Skip) -> None:
+    def skip(item: Skip) -> None:
         skipped[item.reason] += 1
         message = skip_warning(item)
         if message is not None:
             counted_warn(message)
+        if on_skip is not None:
+            on_skip(item)
 
     with claim_output(out) as claimed:
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         pipeline = Pipeline(config, warn=counted_warn, dry_run=dry_run)
         try:
-            written, robots, changes = _write(
-                config, out, pipeline, claimed, on_skip, counted_warn, on_progress, dry_run
-            )
+            written, robots, changes = _write(config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run)
             if not written.sitemaps:
                 why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
                 raise SitemapgenError(
@@ -229,13 +231,16 @@ def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:
         yield row
 
 
-def build_elsewhere(config: Config, out: Path, *, on_warning: Warn | None = None) -> BuildResult:
+def build_elsewhere(
+    config: Config, out: Path, *, on_warning: Warn | None = None, on_skip: Callable[[Skip], None] | None = None
+) -> BuildResult:
     """Build into `out` instead of the configured output, changing no state (for `check`).
 
     The content store stays the configured output's: it is where `build` keeps
     its lastmods, and where they must be read from to compare like with like.
     """
-    return build(replace(config, out_dir=out, state_file=config.state_path), on_warning=on_warning, dry_run=True)
+    config = replace(config, out_dir=out, state_file=config.state_path)
+    return build(config, on_warning=on_warning, dry_run=True, on_skip=on_skip)
 
 
 @dataclass(frozen=True, slots=True)

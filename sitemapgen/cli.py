@@ -295,7 +295,7 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
     from .check import check
 
     with _handled():
-        result = check(settings, on_warning=None if not quiet else (lambda _: None))
+        result = check(settings, on_warning=_warn if not quiet else (lambda _: None))
     if not (quiet and result.current):
         for line in result.lines:
             typer.echo(line)

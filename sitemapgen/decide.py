@@ -1,9 +1,10 @@
 """The per-page decision: one candidate in, its fate out, the same for every command.
 
 Everything that can leave a page out is decided here, in this order: the
-per-path rules (patterns, later host rules), the file itself (symlinks,
-FIFOs), the URL's length, the head (noindex, canonical, redirect), and, in the
-main process, the entry's size. A listed page gets its lastmod, rules,
+per-path rules (patterns, robots.txt), the file itself (symlinks, FIFOs), the
+static host (`hosts`: the URL form it serves, its redirects and noindex
+headers), the URL's length, the head (noindex, canonical, redirect), and, in
+the main process, the entry's size. A listed page gets its lastmod, rules,
 alternates and section, and its ``<url>`` element formatted as the writer
 writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
 `iter_listing` all take page fates from here, through `pipeline.Pipeline`.

@@ -3,9 +3,11 @@
 A rule looks at a path relative to the docroot and may leave it out with a
 `Skip`. Rules run in the page's decision (in the workers), before its `stat`
 and its head; for directories they run in the walk, to prune it. The user's
-exclude patterns and ``.sitemapignore`` are the first rule; rules from a
-static host's own config files (headers, redirects) plug in the same way:
-a class with `check` and `check_dir`, and an entry in `PATH_RULES`.
+exclude patterns and ``.sitemapignore`` are the first rule, robots.txt the
+second; another rule with a file of its own plugs in the same way: a class with `check`
+and `check_dir`, and an entry in `PATH_RULES`. (A static host's files decide
+more than a skip, the URL form too: they are `hosts.Host.place`, asked by the
+decision after the file itself.)
 """
 
 from __future__ import annotations

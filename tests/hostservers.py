@@ -15,6 +15,7 @@ import http.client
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import socket
@@ -157,6 +158,7 @@ def _environment(home: Path, server: Server) -> dict[str, str]:
         NETLIFY_TELEMETRY_DISABLED="1",
         VERCEL_TELEMETRY_DISABLED="1",
         FIREBASE_CLI_DISABLE_UPDATE_CHECK="1",
+        NO_UPDATE_CHECK="1",  # serve
     )
     return env
 
@@ -200,7 +202,9 @@ def running(host: str, top: Path, docroot: Path, timeout: float = 60) -> Iterato
                     raise RuntimeError(f"{host}'s server did not start:\n{log.read_text(errors='replace')[-3000:]}")
                 time.sleep(0.1)
             time.sleep(0.3)  # the Firebase emulator ignores a signal in its first 100 ms
-            yield f"http://127.0.0.1:{port}"
+            # serve moves to another port, quietly, when the one asked for is taken.
+            moved = re.search(r"Accepting connections at (http://127\.0\.0\.1:\d+)", log.read_text(errors="replace"))
+            yield moved.group(1) if moved else f"http://127.0.0.1:{port}"
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGINT if host == "firebase" else signal.SIGTERM)

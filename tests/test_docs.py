@@ -82,7 +82,7 @@ def _docs() -> list[Path]:
     return [
         path
         for path in sorted(top.rglob("*.md"))
-        if not {".venv", "realsites", ".pytest_cache"} & set(path.relative_to(top).parts)
+        if not {".venv", "realsites", ".pytest_cache", ".hosts"} & set(path.relative_to(top).parts)
         and not path.relative_to(top).parts[0].startswith(".venv")
     ]
 
