@@ -109,3 +109,90 @@ def test_every_listed_url_is_served_and_every_served_page_listed(
     assert None not in pages
     assert len(set(pages)) == len(pages), "a page listed twice"
     assert set(pages) == _indexable(answers)
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def test_explain_names_the_rule_file_and_line(tmp_path: Path, cli: CliRunner) -> None:
+    _, docroot, _ = _site(tmp_path, "cloudflare", "base")
+    run = cli("explain", docroot, "--base-url", BASE, "--host", "cloudflare", "kept.html", "old-clean.html", "old.html")
+    assert run.code == 1
+    assert run.out.splitlines()[:3] == [
+        "kept.html: not listed: noindex in the host's headers"
+        " (/kept answers with X-Robots-Tag: noindex; _headers line 16: /k*)",
+        "old-clean.html: not listed: redirected by the host's rules"
+        " (/old-clean answers 301 to /about; _redirects line 3: /old-clean /about 301)",
+        "old.html: listed as https://example.com/old",  # /old.html redirects, /old answers 200
+    ]
+    rejected = [line for line in run.err.splitlines() if "Cloudflare rejects" in line]
+    assert [line.split(": ", 2)[1] for line in rejected] == ["_redirects line 5", "_redirects line 6", "_redirects line 7"]
+
+
+def test_check_fails_on_a_url_the_host_redirects_or_marks_noindex(tmp_path: Path, cli: CliRunner) -> None:
+    _, docroot, _ = _site(tmp_path, "netlify", "base")
+    assert cli("build", docroot, "--base-url", BASE, "--quiet").code == 0  # as a plain server would
+    assert cli("check", docroot, "--base-url", BASE, "--quiet").code == 0
+    run = cli("check", docroot, "--base-url", BASE, "--host", "netlify")
+    assert run.code == 1
+    assert (
+        "  - https://example.com/bot.html (noindex in the host's headers: /bot.html answers with"
+        " X-Robots-Tag: googlebot: noindex; _headers line 10: /bot.html)"
+    ) in run.out.splitlines()
+    assert cli("build", docroot, "--base-url", BASE, "--host", "netlify", "--quiet").code == 0
+    assert cli("check", docroot, "--base-url", BASE, "--host", "netlify", "--quiet").code == 0
+
+
+def test_the_host_from_a_config_file(tmp_path: Path, cli: CliRunner) -> None:
+    top, docroot, _ = _site(tmp_path, "firebase", "base")
+    config = tmp_path / "sitemapgen.toml"
+    config.write_text(f'base_url = "{BASE}"\nhost = "firebase"\nhost_config = "{top / "firebase.json"}"\n')
+    assert cli("build", docroot, "--config", config, "--out", tmp_path / "out", "--quiet").code == 0
+    listed = locs(tmp_path / "out", BASE)
+    assert "https://example.com/docs" in listed and "https://example.com/about" in listed
+    assert not any(url.endswith((".html", "/docs/")) for url in listed)
+
+
+@pytest.mark.parametrize(
+    ("host", "files", "args", "error"),
+    [
+        ("plain", {}, ["--host-config", "x.json"], "error: --host-config: needs a host (--host) to read it as"),
+        ("cloudflare", {}, ["--host-config", "x.json"], "Cloudflare Pages reads only _headers and _redirects"),
+        ("vercel", {"vercel.json": "{"}, [], "vercel.json: not valid JSON"),
+        ("vercel", {"vercel.json": '{"headers": [{"source": "/private/*", "headers": []}]}'}, [], "a bare *"),
+        ("serve", {"serve.json": '{"trailingSlash": "yes"}'}, [], "serve.json: trailingSlash: must be true or false"),
+        ("firebase", {"../firebase.json": '{"hosting": {"public": "dist"}}'}, [], "hosting.public: is 'dist'"),
+        ("netlify", {"netlify.toml": "[[redirects]\n"}, [], "netlify.toml: not valid TOML"),
+        ("vercel", {}, ["--host", "heroku"], "Invalid value for '--host'"),
+    ],
+)
+def test_a_bad_host_file_is_one_line_exit_2_and_nothing_written(
+    tmp_path: Path, cli: CliRunner, host: str, files: dict[str, str], args: list[str], error: str
+) -> None:
+    docroot = tmp_path / "top" / "public"
+    docroot.mkdir(parents=True)
+    (docroot / "index.html").write_text(hostsite.page("index.html"))
+    for name, content in files.items():
+        (docroot / name).write_text(content)
+    (tmp_path / "x.json").write_text("{}")
+    before = sorted(p.name for p in docroot.iterdir())
+    run = cli("build", docroot, "--base-url", BASE, "--host", host, *args)
+    assert run.code == 2
+    assert error in run.err
+    assert len(run.err.strip().splitlines()) == 1 or "Invalid value" in run.err
+    assert sorted(p.name for p in docroot.iterdir()) == before
+
+
+def test_a_canonical_names_the_form_the_host_serves(tmp_path: Path, cli: CliRunner) -> None:
+    """A canonical written for /a.html, which Cloudflare 308s to /a: the page is its own canonical."""
+    docroot = tmp_path / "public"
+    docroot.mkdir()
+    (docroot / "index.html").write_text(hostsite.page("index.html"))
+    (docroot / "a.html").write_text(
+        f'<!DOCTYPE html><html><head><title>a</title><link rel="canonical" href="{BASE}a.html"></head></html>'
+    )
+    (docroot / "b.html").write_text(
+        f'<!DOCTYPE html><html><head><title>b</title><link rel="canonical" href="{BASE}a"></head></html>'
+    )
+    assert cli("build", docroot, "--base-url", BASE, "--host", "cloudflare", "--quiet").code == 0
+    assert locs(docroot, BASE) == [BASE, BASE + "a"]  # b is a duplicate of a
