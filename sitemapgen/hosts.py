@@ -65,6 +65,7 @@ class Answer:
     file: str | None = None  # the docroot relpath served, for a 200
     location: str | None = None  # for a redirect
     rule: Origin | None = None  # the redirect or rewrite rule that decided, if one did
+    fallback: bool = False  # the host's answer for a path it has nothing at (Cloudflare's home page)
 
 
 #: The crawlers whose noindex keeps a page out of a sitemap: the engines that read sitemaps
@@ -141,6 +142,19 @@ class Host:
         self.root = os.path.join(os.fspath(docroot), "")
         self.production_host = production_host
         self._file_cache: dict[str, bool] = {}
+        # Most paths match no rule: one regex says so, instead of a match per rule (a site
+        # may have thousands). Only the rules that touch X-Robots-Tag matter for noindex.
+        self._any_rule = _any_of([rule.source for rule in files.redirects if not rule.conditional])
+        self.robots_rules = tuple(
+            rule
+            for rule in files.headers
+            if "x-robots-tag" in rule.detach or any(name == "x-robots-tag" for name, _ in rule.headers)
+        )
+
+    def rules_for(self, path: str) -> tuple[Redirect, ...]:
+        """The redirect and rewrite rules to try on `path`: none when none can match it."""
+        any_rule = self._any_rule
+        return self.files.redirects if any_rule is None or any_rule.fullmatch(path) else ()
 
     # --- the model ------------------------------------------------------------------
 
@@ -174,7 +188,7 @@ class Host:
 
     def _headers_for(self, path: str) -> Iterator[HeaderRule]:
         """The header rules that apply to the answer for `path`."""
-        for rule in self.files.headers:
+        for rule in self.robots_rules:
             if rule.source.fullmatch(path):
                 yield rule
 
@@ -182,7 +196,7 @@ class Host:
         """The first rule (of `rules`, else all) whose source matches `path`, with its
         destination filled in. Rules for some requests only (a query, a country) are not
         what a crawler's plain request meets."""
-        for rule in self.files.redirects if rules is None else rules:
+        for rule in self.rules_for(path) if rules is None else rules:
             if rule.conditional:
                 continue
             match = rule.source.fullmatch(path)
@@ -202,13 +216,16 @@ class Host:
             return None
         path = "/" + os.fsdecode(unquote_to_bytes(urlsplit(url).path[len(urlsplit(base_url).path) :]))
         answer = self.respond(path)
+        if answer.fallback:  # nothing there: a canonical naming it names no page
+            return Served(())
         if answer.status == 200:
             return Served((answer.file,) if answer.file is not None else ())
         for _ in range(5):
             if not (300 <= answer.status < 400 and answer.location and answer.location.startswith("/")):
                 break
             answer = self.respond(answer.location.partition("?")[0])
-        return Served((), (answer.file,) if answer.status == 200 and answer.file is not None else ())
+        found = answer.status == 200 and answer.file is not None and not answer.fallback
+        return Served((), (answer.file,) if found and answer.file is not None else ())
 
     # --- the decision ---------------------------------------------------------------
 
@@ -252,6 +269,22 @@ def _dir_index(host: Host, path: str) -> str | None:
     return None
 
 
+def _any_of(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One pattern that matches what any of `patterns` matches (their groups unnamed, their
+    flags kept); None if there are none, or they do not combine (a backreference)."""
+    if not patterns:
+        return None
+    parts = []
+    for pattern in patterns:
+        body = re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(?:", pattern.pattern)
+        flags = ("i" if pattern.flags & re.IGNORECASE else "") + ("s" if pattern.flags & re.DOTALL else "")
+        parts.append(f"(?{flags}:{body})" if flags else f"(?:{body})")
+    try:
+        return re.compile("|".join(parts))
+    except re.error:
+        return None
+
+
 HOSTS: dict[HostName, type[Host]] = {}
 
 
@@ -279,7 +312,7 @@ class Cloudflare(Host):
         if rule.status != 200:
             return Answer(rule.status, location=to, rule=rule.origin)
         served = self._asset(to.partition("?")[0])  # a 200 rule replaces the path, then as usual
-        return Answer(served.status, served.file, served.location, rule.origin)
+        return Answer(served.status, served.file, served.location, rule.origin, served.fallback)
 
     def _asset(self, path: str) -> Answer:
         """The asset server (pages-shared's ``generateHandler``), after the redirects."""
@@ -310,7 +343,7 @@ class Cloudflare(Host):
     def _not_found(self) -> Answer:
         """Without a 404.html, Pages takes the site for a single-page app: the home page, 200."""
         if not self.is_file("404.html") and self.is_file("index.html"):
-            return Answer(200, "index.html")
+            return Answer(200, "index.html", fallback=True)
         return Answer(404)
 
     def _robots_tags(self, path: str) -> Iterator[tuple[str, Origin]]:
@@ -332,7 +365,7 @@ class Cloudflare(Host):
         yield from current
 
     def _headers_for(self, path: str) -> Iterator[HeaderRule]:
-        for rule in self.files.headers:
+        for rule in self.robots_rules:
             if rule.host is not None and not rule.host.fullmatch(self.production_host):
                 continue
             if rule.source.fullmatch(path):
@@ -460,7 +493,7 @@ class Firebase(_CleanUrlHost):
     def _redirect(self, path: str, rules: tuple[Redirect, ...] | None = None) -> tuple[Redirect, str] | None:
         """As `Host._redirect`, but a rule whose destination cannot be filled (a ``:name``
         left empty, or given several segments) is passed over, as superstatic does."""
-        for rule in self.files.redirects:
+        for rule in self.rules_for(path) if rules is None else rules:
             found = super()._redirect(path, (rule,))
             if found is None:
                 continue
@@ -494,7 +527,7 @@ class Firebase(_CleanUrlHost):
         served = self._file(path, clean, slash)
         if served is not None:
             return served
-        for rule in self.files.redirects:
+        for rule in self.rules_for(path):
             if rule.status == 200 and rule.source.fullmatch(path):
                 rewritten = self._file(rule.to, clean, None)
                 if rewritten is not None and rewritten.status == 200:
@@ -630,7 +663,7 @@ class Vercel(_CleanUrlHost):
             return Answer(308, location=path.rstrip("/"))
         if slash and not path.endswith("/") and "." not in last:
             return Answer(308, location=path + "/")
-        for rule in self.files.redirects:
+        for rule in self.rules_for(path):
             if rule.status != 200 and not rule.conditional:
                 found = self._redirect(path, (rule,))
                 if found is not None:
@@ -638,7 +671,7 @@ class Vercel(_CleanUrlHost):
         served = self._file(path, clean)
         if served is not None:
             return Answer(200, served)
-        for rule in self.files.redirects:
+        for rule in self.rules_for(path):
             if rule.status == 200 and not rule.conditional:
                 found = self._redirect(path, (rule,))
                 if found is not None:
@@ -692,7 +725,7 @@ class Serve(_CleanUrlHost):
             if slash and not path.endswith("/") and "." not in last.lstrip(".") and not last.startswith("."):
                 return Answer(301, location=path + "/")
         resolved = path.rstrip("/") or "/"
-        for rule in self.files.redirects:
+        for rule in self.rules_for(resolved):
             if rule.status != 200 and not rule.conditional and rule.source.fullmatch(resolved):
                 found = self._redirect(resolved, (rule,))
                 assert found is not None
@@ -713,7 +746,7 @@ class Serve(_CleanUrlHost):
         rewritten = next(
             (
                 found[1].lstrip("/")
-                for rule in self.files.redirects
+                for rule in self.rules_for(path.rstrip("/") or "/")
                 if rule.status == 200 and (found := self._redirect(path.rstrip("/") or "/", (rule,))) is not None
             ),
             None,

@@ -201,5 +201,12 @@ def test_a_canonical_names_the_form_the_host_serves(tmp_path: Path, cli: CliRunn
     (docroot / "b.html").write_text(
         f'<!DOCTYPE html><html><head><title>b</title><link rel="canonical" href="{BASE}a"></head></html>'
     )
-    assert cli("build", docroot, "--base-url", BASE, "--host", "cloudflare", "--quiet").code == 0
-    assert locs(docroot, BASE) == [BASE, BASE + "a"]  # b is a duplicate of a
+    (docroot / "c.html").write_text(
+        f'<!DOCTYPE html><html><head><title>c</title><link rel="canonical" href="{BASE}gone"></head></html>'
+    )
+    run = cli("build", docroot, "--base-url", BASE, "--host", "cloudflare")
+    assert run.code == 0
+    # b is a duplicate of a; c names a URL Cloudflare answers with the home page only because
+    # nothing is there (no 404.html): a canonical search engines ignore, so c is listed.
+    assert locs(docroot, BASE) == [BASE, BASE + "a", BASE + "c"]
+    assert "1 page: canonical names a URL no file here answers" in run.err
