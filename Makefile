@@ -89,6 +89,6 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py -n $(N) $(if $(BASELINE),--baseline $(BASELINE))
 
 clean:
-	rm -rf $(VENV) .venv-* build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-* .hosts build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	rm -f .coverage .coverage.*
 	rm -f sample_site/sitemap.xml sample_site/sitemap-*.xml sample_site/sitemap-*.xml.gz

@@ -97,7 +97,11 @@ def install(hosts: list[str]) -> None:
         manifest = {"name": f"sitemapgen-{host}-server", "private": True, "overrides": dict(server.overrides)}
         (server.prefix / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
         npm = ["npm", "install", "--prefix", str(server.prefix), "--no-audit", "--no-fund", "--silent"]
-        subprocess.run([*npm, *packages], check=True)
+        for attempt in (1, 2):  # a registry's hiccup is worth one more try, not a red run
+            if subprocess.run([*npm, *packages], check=False).returncode == 0:
+                break
+            if attempt == 2:
+                sys.exit(f"hosts: npm could not install {host}'s local server ({' '.join(packages)})")
         server.stamp.touch()
 
 

@@ -133,7 +133,11 @@ def test_explain_names_the_rule_file_and_line(tmp_path: Path, cli: CliRunner) ->
         "old.html: listed as https://example.com/old",  # /old.html redirects, /old answers 200
     ]
     rejected = [line for line in run.err.splitlines() if "Cloudflare rejects" in line]
-    assert [line.split(": ", 2)[1] for line in rejected] == ["_redirects line 5", "_redirects line 6", "_redirects line 7"]
+    assert [line.split(": ", 2)[1] for line in rejected] == [
+        "_redirects line 5",
+        "_redirects line 6",
+        "_redirects line 7",
+    ]
 
 
 def test_check_fails_on_a_url_the_host_redirects_or_marks_noindex(tmp_path: Path, cli: CliRunner) -> None:
