@@ -160,7 +160,8 @@ def test_the_host_from_a_config_file(tmp_path: Path, cli: CliRunner) -> None:
     config.write_text(f'base_url = "{BASE}"\nhost = "firebase"\nhost_config = "{top / "firebase.json"}"\n')
     assert cli("build", docroot, "--config", config, "--out", tmp_path / "out", "--quiet").code == 0
     listed = locs(tmp_path / "out", BASE)
-    assert "https://example.com/docs" in listed and "https://example.com/about" in listed
+    assert "https://example.com/docs" in listed
+    assert "https://example.com/about" in listed
     assert not any(url.endswith((".html", "/docs/")) for url in listed)
 
 
