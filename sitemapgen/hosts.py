@@ -570,15 +570,27 @@ TOP_FILES = {
 }
 
 
+#: The most of a ``_headers`` or ``_redirects`` file read (Cloudflare's limits make 4 MB).
+LINE_FILE_LIMIT = 16 * 1_048_576
+
+
 def _line_file(docroot: Path, name: str) -> str | None:
-    """A docroot file of a line format (``_headers``, ``_redirects``), or None if there is none."""
+    """A docroot file of a line format (``_headers``, ``_redirects``), or None if there is none.
+
+    A symlink to outside the docroot is not read (its lines would be said back in warnings),
+    nor a FIFO or a device (it would never end)."""
     path = docroot / name
+    if path.is_symlink() and not os.path.realpath(path).startswith(os.path.join(os.path.realpath(docroot), "")):
+        raise ConfigError("", "a symlink to outside the docroot: not read", source=str(path))
     try:
-        return read_regular(path, follow_symlinks=True).decode("utf-8", "replace")
+        data = read_regular(path, follow_symlinks=True, limit=LINE_FILE_LIMIT + 1)
     except FileNotFoundError:
         return None
     except OSError as e:
         raise ConfigError("", f"cannot read it: {e.strerror or e}", source=str(path)) from None
+    if len(data) > LINE_FILE_LIMIT:
+        raise ConfigError("", f"larger than {LINE_FILE_LIMIT:,} bytes: not a host's rules file", source=str(path))
+    return data.decode("utf-8", "replace")
 
 
 def _top_file(config: Config, name: str) -> Path | None:

@@ -16,13 +16,14 @@ variants. Two kinds of test compare sitemapgen with the real servers:
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 from sitemapgen.config import Config
-from sitemapgen.hosts import Host, HostName, load_host, page_forms
+from sitemapgen.hosts import LINE_FILE_LIMIT, Host, HostName, load_host, page_forms
 
 from . import hostservers, hostsite
 from .conftest import CliRunner
@@ -215,3 +216,28 @@ def test_a_canonical_names_the_form_the_host_serves(tmp_path: Path, cli: CliRunn
     # nothing is there (no 404.html): a canonical search engines ignore, so c is listed.
     assert locs(docroot, BASE) == [BASE, BASE + "a", BASE + "c"]
     assert "1 page: canonical names a URL no file here answers" in run.err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "outside-symlink", "directory", "huge"])
+def test_a_hostile_rules_file_is_one_line_exit_2(tmp_path: Path, cli: CliRunner, kind: str) -> None:
+    docroot = tmp_path / "public"
+    docroot.mkdir()
+    (docroot / "index.html").write_text(hostsite.page("index.html"))
+    target = docroot / "_headers"
+    if kind == "fifo":
+        os.mkfifo(target)  # never opened for a wait: the run must not hang
+    elif kind == "outside-symlink":
+        secret = tmp_path / "secret.txt"
+        secret.write_text("root:x:0:0\n")
+        target.symlink_to(secret)
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        with open(target, "wb") as f:
+            f.truncate(LINE_FILE_LIMIT + 1)
+    run = cli("build", docroot, "--base-url", BASE, "--host", "cloudflare")
+    assert run.code == 2
+    (line,) = run.err.splitlines()
+    assert line.startswith(f"error: {target}: ")
+    assert "root:x" not in run.err
+    assert sorted(p.name for p in docroot.iterdir()) == ["_headers", "index.html"]
