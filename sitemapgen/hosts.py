@@ -137,7 +137,10 @@ class Host:
     #: (robots.txt matching, the URLs of skipped pages in a report).
     style: UrlStyle = UrlStyle.DIRECTORY
 
-    def __init__(self, files: HostFiles, docroot: Path, production_host: str) -> None:
+    def __init__(
+        self, files: HostFiles, docroot: Path, production_host: str, url_style: UrlStyle = UrlStyle.DIRECTORY
+    ) -> None:
+        """`url_style` is the configured one: the form listed where the host serves several."""
         self.files = files
         self.root = os.path.join(os.fspath(docroot), "")
         self.production_host = production_host
@@ -168,6 +171,7 @@ class Host:
         return known
 
     def respond(self, path: str) -> Answer:
+        """What the host answers for `path` (decoded, from ``/``), as its own server does."""
         raise NotImplementedError
 
     def noindex(self, path: str) -> tuple[str, Origin] | None:
@@ -206,8 +210,7 @@ class Host:
 
     def preferred(self, relpath: str) -> tuple[str, ...]:
         """The page's forms, the one this host links to first."""
-        forms = page_forms(relpath)
-        return forms
+        return page_forms(relpath)
 
     def served(self, url: str, base_url: str) -> Served | None:
         """The file that answers `url` (see `urls.served_files`): directly, or after the
@@ -384,9 +387,11 @@ class Netlify(Host):
 
     name = HostName.NETLIFY
 
-    def __init__(self, files: HostFiles, docroot: Path, production_host: str, style: UrlStyle) -> None:
-        super().__init__(files, docroot, production_host)
-        self.style = style
+    def __init__(
+        self, files: HostFiles, docroot: Path, production_host: str, url_style: UrlStyle = UrlStyle.DIRECTORY
+    ) -> None:
+        super().__init__(files, docroot, production_host, url_style)
+        self.style = url_style  # every form answers: the configured one is listed
 
     def preferred(self, relpath: str) -> tuple[str, ...]:
         forms = page_forms(relpath)
@@ -462,8 +467,10 @@ class Netlify(Host):
 class _CleanUrlHost(Host):
     """A host with ``cleanUrls`` and ``trailingSlash`` settings (Firebase, Vercel, serve)."""
 
-    def __init__(self, files: HostFiles, docroot: Path, production_host: str) -> None:
-        super().__init__(files, docroot, production_host)
+    def __init__(
+        self, files: HostFiles, docroot: Path, production_host: str, url_style: UrlStyle = UrlStyle.DIRECTORY
+    ) -> None:
+        super().__init__(files, docroot, production_host, url_style)
         clean = files.clean_urls is not False
         self.style = (
             UrlStyle.DIRECTORY if not clean else UrlStyle.EXTENSIONLESS if files.trailing_slash else UrlStyle.CLEAN
@@ -605,51 +612,59 @@ def _top_file(config: Config, name: str) -> Path | None:
     return None
 
 
-def load_host(config: Config) -> Host | None:
-    """The host model for `config.host`, from its files; None for ``plain``. A file the
-    host would not accept is a `ConfigError`; lines it would reject are in its `rejected`."""
-    name = config.host
-    if name is HostName.PLAIN:
-        return None
+def _line_files(config: Config, host: HostName) -> HostFiles:
+    """Netlify's and Cloudflare's files: ``_redirects`` (first) and ``_headers`` in the
+    docroot, then for Netlify netlify.toml's tables."""
     docroot = Path(config.docroot)
-    production = config.base_url.split("://", 1)[1].split("/", 1)[0].lower()
-    if name is HostName.CLOUDFLARE and config.host_config is not None:
+    redirects: list[Redirect] = []
+    headers: list[HeaderRule] = []
+    rejected: list[str] = []
+    read: list[str] = []
+    text = _line_file(docroot, "_redirects")
+    if text is not None:
+        more_redirects, refused = read_redirects_file(text, "_redirects", host.value)
+        redirects, rejected, read = more_redirects, refused, [str(docroot / "_redirects")]
+    text = _line_file(docroot, "_headers")
+    if text is not None:
+        more_headers, refused = read_headers_file(text, "_headers", host.value)
+        headers, rejected, read = more_headers, rejected + refused, [*read, str(docroot / "_headers")]
+    top = _top_file(config, TOP_FILES[host]) if host in TOP_FILES else None
+    if top is not None:
+        more_redirects, more_headers, refused = read_netlify_toml(top, str(top))
+        redirects, headers, rejected = redirects + more_redirects, headers + more_headers, rejected + refused
+        read.append(str(top))
+    return HostFiles(tuple(redirects), tuple(headers), rejected=tuple(rejected), read=tuple(read))
+
+
+def _read_files(config: Config) -> HostFiles:
+    """What `config.host` reads, from where it keeps it."""
+    host = config.host
+    if host is HostName.CLOUDFLARE and config.host_config is not None:
         raise ConfigError("host_config", "Cloudflare Pages reads only _headers and _redirects, in the docroot")
-    top = _top_file(config, TOP_FILES[name]) if name in TOP_FILES else None
-    shown = str(top) if top is not None else ""
-    if name in (HostName.NETLIFY, HostName.CLOUDFLARE):
-        redirects: list[Redirect] = []
-        headers: list[HeaderRule] = []
-        rejected: list[str] = []
-        read: list[str] = []
-        for file, reader in (("_redirects", read_redirects_file), ("_headers", read_headers_file)):
-            text = _line_file(docroot, file)
-            if text is None:
-                continue
-            read.append(str(docroot / file))
-            rules, refused = reader(text, file, name.value)
-            (redirects if file == "_redirects" else headers).extend(rules)  # type: ignore[arg-type]
-            rejected += refused
-        if top is not None:
-            more_redirects, more_headers, refused = read_netlify_toml(top, shown)
-            redirects += more_redirects
-            headers += more_headers
-            rejected += refused
-            read.append(shown)
-        files = HostFiles(tuple(redirects), tuple(headers), rejected=tuple(rejected), read=tuple(read))
-        if name is HostName.CLOUDFLARE:
-            return Cloudflare(files, docroot, production)
-        return Netlify(files, docroot, production, config.url_style)
-    if name is HostName.FIREBASE:
-        if top is None:
-            return Firebase(HostFiles(), docroot, production)
-        files, public = read_firebase_json(top, shown)
-        if public is not None and (top.parent / public).resolve() != docroot.resolve():
-            raise ConfigError("hosting.public", f"is {public!r}, which is not the docroot {docroot}", source=shown)
-        return Firebase(files, docroot, production)
-    if name is HostName.VERCEL:
-        return Vercel(read_vercel_json(top, shown) if top is not None else HostFiles(), docroot, production)
-    return Serve(read_serve_json(top, shown) if top is not None else HostFiles(clean_urls=True), docroot, production)
+    if host in (HostName.NETLIFY, HostName.CLOUDFLARE):
+        return _line_files(config, host)
+    top = _top_file(config, TOP_FILES[host])
+    if top is None:  # each host's defaults: serve's cleanUrls is on unless its file says otherwise
+        return HostFiles(clean_urls=host is HostName.SERVE)
+    shown = str(top)
+    if host is HostName.VERCEL:
+        return read_vercel_json(top, shown)
+    if host is HostName.SERVE:
+        return read_serve_json(top, shown)
+    files, public = read_firebase_json(top, shown)
+    if public is not None and (top.parent / public).resolve() != Path(config.docroot).resolve():
+        raise ConfigError("hosting.public", f"is {public!r}, which is not the docroot {config.docroot}", source=shown)
+    return files
+
+
+def load_host(config: Config) -> Host | None:
+    """The host model for `config.host` (see `HOSTS`), from its files; None for ``plain``.
+    A file the host would not accept is a `ConfigError`; lines it would reject are in its
+    files' `rejected`."""
+    if config.host is HostName.PLAIN:
+        return None
+    production = config.base_url.split("://", 1)[1].split("/", 1)[0].lower()
+    return HOSTS[config.host](_read_files(config), Path(config.docroot), production, config.url_style)
 
 
 @_register
