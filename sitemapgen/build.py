@@ -131,7 +131,8 @@ def _write(
         on_skip(item)
         if changes is not None and not item.relpath.endswith("/"):
             # The writer's own skips name the URL (no relpath holds "://"); the others, the file.
-            url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, config.url_style)
+            style = pipeline.config.url_style  # a host's form (see `Pipeline`), else the configured one
+            url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, style)
             changes.left_out(url, item.reason.value)
 
     rows = pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
