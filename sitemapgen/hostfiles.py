@@ -17,7 +17,7 @@ import json
 import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
@@ -67,9 +67,7 @@ class HostFiles:
     headers: tuple[HeaderRule, ...] = ()
     clean_urls: bool | re.Pattern[str] = False  # True, or the paths it covers (serve's list of globs)
     trailing_slash: bool | None = None  # None: the host's default
-    unlisted: tuple[re.Pattern[str], ...] = ()  # serve's `unlisted`: never served
     rejected: tuple[str, ...] = ()  # lines the host refuses, in words for the user
-    read: tuple[str, ...] = field(default=())  # the files read, as the user named them
 
 
 # --- patterns ---------------------------------------------------------------------------
@@ -557,7 +555,6 @@ def read_vercel_json(path: Path, shown: str) -> HostFiles:
         clean_urls=bool(_flag(data, "cleanUrls", shown)),
         trailing_slash=_flag(data, "trailingSlash", shown),
         rejected=tuple(rejected),
-        read=(shown,),
     )
 
 
@@ -600,7 +597,6 @@ def read_firebase_json(path: Path, shown: str) -> tuple[HostFiles, str | None]:
         clean_urls=bool(_flag(hosting, "cleanUrls", shown)),
         trailing_slash=_flag(hosting, "trailingSlash", shown),
         rejected=(f"{shown}: hosting.i18n is not read",) if "i18n" in hosting else (),
-        read=(shown,),
     )
     return files, public if isinstance(public, str) else None
 
@@ -614,7 +610,8 @@ def _serve_source(source: str) -> re.Pattern[str]:
 
 def read_serve_json(path: Path, shown: str) -> HostFiles:
     """serve.json (serve-handler's options): ``cleanUrls`` (true or globs), ``trailingSlash``,
-    ``redirects``, ``rewrites``, ``headers``, ``unlisted``."""
+    ``redirects``, ``rewrites``, ``headers`` (``unlisted`` hides files from its directory
+    listings only: they are still served)."""
     data = _table(_load(path, shown), "", shown)
     sources = {"source": _serve_source}
     clean = data.get("cleanUrls", True)
@@ -632,6 +629,4 @@ def read_serve_json(path: Path, shown: str) -> HostFiles:
         headers=tuple(_json_headers(_list(data.get("headers"), "headers", shown), shown, sources)),
         clean_urls=clean_urls,
         trailing_slash=_flag(data, "trailingSlash", shown),
-        unlisted=tuple(glob_pattern(str(g)) for g in _list(data.get("unlisted"), "unlisted", shown)),
-        read=(shown,),
     )

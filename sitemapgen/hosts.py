@@ -601,12 +601,14 @@ def _line_file(docroot: Path, name: str) -> str | None:
 
 
 def _top_file(config: Config, name: str) -> Path | None:
-    """--host-config, else the file in the docroot, else beside it (the project's top)."""
+    """--host-config, else the file in the docroot, else beside it (the project's top), but
+    for serve.json, which serve reads from the directory it serves only."""
     if config.host_config is not None:
         if not config.host_config.is_file():
             raise ConfigError("host_config", f"no such file: {config.host_config}")
         return config.host_config
-    for place in (config.docroot, config.docroot.resolve().parent):
+    places = [config.docroot] if config.host is HostName.SERVE else [config.docroot, config.docroot.resolve().parent]
+    for place in places:
         if (place / name).is_file():
             return place / name
     return None
@@ -619,21 +621,18 @@ def _line_files(config: Config, host: HostName) -> HostFiles:
     redirects: list[Redirect] = []
     headers: list[HeaderRule] = []
     rejected: list[str] = []
-    read: list[str] = []
     text = _line_file(docroot, "_redirects")
     if text is not None:
-        more_redirects, refused = read_redirects_file(text, "_redirects", host.value)
-        redirects, rejected, read = more_redirects, refused, [str(docroot / "_redirects")]
+        redirects, rejected = read_redirects_file(text, "_redirects", host.value)
     text = _line_file(docroot, "_headers")
     if text is not None:
-        more_headers, refused = read_headers_file(text, "_headers", host.value)
-        headers, rejected, read = more_headers, rejected + refused, [*read, str(docroot / "_headers")]
+        headers, refused = read_headers_file(text, "_headers", host.value)
+        rejected += refused
     top = _top_file(config, TOP_FILES[host]) if host in TOP_FILES else None
     if top is not None:
         more_redirects, more_headers, refused = read_netlify_toml(top, str(top))
         redirects, headers, rejected = redirects + more_redirects, headers + more_headers, rejected + refused
-        read.append(str(top))
-    return HostFiles(tuple(redirects), tuple(headers), rejected=tuple(rejected), read=tuple(read))
+    return HostFiles(tuple(redirects), tuple(headers), rejected=tuple(rejected))
 
 
 def _read_files(config: Config) -> HostFiles:
