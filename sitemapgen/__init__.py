@@ -22,6 +22,7 @@ from .entry import Entry
 from .errors import ConfigError, DocrootError, SitemapgenError
 from .explain import Explanation, explain
 from .gitdates import GitDate, GitSource
+from .hosts import HostName
 from .lastmod import LastmodSource
 from .report import BuildResult
 from .skips import Skip, SkipReason
@@ -40,6 +41,7 @@ __all__ = [
     "Explanation",
     "GitDate",
     "GitSource",
+    "HostName",
     "LastmodFormat",
     "LastmodSource",
     "Listing",
