@@ -307,6 +307,13 @@ class Cloudflare(Host):
     name = HostName.CLOUDFLARE
     style = UrlStyle.EXTENSIONLESS
 
+    def preferred(self, relpath: str) -> tuple[str, ...]:
+        """``/a/b`` and ``/a/`` first: the forms its asset server answers (one question a page)."""
+        forms = page_forms(relpath)
+        if relpath.rpartition("/")[2] in INDEX_NAMES:
+            return forms
+        return (forms[1], forms[0], *forms[2:])
+
     def respond(self, path: str) -> Answer:
         found = self._redirect(path)
         if found is None:
