@@ -329,7 +329,11 @@ def _check_selectors(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _check_host_config(value: object, host: HostName) -> Path | None:
+def _check_host_config(value: object, host: HostName, style: UrlStyle) -> Path | None:
+    if style is UrlStyle.CLEAN and host is HostName.PLAIN:
+        # A plain static server answers /a for a/index.html with a redirect to /a/ (and the
+        # walk could not tell a.html's URL from a/index.html's): only a host model can say.
+        raise ConfigError("url_style", "'clean' needs a host (--host) that serves a/index.html at /a")
     if value is None:
         return None
     if host is HostName.PLAIN:
@@ -420,7 +424,7 @@ class Config:
         if self.indexnow_key is not None:
             check_indexnow_key(self.indexnow_key, "indexnow_key")
         put(self, "host", _enum_value(HostName, self.host, "host"))
-        put(self, "host_config", _check_host_config(self.host_config, self.host))
+        put(self, "host_config", _check_host_config(self.host_config, self.host, self.url_style))
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")

@@ -47,7 +47,7 @@ UrlStyleOpt = Annotated[
     typer.Option(
         "--url-style",
         help="directory: a/index.html -> a/ (default); index: keep index.html; extensionless: a/b.html -> a/b;"
-        " clean: a/index.html -> a, a/b.html -> a/b.",
+        " clean (with --host): a/index.html -> a, a/b.html -> a/b.",
         show_default=False,
     ),
 ]

@@ -241,3 +241,17 @@ def test_a_hostile_rules_file_is_one_line_exit_2(tmp_path: Path, cli: CliRunner,
     assert line.startswith(f"error: {target}: ")
     assert "root:x" not in run.err
     assert sorted(p.name for p in docroot.iterdir()) == ["_headers", "index.html"]
+
+
+def test_clean_urls_need_a_host(tmp_path: Path, cli: CliRunner) -> None:
+    """A plain server redirects /a to /a/, and a.html beside a/index.html would share /a."""
+    _, docroot, _ = _site(tmp_path, "netlify", "base")
+    run = cli("build", docroot, "--base-url", BASE, "--url-style", "clean")
+    assert run.code == 2
+    assert run.err == "error: --url-style: 'clean' needs a host (--host) that serves a/index.html at /a\n"
+    run = cli("build", docroot, "--base-url", BASE, "--url-style", "clean", "--host", "netlify", "--quiet")
+    assert run.code == 0
+    listed = locs(docroot, BASE)
+    assert f"{BASE}docs" in listed
+    assert f"{BASE}widget.html" in listed  # /widget answers with widget/index.html on Netlify
+    assert len(listed) == len(set(listed))
