@@ -400,14 +400,20 @@ class Netlify(Host):
         super().__init__(files, docroot, production_host, url_style)
         self.style = url_style  # every form answers: the configured one is listed
 
+    #: The configured style's form, as its place in `page_forms`: (an index page's, another's).
+    _FORM_AT = {
+        UrlStyle.DIRECTORY: (0, 0),  # d/, a.html
+        UrlStyle.INDEX: (2, 0),  # d/index.html, a.html
+        UrlStyle.EXTENSIONLESS: (0, 1),  # d/, a
+        UrlStyle.CLEAN: (1, 1),  # d, a
+    }
+
     def preferred(self, relpath: str) -> tuple[str, ...]:
         forms = page_forms(relpath)
         index = relpath.rpartition("/")[2] in INDEX_NAMES
-        at = {UrlStyle.INDEX: 2 if index and forms[0] else 0, UrlStyle.EXTENSIONLESS: 0 if index else 1}.get(
-            self.style, 0
-        )
-        if self.style is UrlStyle.CLEAN:
-            at = 1 if index and forms[0] else 0 if index else 1
+        at = self._FORM_AT[self.style][0 if index else 1]
+        if index and not forms[0]:  # the home page: ("", "index.html", "index")
+            at = {2: 1, 1: 0}.get(at, at)
         return (forms[at], *forms[:at], *forms[at + 1 :])
 
     @staticmethod
@@ -423,7 +429,7 @@ class Netlify(Host):
         name = path[1:]
         if self.is_file(name) and not name.endswith("/"):
             return name, path
-        if os.path.isdir(self.root + name) if name else True:
+        if not name or os.path.isdir(self.root + name):
             index = _dir_index(self, path if path.endswith("/") else path + "/")
             if index is not None:
                 return index, path

@@ -255,3 +255,20 @@ def test_clean_urls_need_a_host(tmp_path: Path, cli: CliRunner) -> None:
     assert f"{BASE}docs" in listed
     assert f"{BASE}widget.html" in listed  # /widget answers with widget/index.html on Netlify
     assert len(listed) == len(set(listed))
+
+
+@pytest.mark.parametrize(
+    ("style", "expected"),
+    [
+        ("directory", ["", "about.html", "docs/"]),
+        ("index", ["index.html", "about.html", "docs/index.html"]),
+        ("extensionless", ["", "about", "docs/"]),
+        ("clean", ["", "about", "docs"]),
+    ],
+)
+def test_netlify_lists_the_configured_form(tmp_path: Path, cli: CliRunner, style: str, expected: list[str]) -> None:
+    """netlify dev answers every form of a page: --url-style picks the one listed."""
+    _, docroot, _ = _site(tmp_path, "netlify", "base")
+    assert cli("build", docroot, "--base-url", BASE, "--host", "netlify", "--url-style", style, "--quiet").code == 0
+    listed = set(locs(docroot, BASE))
+    assert {BASE + path for path in expected} <= listed
