@@ -272,3 +272,29 @@ def test_netlify_lists_the_configured_form(tmp_path: Path, cli: CliRunner, style
     assert cli("build", docroot, "--base-url", BASE, "--host", "netlify", "--url-style", style, "--quiet").code == 0
     listed = set(locs(docroot, BASE))
     assert {BASE + path for path in expected} <= listed
+
+
+@pytest.mark.parametrize(
+    ("base", "listed"),
+    [
+        ("https://www.example.com/", ["", "public"]),  # the rule's host: private/a is noindex
+        ("https://example.com/", ["", "public", "private/a"]),  # another host: the rule does not apply
+        ("https://abc.example.pages.dev/", []),  # a preview host: Pages itself sends noindex
+        ("https://example.pages.dev/", ["", "public", "private/a"]),  # the production pages.dev host
+    ],
+)
+def test_cloudflare_host_scoped_rules_apply_on_their_host_only(
+    tmp_path: Path, cli: CliRunner, base: str, listed: list[str]
+) -> None:
+    docroot = tmp_path / "public"
+    for relpath in ("index.html", "public.html", "private/a.html"):
+        (docroot / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (docroot / relpath).write_text(hostsite.page(relpath))
+    (docroot / "_headers").write_text("https://www.example.com/private/*\n  X-Robots-Tag: noindex\n")
+    run = cli("build", docroot, "--base-url", base, "--host", "cloudflare", "--out", tmp_path / "out", "--quiet")
+    if not listed:
+        assert run.code == 2  # nothing to list
+        assert "3 noindex in the host's headers" in run.err
+        return
+    assert run.code == 0
+    assert sorted(locs(tmp_path / "out", base)) == sorted(base + path for path in listed)
