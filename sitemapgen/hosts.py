@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -272,6 +272,10 @@ def _dir_index(host: Host, path: str) -> str | None:
     return None
 
 
+def _one_segment(value: str | None) -> bool:
+    return bool(value) and "/" not in (value or "")
+
+
 def _any_of(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
     """One pattern that matches what any of `patterns` matches (their groups unnamed, their
     flags kept); None if there are none, or they do not combine (a backreference)."""
@@ -490,13 +494,13 @@ class _CleanUrlHost(Host):
         )
 
     def preferred(self, relpath: str) -> tuple[str, ...]:
+        """The form its settings make: ``a.html`` and ``d/`` without ``cleanUrls``; ``a`` and
+        ``d`` with it; ``a/`` and ``d/`` with ``trailingSlash`` too. The home page is ``/``."""
         forms = page_forms(relpath)
+        if not forms[0]:
+            return forms
         index = relpath.rpartition("/")[2] in INDEX_NAMES
-        clean, slash = self.files.clean_urls is not False, self.files.trailing_slash
-        if not index or not forms[0]:
-            at = 0 if not clean else (2 if slash and not index else 1)
-        else:
-            at = 1 if clean and not slash else 0
+        at = 0 if self.files.clean_urls is False else (0 if index else 2) if self.files.trailing_slash else 1
         return (forms[at], *forms[:at], *forms[at + 1 :])
 
 
@@ -520,11 +524,9 @@ class Firebase(_CleanUrlHost):
             match = rule.source.fullmatch(path)
             assert match is not None
             named = match.groupdict()
-            if all(
-                modifier or (named.get(name) or "") not in ("",) and "/" not in (named.get(name) or "")
-                for name, modifier in re.findall(r":([A-Za-z_][A-Za-z0-9_]*)([*+?]?)", rule.to)
-                if name in named
-            ):
+            # A plain :name takes one segment: superstatic fails to fill it with "" or "a/b".
+            params = re.findall(r":([A-Za-z_][A-Za-z0-9_]*)([*+?]?)", rule.to)
+            if all(modifier or _one_segment(named.get(name)) for name, modifier in params if name in named):
                 return found
         return None
 
@@ -578,8 +580,6 @@ class Firebase(_CleanUrlHost):
 
 
 # --- reading a host's files ----------------------------------------------------------------
-
-Warn = Callable[[str], None]
 
 #: The file a host keeps at the project's top (or in the docroot), which --host-config names.
 TOP_FILES = {
