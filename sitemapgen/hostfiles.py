@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,7 +148,7 @@ def path_to_regexp(source: str, *, strict: bool = False, sensitive: bool = False
     return re.compile("".join(out) + ("" if strict else "/?"), 0 if sensitive else re.IGNORECASE)
 
 
-def glob_pattern(source: str, *, case: bool = True) -> re.Pattern[str]:
+def glob_pattern(source: str) -> re.Pattern[str]:
     """A glob as minimatch reads one: ``**`` any number of segments, ``*`` and ``?``
     within one, ``{a,b}`` either, ``[...]`` a class."""
     out: list[str] = []
@@ -183,7 +183,7 @@ def glob_pattern(source: str, *, case: bool = True) -> re.Pattern[str]:
         else:
             out.append(re.escape(ch))
         i += 1
-    return re.compile("".join(out), 0 if case else re.IGNORECASE)
+    return re.compile("".join(out))
 
 
 # --- the line formats: _headers and _redirects --------------------------------------------
@@ -458,7 +458,11 @@ def read_netlify_toml(path: Path, shown: str) -> tuple[list[Redirect], list[Head
     return redirects, headers, rejected
 
 
-def _json_headers(items: Sequence[object], shown: str, compile_source: Mapping[str, object]) -> list[HeaderRule]:
+#: A JSON host's pattern keys ("source", "regex") and how each compiles.
+Sources = Mapping[str, Callable[[str], re.Pattern[str]]]
+
+
+def _json_headers(items: Sequence[object], shown: str, compile_source: Sources) -> list[HeaderRule]:
     rules: list[HeaderRule] = []
     for i, item in enumerate(items):
         key = f"headers[{i}]"
@@ -474,7 +478,7 @@ def _json_headers(items: Sequence[object], shown: str, compile_source: Mapping[s
 
 
 def _source_of(
-    item: Mapping[str, object], key: str, shown: str, compile_source: Mapping[str, object]
+    item: Mapping[str, object], key: str, shown: str, compile_source: Sources
 ) -> tuple[str, re.Pattern[str]]:
     """The rule's path pattern, from whichever of `compile_source`'s keys it has."""
     for kind, make in compile_source.items():
@@ -484,7 +488,7 @@ def _source_of(
         if not isinstance(value, str):
             raise ConfigError(f"{key}.{kind}", f"must be a string, got {value!r}", source=shown)
         try:
-            return kind, make(value)  # type: ignore[operator]
+            return kind, make(value)
         except re.error as e:
             raise ConfigError(f"{key}.{kind}", f"not a pattern: {value!r}: {e}", source=shown) from None
     raise ConfigError(key, f"needs one of {', '.join(compile_source)}", source=shown)
@@ -506,16 +510,21 @@ def _status(item: Mapping[str, object], key: str, shown: str, default: int) -> i
 
 
 def _json_redirects(
-    items: Sequence[object], shown: str, compile_source: Mapping[str, object], default: int, status: int | None = None
+    items: Sequence[object],
+    shown: str,
+    compile_source: Sources,
+    default: int,
+    status: int | None = None,
+    with_params: Sources | None = None,
 ) -> list[Redirect]:
+    """Redirect (or, with `status` 200, rewrite) rules; `with_params` compiles the sources of
+    rules whose destination names a ``:param`` (Firebase matches those by path-to-regexp)."""
     rules: list[Redirect] = []
     for i, item in enumerate(items):
         key = f"{'rewrites' if status == 200 else 'redirects'}[{i}]"
         item = _table(item, key, shown)
         to = str(item.get("destination", item.get("function", item.get("run", ""))))
-        compilers = compile_source
-        if compile_source.get("source") is _firebase_glob and ":" in to and "source" in item:
-            compilers = {"source": path_to_regexp}  # superstatic: a destination with ":name"
+        compilers = with_params if with_params is not None and ":" in to and "source" in item else compile_source
         kind, source = _source_of(item, key, shown, compilers)
         code = status if status is not None else _status(item, key, shown, default)
         conditional = bool(item.get("has"))  # a crawler's plain request meets every "missing"
@@ -545,7 +554,7 @@ def read_vercel_json(path: Path, shown: str) -> HostFiles:
     (sources in path-to-regexp; rules with ``has``/``missing`` apply to some requests only)."""
     data = _table(_load(path, shown), "", shown)
     rejected = [f"{shown}: 'routes' (the legacy format) is not read"] if "routes" in data else []
-    sources = {"source": _vercel_source}
+    sources: Sources = {"source": _vercel_source}
     return HostFiles(
         redirects=(
             *_json_redirects(_list(data.get("redirects"), "redirects", shown), shown, sources, 308),
@@ -582,13 +591,13 @@ def read_firebase_json(path: Path, shown: str) -> tuple[HostFiles, str | None]:
             raise ConfigError("hosting", "lists several sites: give the one to read as a file of its own", source=shown)
         hosting = hosting[0]
     hosting = _table(hosting, "hosting", shown)
-    sources = {"source": _firebase_glob, "regex": _firebase_regex}
-    # A redirect whose destination has a ":name" is matched by path-to-regexp instead.
-    redirect_sources = {"source": _firebase_glob, "regex": _firebase_regex}
+    sources: Sources = {"source": _firebase_glob, "regex": _firebase_regex}
     public = hosting.get("public")
+    redirects = _list(hosting.get("redirects"), "hosting.redirects", shown)
     files = HostFiles(
         redirects=(
-            *_json_redirects(_list(hosting.get("redirects"), "hosting.redirects", shown), shown, redirect_sources, 301),
+            # A redirect whose destination has a ":name" is matched by path-to-regexp instead.
+            *_json_redirects(redirects, shown, sources, 301, with_params={"source": path_to_regexp}),
             *_json_redirects(
                 _list(hosting.get("rewrites"), "hosting.rewrites", shown), shown, sources, 200, status=200
             ),
@@ -613,7 +622,7 @@ def read_serve_json(path: Path, shown: str) -> HostFiles:
     ``redirects``, ``rewrites``, ``headers`` (``unlisted`` hides files from its directory
     listings only: they are still served)."""
     data = _table(_load(path, shown), "", shown)
-    sources = {"source": _serve_source}
+    sources: Sources = {"source": _serve_source}
     clean = data.get("cleanUrls", True)
     clean_urls: bool | re.Pattern[str]
     if isinstance(clean, bool):

@@ -66,6 +66,7 @@ class Answer:
     location: str | None = None  # for a redirect
     rule: Origin | None = None  # the redirect or rewrite rule that decided, if one did
     fallback: bool = False  # the host's answer for a path it has nothing at (Cloudflare's home page)
+    header_path: str | None = None  # the path header rules match, where not the one asked (Netlify)
 
 
 #: The crawlers whose noindex keeps a page out of a sitemap: the engines that read sitemaps
@@ -174,24 +175,25 @@ class Host:
         """What the host answers for `path` (decoded, from ``/``), as its own server does."""
         raise NotImplementedError
 
-    def noindex(self, path: str) -> tuple[str, Origin] | None:
-        """The ``X-Robots-Tag`` value that puts noindex on the answer for `path`, and its
-        rule; None if none does."""
-        return next(((value, origin) for value, origin in self._robots_tags(path) if says_noindex(value)), None)
+    def noindex(self, path: str, answer: Answer) -> tuple[str, Origin] | None:
+        """The ``X-Robots-Tag`` value that puts noindex on `answer`, the 200 the host gives
+        for `path`, and its rule; None if none does."""
+        tags = self._robots_tags(path, answer)
+        return next(((value, origin) for value, origin in tags if says_noindex(value)), None)
 
-    def _robots_tags(self, path: str) -> Iterator[tuple[str, Origin]]:
-        """The ``X-Robots-Tag`` value the host sends for `path`, with its rule: every
+    def _robots_tags(self, path: str, answer: Answer) -> Iterator[tuple[str, Origin]]:
+        """The ``X-Robots-Tag`` value the host sends with `answer`, with its rule: every
         matching rule applies, and of those that set the header the last one wins."""
         last: tuple[str, Origin] | None = None
-        for rule in self._headers_for(path):
+        for rule in self._headers_for(path, answer):
             values = [value for name, value in rule.headers if name == "x-robots-tag"]
             if values:
                 last = ", ".join(values), rule.origin
         if last is not None:
             yield last
 
-    def _headers_for(self, path: str) -> Iterator[HeaderRule]:
-        """The header rules that apply to the answer for `path`."""
+    def _headers_for(self, path: str, answer: Answer) -> Iterator[HeaderRule]:
+        """The header rules that apply to `answer`, the host's for `path`: those for `path`."""
         for rule in self.robots_rules:
             if rule.source.fullmatch(path):
                 yield rule
@@ -240,7 +242,7 @@ class Host:
             path = "/" + form
             answer = self.respond(path)
             if answer.status == 200 and answer.file == relpath:
-                noindex = self.noindex(path)
+                noindex = self.noindex(path, answer)
                 if noindex is None:
                     return None, encoded_path(form)
                 if refusal is None or refusal.reason is not SkipReason.HOST_NOINDEX:
@@ -360,7 +362,7 @@ class Cloudflare(Host):
             return Answer(200, "index.html", fallback=True)
         return Answer(404)
 
-    def _robots_tags(self, path: str) -> Iterator[tuple[str, Origin]]:
+    def _robots_tags(self, path: str, answer: Answer) -> Iterator[tuple[str, Origin]]:
         """Every rule that matches, in file order: its ``! Name`` first, then its values,
         appended to what rules above set. A preview host (``x.y.pages.dev``) gets noindex
         from Pages itself, which rules can replace."""
@@ -369,7 +371,7 @@ class Cloudflare(Host):
         if self.production_host.endswith(".pages.dev") and len(labels) > 3:
             current = [("noindex", Origin("Cloudflare Pages", "preview host", self.production_host))]
         set_by_rule = False
-        for rule in self._headers_for(path):
+        for rule in self._headers_for(path, answer):
             if "x-robots-tag" in rule.detach:
                 current, set_by_rule = [], False
             values = [(value, rule.origin) for name, value in rule.headers if name == "x-robots-tag"]
@@ -378,7 +380,7 @@ class Cloudflare(Host):
                 set_by_rule = True
         yield from current
 
-    def _headers_for(self, path: str) -> Iterator[HeaderRule]:
+    def _headers_for(self, path: str, answer: Answer) -> Iterator[HeaderRule]:
         for rule in self.robots_rules:
             if rule.host is not None and not rule.host.fullmatch(self.production_host):
                 continue
@@ -454,31 +456,18 @@ class Netlify(Host):
             rule, to = found
             shadow = self._shadow(path)
             if shadow is not None and not rule.force:
-                return Answer(200, shadow)
+                return Answer(200, shadow, header_path="/" + shadow)
             if rule.status == 200:
                 served = self._static(to.partition("?")[0])
-                return Answer(200, served[0], rule=rule.origin) if served else Answer(404, rule=rule.origin)
+                if served is None:
+                    return Answer(404, rule=rule.origin)
+                return Answer(200, served[0], rule=rule.origin, header_path="/" + served[0])
             return Answer(rule.status, location=to, rule=rule.origin)
         served = self._static(path)
-        return Answer(200, served[0]) if served is not None else Answer(404)
+        return Answer(200, served[0], header_path=served[1]) if served is not None else Answer(404)
 
-    def _matched_path(self, path: str) -> str | None:
-        found = self._redirect(path)
-        if found is not None:
-            shadow = self._shadow(path)
-            if shadow is not None and not found[0].force:
-                return "/" + shadow
-            if found[0].status != 200:
-                return None  # a redirect carries no custom headers
-            served = self._static(found[1].partition("?")[0])
-            return "/" + served[0] if served else None
-        served = self._static(path)
-        return served[1] if served is not None else path
-
-    def _headers_for(self, path: str) -> Iterator[HeaderRule]:
-        matched = self._matched_path(path)
-        if matched is not None:
-            yield from super()._headers_for(matched)
+    def _headers_for(self, path: str, answer: Answer) -> Iterator[HeaderRule]:
+        yield from super()._headers_for(answer.header_path or path, answer)
 
 
 class _CleanUrlHost(Host):
@@ -732,10 +721,6 @@ class Vercel(_CleanUrlHost):
             return index
         return name + ".html" if clean and self.is_file(name + ".html") else None
 
-    def _headers_for(self, path: str) -> Iterator[HeaderRule]:
-        if self.respond(path).status == 200:
-            yield from super()._headers_for(path)
-
 
 @_register
 class Serve(_CleanUrlHost):
@@ -802,7 +787,6 @@ class Serve(_CleanUrlHost):
             return name
         return None
 
-    def _headers_for(self, path: str) -> Iterator[HeaderRule]:
-        answer = self.respond(path)  # a redirect carries no configured headers
-        if answer.status == 200 and answer.file is not None:
-            yield from super()._headers_for("/" + answer.file)
+    def _headers_for(self, path: str, answer: Answer) -> Iterator[HeaderRule]:
+        if answer.file is not None:  # matched on the file served, not the path asked
+            yield from super()._headers_for("/" + answer.file, answer)

@@ -78,9 +78,9 @@ def _redirects_file(host: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _json_headers(source_key: str, private: str) -> list[dict[str, object]]:
+def _json_headers(private: str) -> list[dict[str, object]]:
     def rule(source: str, value: str) -> dict[str, object]:
-        return {source_key: source, "headers": [{"key": "X-Robots-Tag", "value": value}]}
+        return {"source": source, "headers": [{"key": "X-Robots-Tag", "value": value}]}
 
     return [
         rule(private, "noindex"),
@@ -94,7 +94,7 @@ def _json_headers(source_key: str, private: str) -> list[dict[str, object]]:
 def _vercel() -> dict[str, object]:
     return {
         "cleanUrls": True,
-        "headers": _json_headers("source", "/private/(.*)"),
+        "headers": _json_headers("/private/(.*)"),
         "redirects": [
             {"source": "/old.html", "destination": "/about", "permanent": True},
             {"source": "/old-clean", "destination": "/about", "permanent": True},
@@ -105,35 +105,27 @@ def _vercel() -> dict[str, object]:
     }
 
 
-def _firebase() -> dict[str, object]:
-    return {
-        "hosting": {
-            "public": "public",
-            "cleanUrls": True,
-            "headers": _json_headers("source", "/private/**"),
-            "redirects": [
-                {"source": "/old.html", "destination": "/about", "type": 301},
-                {"source": "/old-clean", "destination": "/about", "type": 301},
-                {"source": "/gone/:rest*", "destination": "/docs/:rest", "type": 301},
-                {"source": "/forced", "destination": "/about", "type": 301},
-            ],
-            "rewrites": [{"source": "/app/**", "destination": "/app/index.html"}],
-        }
-    }
-
-
-def _serve() -> dict[str, object]:
+def _globbed(gone: str) -> dict[str, object]:
+    """Firebase's and serve's rules, alike but for the splat's source: globs, statuses by "type"."""
     return {
         "cleanUrls": True,
-        "headers": _json_headers("source", "/private/**"),
+        "headers": _json_headers("/private/**"),
         "redirects": [
             {"source": "/old.html", "destination": "/about", "type": 301},
             {"source": "/old-clean", "destination": "/about", "type": 301},
-            {"source": "/gone/:rest", "destination": "/docs/:rest", "type": 301},
+            {"source": gone, "destination": "/docs/:rest", "type": 301},
             {"source": "/forced", "destination": "/about", "type": 301},
         ],
         "rewrites": [{"source": "/app/**", "destination": "/app/index.html"}],
     }
+
+
+def _firebase() -> dict[str, object]:
+    return {"hosting": {"public": "public", **_globbed("/gone/:rest*")}}
+
+
+def _serve() -> dict[str, object]:
+    return _globbed("/gone/:rest")
 
 
 _NETLIFY_TOML = """\

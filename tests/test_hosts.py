@@ -62,7 +62,7 @@ def _server_view(answer: hostservers.Answer) -> tuple[object, ...]:
 
 def _model_view(model: Host, path: str) -> tuple[object, ...]:
     answer = model.respond(path)
-    noindex = answer.status == 200 and model.noindex(path) is not None
+    noindex = answer.status == 200 and model.noindex(path, answer) is not None
     if 300 <= answer.status < 400:
         return answer.status, answer.location, noindex
     served = answer.file if answer.status == 200 and answer.file in hostsite.PAGES else None
