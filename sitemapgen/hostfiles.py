@@ -611,10 +611,15 @@ def read_firebase_json(path: Path, shown: str) -> tuple[HostFiles, str | None]:
 
 
 def _serve_source(source: str) -> re.Pattern[str]:
-    """serve-handler matches a source as path-to-regexp (``*`` as ``(.*)``) or as a glob."""
+    """serve-handler matches a redirect's or rewrite's source as path-to-regexp (``*`` as
+    ``(.*)``, any case, a trailing slash optional) or as a glob."""
     ptr = path_to_regexp(source.replace("*", "(.*)", 1))
     glob = glob_pattern(source)
     return re.compile(f"(?:{ptr.pattern})|(?:{glob.pattern})", re.IGNORECASE)
+
+
+def _serve_glob(source: str) -> re.Pattern[str]:
+    return glob_pattern(source if source.startswith("/") else "/" + source)
 
 
 def read_serve_json(path: Path, shown: str) -> HostFiles:
@@ -635,7 +640,8 @@ def read_serve_json(path: Path, shown: str) -> HostFiles:
             *_json_redirects(_list(data.get("redirects"), "redirects", shown), shown, sources, 301),
             *_json_redirects(_list(data.get("rewrites"), "rewrites", shown), shown, sources, 200, status=200),
         ),
-        headers=tuple(_json_headers(_list(data.get("headers"), "headers", shown), shown, sources)),
+        # A header's source is a glob alone (minimatch, case and all), on the path of the file served.
+        headers=tuple(_json_headers(_list(data.get("headers"), "headers", shown), shown, {"source": _serve_glob})),
         clean_urls=clean_urls,
         trailing_slash=_flag(data, "trailingSlash", shown),
     )

@@ -664,7 +664,7 @@ def load_host(config: Config) -> Host | None:
     files' `rejected`."""
     if config.host is HostName.PLAIN:
         return None
-    production = config.base_url.split("://", 1)[1].split("/", 1)[0].lower()
+    production = urlsplit(config.base_url).hostname or ""  # without a port: hosts match the name
     return HOSTS[config.host](_read_files(config), Path(config.docroot), production, config.url_style)
 
 

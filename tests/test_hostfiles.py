@@ -247,3 +247,27 @@ def test_bad_files_are_one_line_errors(tmp_path: Path, name: str, content: str, 
         reader(path, name)
     assert error in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_serve_matches_header_sources_as_globs_and_redirect_sources_both_ways(tmp_path: Path) -> None:
+    """serve-handler's getHeaders asks minimatch alone (case-sensitive); redirects also path-to-regexp."""
+    (tmp_path / "serve.json").write_text(
+        json.dumps(
+            {
+                "headers": [
+                    {"source": "/private/(.*)", "headers": [{"key": "X-Robots-Tag", "value": "noindex"}]},
+                    {"source": "/Terms.html", "headers": [{"key": "X-Robots-Tag", "value": "noindex"}]},
+                    {"source": "private/**", "headers": [{"key": "X-Robots-Tag", "value": "noindex"}]},
+                ],
+                "redirects": [{"source": "/Old/:page", "destination": "/new/:page"}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    files = read_serve_json(tmp_path / "serve.json", "serve.json")
+    parens, terms, private = (rule.source for rule in files.headers)
+    assert not parens.fullmatch("/private/a.html")
+    assert not terms.fullmatch("/terms.html")
+    assert private.fullmatch("/private/a.html")
+    (redirect,) = files.redirects
+    assert redirect.source.fullmatch("/old/a/")
