@@ -27,6 +27,7 @@ import argparse
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -62,24 +63,24 @@ print(walk(sys.argv[1]))
 """
 
 #: The floor for head reading: the same walk, and each page's head read as sitemapgen reads it
-#: (4 KiB, then on to the end of the head), in JOBS processes (one per directory batch), no parsing.
+#: (4 KiB, then on to the end of the head), in JOBS processes (batches of 512 pages), no parsing.
 BARE_HEADS = """
 import os, sys
 from concurrent.futures import ProcessPoolExecutor
-def dirs(top):
-    stack, found = [top], []
+def batches(top):
+    stack, found, pages = [top], [], []
     while stack:
         d = stack.pop()
-        pages = []
         with os.scandir(d) as it:
             for e in it:
                 if e.is_dir(follow_symlinks=False):
                     stack.append(e.path)
                 elif e.name.endswith(".html"):
                     pages.append(e.path)
-        if pages:
-            found.append(pages)
-    return found
+                    if len(pages) == 512:
+                        found.append(pages)
+                        pages = []
+    return found + [pages]
 def heads(pages):
     n = 0
     for path in pages:
@@ -97,12 +98,12 @@ def heads(pages):
         n += 1
     return n
 jobs = int(sys.argv[2])
-batches = dirs(sys.argv[1])
+found = batches(sys.argv[1])
 if jobs == 1:
-    print(sum(map(heads, batches)))
+    print(sum(map(heads, found)))
 else:
     with ProcessPoolExecutor(jobs) as pool:
-        print(sum(pool.map(heads, batches, chunksize=4)))
+        print(sum(pool.map(heads, found)))
 """
 
 
@@ -132,21 +133,6 @@ def _head(rng: random.Random, url: str, kind: str, lang_pair: tuple[str, str] | 
     return '<!DOCTYPE html>\n<html lang="en">\n<head>\n  ' + "\n  ".join(tags) + "\n</head>\n"
 
 
-def real_templates() -> list[bytes]:
-    """Every head in tests/realsites as its generator wrote it, up to ``</head>``, with the page's
-    own URL (canonical, og:url, a self hreflang) as ``{URL}``: heads of real pages to multiply."""
-    from sitemapgen.head import read_head_bytes
-
-    templates = []
-    for site in sorted(p / "site" for p in REALSITES.iterdir() if (p / "site").is_dir()):
-        for path in sorted(site.rglob("*.html")):
-            data, _, _ = read_head_bytes(str(path))
-            relpath = path.relative_to(site).as_posix()
-            own = "https://example.org/" + (relpath.removesuffix("index.html"))
-            templates.append(data.replace(own.encode(), b"{URL}") + b"</head>\n")
-    return templates
-
-
 def generate(
     root: Path,
     n: int,
@@ -156,10 +142,9 @@ def generate(
     min_kb: int,
     max_kb: int,
     asset_every: int = 1,
-    templates: list[bytes] | None = None,
 ) -> None:
-    """A built site of `n` pages (plus an asset for every `asset_every` pages) under `root`;
-    with `templates`, each page's head is one of them (real generators' heads), its own URL put in."""
+    """A built site of `n` pages (plus an asset for every `asset_every` pages) under `root`, its
+    heads made up (the synthetic tree: nine short tags, and a signal on a few pages)."""
     rng = random.Random(seed)
     filler = (" ".join(rng.choices(WORDS, k=4000)) + "\n").encode()
     per_dir = 200
@@ -186,10 +171,7 @@ def generate(
         elif roll < 0.06:
             kind = "redirect"
         langs = ("en", "de") if rng.random() < 0.05 else None
-        if templates:
-            head = rng.choice(templates).replace(b"{URL}", url.encode())
-        else:
-            head = _head(rng, url, kind, langs).encode()
+        head = _head(rng, url, kind, langs).encode()
         size = rng.randint(min_kb, max_kb) * 1024
         body = b"<body>\n<main>\n" + filler * (size // len(filler) + 1)
         page = directory / name
@@ -203,22 +185,137 @@ def generate(
 
 
 REALSITES = Path(__file__).resolve().parent.parent / "tests" / "realsites"
+FIXTURE_BASE = b"https://example.org/"
+#: More languages for the multilingual Zensical site, in its own markup: real multilingual docs
+#: carry 10-20 hreflang links (the 14-language site of issue 12), the fixture three.
+MORE_LANGUAGES = ("es", "it", "pt", "nl", "pl", "sv", "da", "fi", "cs", "ja", "zh", "ko")
+
+
+def real_sites() -> list[tuple[str, list[tuple[str, bytes]]]]:
+    """Every fixture site of tests/realsites: its name, and each page's relpath and head as its
+    generator wrote it, up to ``</head>``. The multilingual Zensical site comes twice: as built,
+    and with 12 more languages in its alternate block (links to language homes, as it writes them)."""
+    from sitemapgen.head import read_head_bytes
+
+    sites = []
+    for site in sorted(p / "site" for p in REALSITES.iterdir() if (p / "site").is_dir()):
+        pages = []
+        for path in sorted(site.rglob("*.html")):
+            if path.name == "404.html":
+                continue  # never listed: a copy of it is no page of the tree
+            data, _, _ = read_head_bytes(str(path))
+            pages.append((path.relative_to(site).as_posix(), data))
+        sites.append((site.parent.name, pages))
+        if site.parent.name == "zensical-multilingual":
+            link = re.compile(rb'( *)<link rel="alternate" href="/fr/" hreflang="fr">\n')
+            more = [
+                (
+                    relpath,
+                    link.sub(
+                        lambda m: (
+                            m.group(0)
+                            + b"".join(
+                                m.group(1)
+                                + b'<link rel="alternate" href="/%s/" hreflang="%s">\n' % (lang.encode(), lang.encode())
+                                for lang in MORE_LANGUAGES
+                            )
+                        ),
+                        data,
+                    ),
+                )
+                for relpath, data in pages
+            ]
+            sites.append(("zensical-15-languages", more))
+    return sites
+
+
+#: What real heads carry beyond the fixtures' (issue 12): JSON-LD on about half the pages, an
+#: analytics snippet on half, a 4-12 KB inline style on some, font preloads with a bare attribute.
+ANALYTICS = (
+    b"<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}"
+    b"gtag('js',new Date());gtag('config','G-BENCH0001');if(location.hash&&location.hash.length<64)"
+    b"{document.documentElement.classList.add('has-hash')}</script>\n"
+)
+
+
+def _extras(rng: random.Random, url: bytes) -> bytes:
+    extras = b""
+    if rng.random() < 0.3:
+        extras += (
+            b'<link rel="preload" href="/fonts/inter-var.woff2" as="font" type="font/woff2" crossorigin>\n'
+            b'<link rel="preload" href="/fonts/mono.woff2" as="font" type="font/woff2" crossorigin>\n'
+        )
+    if rng.random() < 0.5:
+        words = " ".join(rng.choices(WORDS, k=rng.randint(30, 300)))
+        extras += (
+            b'<script type="application/ld+json">{"@context":"https://schema.org","@type":"TechArticle",'
+            b'"url":"%s","headline":"%s","dateModified":"2024-03-0%dT10:00:00+00:00"}</script>\n'
+        ) % (url, words.encode(), rng.randint(1, 9))
+    if rng.random() < 0.5:
+        extras += ANALYTICS
+    if rng.random() < 0.15:
+        rules = [
+            f".c{i}{{margin:{i % 7}px {i % 5}rem;color:#{i * 2654435761 % 0xFFFFFF:06x}}}"
+            for i in range(rng.randint(4_000, 12_000) // 40)
+        ]
+        extras += b"<style>" + "".join(rules).encode() + b"</style>\n"
+    return extras
+
+
+def generate_real(
+    root: Path, n: int, *, seed: int, self_canonical: bool, min_kb: int, max_kb: int, asset_every: int = 1
+) -> None:
+    """A built site of `n` pages under `root`, from copies of the fixture sites (real generators'
+    heads), each copy under a folder of its own, so that its links (canonical, hreflang, feeds,
+    relative and root-relative) stay true: every absolute or root-relative URL of a copy is put
+    under that folder. Each page also gets `_extras`, a size of `min_kb`-`max_kb`, an asset beside
+    it and an mtime over five years; with `self_canonical`, a canonical naming itself where its
+    head has none. Copies take turns, site by site; every 97th copy's folder is non-ASCII."""
+    from urllib.parse import quote
+
+    rng = random.Random(seed)
+    filler = (" ".join(rng.choices(WORDS, k=4000)) + "\n").encode()
+    sites = real_sites()
+    root_relative = re.compile(rb"""((?:href|src|content)=["']?)/(?!/)""")
+    count = 0
+    copy = 0
+    while count < n:
+        name, pages = sites[copy % len(sites)]
+        folder = f"café {copy}" if copy % 97 == 0 else f"{name}-{copy}"
+        prefix = f"part-{copy // 500:03}/{folder}"
+        url_prefix = quote(prefix).encode()
+        for relpath, data in pages:
+            if count == n:
+                break
+            url = b"https://example.com/%s/%s" % (url_prefix, quote(relpath.removesuffix("index.html")).encode())
+            head = data.replace(FIXTURE_BASE, b"https://example.com/%s/" % url_prefix)
+            head = root_relative.sub(rb"\1/" + url_prefix + b"/", head)  # quote() leaves no backslash
+            if self_canonical and b'rel="canonical"' not in head:
+                head += b'<link rel="canonical" href="%s">\n' % url
+            head += _extras(rng, url) + b"</head>\n"
+            page = root / prefix / relpath
+            page.parent.mkdir(parents=True, exist_ok=True)
+            size = rng.randint(min_kb, max_kb) * 1024
+            body = b"<body>\n<main>\n" + filler * (size // len(filler) + 1)
+            page.write_bytes(head + body[: max(0, size - len(head))] + b"\n</main>\n</body>\n</html>\n")
+            when = _NOW - rng.randrange(5 * 365 * 86_400)
+            os.utime(page, (when, when))
+            if count % asset_every == 0:
+                (page.parent / f"figure-{count}.png").write_bytes(
+                    b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(64))
+                )
+            count += 1
+        copy += 1
 
 
 def real_heads(repeat: int) -> list[str]:
-    """Head work on heads as real generators write them (the fixtures of tests/realsites):
-    per page, the microseconds from head bytes to `HeadFacts` (no file reading), and how many
-    heads the fast scanner hands to beautifulsoup4. Table rows, in Markdown."""
-    from sitemapgen.head import decode_head, facts_from_bytes, read_head_bytes, says_nothing, scan_tags_fast
+    """Head work on heads as real generators write them (the fixtures of tests/realsites), and
+    as the real tree carries them (with `_extras`: scripts, styles, preloads): per page, the
+    microseconds from head bytes to `HeadFacts` (no file reading), and how many heads the fast
+    scanner hands to beautifulsoup4. Table rows, in Markdown."""
+    from sitemapgen.head import decode_head, facts_from_bytes, says_nothing, scan_tags_fast
 
-    rows = []
-    for site in sorted(p / "site" for p in REALSITES.iterdir() if (p / "site").is_dir()):
-        heads = []
-        for path in sorted(site.rglob("*.html")):
-            data, _, _ = read_head_bytes(str(path))
-            url = "https://example.org/" + path.relative_to(site).as_posix()
-            heads.append((data, url))
-        to_bs4 = sum(1 for data, _ in heads if not says_nothing(data) and scan_tags_fast(decode_head(data)) is None)
+    def best_of(heads: list[tuple[bytes, str]]) -> float:
         best = float("inf")
         for _ in range(repeat):
             started = time.perf_counter()
@@ -226,9 +323,19 @@ def real_heads(repeat: int) -> list[str]:
                 for data, url in heads:
                     facts_from_bytes(data, url)
             best = min(best, (time.perf_counter() - started) / (20 * len(heads)))
+        return best * 1e6
+
+    rows = []
+    rng = random.Random(1)
+    for name, pages in real_sites():
+        heads = [(data, "https://example.org/" + relpath) for relpath, data in pages]
+        tree = [(data + _extras(rng, url.encode()), url) for data, url in heads for _ in range(4)]
+        to_bs4 = sum(1 for data, _ in tree if not says_nothing(data) and scan_tags_fast(decode_head(data)) is None)
         size = statistics.median(len(data) for data, _ in heads) / 1024
+        tree_size = statistics.median(len(data) for data, _ in tree) / 1024
         rows.append(
-            f"| {site.parent.name} | {len(heads)} | {size:.1f} KB | {best * 1e6:.0f} µs | {to_bs4} of {len(heads)} |"
+            f"| {name} | {len(heads)} | {size:.1f} KB | {best_of(heads):.0f} µs | {tree_size:.1f} KB"
+            f" | {best_of(tree):.0f} µs | {to_bs4} of {len(tree)} |"
         )
     return rows
 
@@ -253,6 +360,73 @@ def run(cmd: list[str], env: dict[str, str] | None = None) -> Sample:
     return Sample(seconds, usage.ru_maxrss)
 
 
+Case = tuple[str, str]  # (tree, what)
+FIND = "find -name '*.html' -printf"
+
+
+def _generate_trees(trees: dict[str, Path], n: int, *, seed: int, min_kb: int, max_kb: int) -> None:
+    asset_every = 1 if n <= 300_000 else 10  # tmpfs has an inode limit too
+    for label, root in trees.items():
+        started = time.perf_counter()
+        if label == "synthetic":
+            generate(root, n, seed=seed, self_canonical=False, min_kb=min_kb, max_kb=max_kb, asset_every=asset_every)
+        else:
+            self_canonical = label == "real, self-canonical"
+            generate_real(
+                root, n, seed=seed, self_canonical=self_canonical, min_kb=min_kb, max_kb=max_kb, asset_every=asset_every
+            )
+        seconds = time.perf_counter() - started
+        print(f"generated {label}: {n:,} pages of {min_kb}-{max_kb} KB in {seconds:.0f} s", file=sys.stderr)
+
+
+def _cases(trees: dict[str, Path], build: list[str], baseline: Path | None) -> dict[Case, tuple[list[str], str | None]]:
+    """Each case's command, and the PYTHONPATH it runs with (a baseline's). Per tree, find
+    first: the ratios are to find on the same tree."""
+    cases: dict[Case, tuple[list[str], str | None]] = {}
+    ours: dict[Case, list[str]] = {}
+    for label, root in trees.items():
+        cases[label, FIND] = (["find", str(root), "-name", "*.html", "-printf", r"%T@ %P\n"], None)
+        cases[label, "python scandir walk + stat"] = ([sys.executable, "-c", BARE_WALK, str(root)], None)
+        for procs in (1, 2):
+            what = f"python walk + read each head, {procs} process{'es' * (procs > 1)} (the floor)"
+            cases[label, what] = ([sys.executable, "-c", BARE_HEADS, str(root), str(procs)], None)
+        if label != "real, self-canonical":
+            ours[label, "sitemapgen, heads off (mtime only)"] = [*build, "--no-read-heads", str(root)]
+        ours[label, "sitemapgen, heads on"] = [*build, str(root)]
+    cases.update((key, (cmd, None)) for key, cmd in ours.items())
+    if baseline is not None:
+        for (label, what), cmd in ours.items():
+            module = [sys.executable, "-m", "sitemapgen", *cmd[1:]]
+            cases[label, f"baseline {what.removeprefix('sitemapgen, ')}"] = (module, str(baseline.resolve()))
+    return cases
+
+
+def _timed(cases: dict[Case, tuple[list[str], str | None]], repeat: int, out: Path) -> dict[Case, list[Sample]]:
+    # As an installed package runs: its bytecode compiled (pip compiles it; the warm-up writes it here).
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    samples: dict[Case, list[Sample]] = {key: [] for key in cases}
+    for turn in range(repeat + 1):  # round 0 warms up: page cache, .pyc files
+        for key, (cmd, path) in cases.items():  # interleaved, so drift hits every case alike
+            sample = run(cmd, env if path is None else {**env, "PYTHONPATH": path})
+            if turn:
+                samples[key].append(sample)
+            shutil.rmtree(out, ignore_errors=True)
+    return samples
+
+
+def _print_tables(trees: dict[str, Path], samples: dict[Case, list[Sample]], n: int) -> None:
+    for label in trees:
+        find_median = statistics.median(s.seconds for s in samples[label, FIND])
+        print(f"\nTree: {label}\n")
+        print("| what | seconds | pages/s | peak RSS | × find |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for (tree, what), runs in samples.items():
+            if tree == label:
+                seconds = statistics.median(s.seconds for s in runs)
+                rss = statistics.median(s.rss_kib for s in runs) / 1024
+                print(f"| {what} | {seconds:.2f} | {n / seconds:,.0f} | {rss:.0f} MiB | {seconds / find_median:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--pages", type=int, default=200_000)
@@ -266,7 +440,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=None, help="a checkout of another version to time too")
     args = parser.parse_args()
     n = args.pages
-    # 200,000 pages of 5-30 KB are 3.5 GB; a million such pages (and as many assets: inodes)
+    # 200,000 pages of 5-30 KB are 3.5 GB a tree; a million such pages (and as many assets: inodes)
     # would not fit in memory-backed /dev/shm, so the big run uses smaller pages, and an asset
     # for every tenth page, unless told otherwise.
     min_kb = args.min_kb if args.min_kb is not None else (5 if n <= 300_000 else 1)
@@ -276,82 +450,23 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="sitemapgen-bench-", dir=base))
     sitemapgen = shutil.which("sitemapgen", path=str(Path(sys.executable).parent)) or "sitemapgen"
     try:
-        trees = {"mixed": work / "mixed", "self-canonical": work / "self", "real heads": work / "real"}
-        templates = real_templates()
-        for label, root in trees.items():
-            started = time.perf_counter()
-            generate(
-                root,
-                n,
-                seed=args.seed,
-                self_canonical=label == "self-canonical",
-                min_kb=min_kb,
-                max_kb=max_kb,
-                asset_every=1 if n <= 300_000 else 10,  # tmpfs has an inode limit too
-                templates=templates if label == "real heads" else None,
-            )
-            print(
-                f"generated {label}: {n:,} pages of {min_kb}-{max_kb} KB in {time.perf_counter() - started:.0f} s",
-                file=sys.stderr,
-            )
+        trees = {"real": work / "real", "real, self-canonical": work / "real-self", "synthetic": work / "synthetic"}
+        _generate_trees(trees, n, seed=args.seed, min_kb=min_kb, max_kb=max_kb)
         jobs = ["--jobs", str(args.jobs)] if args.jobs else []
         out = work / "out"
         build = [sitemapgen, "build", "--base-url", "https://example.com/", "--out", str(out), "--quiet", *jobs]
-        find = ["find", str(trees["mixed"]), "-name", "*.html", "-printf", r"%T@ %P\n"]
-        ours = {
-            "sitemapgen, heads off (mtime only)": [*build, "--no-read-heads", str(trees["mixed"])],
-            "sitemapgen, heads on": [*build, str(trees["mixed"])],
-            "sitemapgen, heads on, self-canonical on every page": [*build, str(trees["self-canonical"])],
-            "sitemapgen, heads on, real generators' heads": [*build, str(trees["real heads"])],
-        }
-        cases: dict[str, tuple[list[str], dict[str, str] | None]] = {
-            "find -name '*.html' -printf": (find, None),
-            "python scandir walk + stat": ([sys.executable, "-c", BARE_WALK, str(trees["mixed"])], None),
-            "python walk + read each head, 1 process (the floor)": (
-                [sys.executable, "-c", BARE_HEADS, str(trees["real heads"]), "1"],
-                None,
-            ),
-            "python walk + read each head, 2 processes (the floor)": (
-                [sys.executable, "-c", BARE_HEADS, str(trees["real heads"]), "2"],
-                None,
-            ),
-            **{label: (cmd, None) for label, cmd in ours.items()},
-            "sitemapgen list, heads on": (
-                [sitemapgen, "list", "--base-url", "https://example.com/", *jobs, str(trees["mixed"])],
-                None,
-            ),
-        }
-        if args.baseline is not None:
-            env = {**os.environ, "PYTHONPATH": str(args.baseline.resolve())}
-            for label, cmd in ours.items():
-                module = [sys.executable, "-m", "sitemapgen", *cmd[1:]]
-                cases[f"baseline {label.removeprefix('sitemapgen, ')}"] = (module, env)
-        samples: dict[str, list[Sample]] = {label: [] for label in cases}
-        for cmd, env in cases.values():  # warm-up: page cache, .pyc files
-            run(cmd, env)
-            shutil.rmtree(out, ignore_errors=True)
-        for _ in range(args.repeat):
-            for label, (cmd, env) in cases.items():  # interleaved, so drift hits every case alike
-                samples[label].append(run(cmd, env))
-                shutil.rmtree(out, ignore_errors=True)
-        find_median = statistics.median(s.seconds for s in samples["find -name '*.html' -printf"])
-        print()
+        samples = _timed(_cases(trees, build, args.baseline), args.repeat, out)
         print(
-            f"{n:,} pages, {args.repeat} runs each, medians; {date.today()}, {platform.machine()},"
-            f" {os.cpu_count()} CPUs, Python {platform.python_version()}, tree on {base}"
+            f"\n{n:,} pages, {args.repeat} runs each, medians; {date.today()}, {platform.machine()},"
+            f" {os.cpu_count()} CPUs, Python {platform.python_version()}, trees on {base}"
         )
+        _print_tables(trees, samples, n)
         print()
-        print("| what | seconds | pages/s | peak RSS | × find |")
-        print("| --- | ---: | ---: | ---: | ---: |")
-        for label, runs in samples.items():
-            seconds = statistics.median(s.seconds for s in runs)
-            rss = statistics.median(s.rss_kib for s in runs) / 1024
-            print(f"| {label} | {seconds:.2f} | {n / seconds:,.0f} | {rss:.0f} MiB | {seconds / find_median:.1f} |")
+        print("Head work per page, bytes to facts (best of runs): on the fixtures' heads as their generators")
+        print("wrote them (tests/realsites), and with what the real tree adds (scripts, styles, preloads):")
         print()
-        print("Head work on real generators' heads (tests/realsites; best of runs, bytes to facts, per page):")
-        print()
-        print("| generator | pages | median head | µs a page | heads bs4 reads |")
-        print("| --- | ---: | ---: | ---: | ---: |")
+        print("| generator | pages | median head | µs a page | in the tree | µs a page | heads bs4 reads |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for row in real_heads(args.repeat):
             print(row)
     finally:
