@@ -114,18 +114,18 @@ _PLAIN_HEAD = re.compile(
     rf"""(?:[^<]++|<[a-zA-Z][^\s/<>]*+(?:{_ATTR_TEXT})*+\s*+/?>|</[a-zA-Z][^<>]*+>|<![dD][oO][cC][tT][yY][pP][eE][^<>]*+>)*+"""
 )
 _META_LINK = re.compile(rf"<({'|'.join(SIGNAL_TAGS)})((?:[\s/][^<>]*)?)>", re.IGNORECASE)
-#: script and style are raw text to html.parser: drop them whole, as it does. Only
-#: a plain opening tag (attributes as above, not self-closing) is taken as one; any
-#: other script or style is left in place, and the check below hands it to bs4.
-_RAW_TEXT = re.compile(rf"<(script|style)(?:{_ATTR_TEXT})*+\s*+>.*?</\s*\1\s*>", re.IGNORECASE | re.DOTALL)
+#: script and style are raw text to html.parser: dropped whole, as it does. Only a plain
+#: opening tag (attributes as above, not self-closing) is taken as one; any other script or
+#: style is left in place, and the check below hands it to bs4. Each ends at the first end tag
+#: of its name (html.parser's ``</\s*name\s*>``, any case).
+_RAW_OPEN = re.compile(rf"<(script|style)(?:{_ATTR_TEXT})*+\s*+>", re.IGNORECASE)
+_RAW_CLOSE = {name: re.compile(rf"</\s*{name}\s*>", re.IGNORECASE) for name in ("script", "style")}
 #: A comment that every html.parser (3.11 to 3.13) reads alike: not ``<!-->`` or ``<!--->``
 #: (3.13 reads those as empty comments), no ``--`` inside (so no ``--!>`` end either), ended by
 #: ``-->``. jekyll-seo-tag and many themes write such comments in every head.
-_PLAIN_COMMENT = r"<!--(?!-?>)(?:[^-]|-(?!-))*+-->"
-#: What html.parser passes over, left to right: raw text elements and plain comments. One
-#: pattern, so that whichever starts first wins, as in the parser (a comment inside a
-#: script is script text; a script inside a comment is comment text).
-_SKIPPED = re.compile(rf"{_RAW_TEXT.pattern}|{_PLAIN_COMMENT}", re.IGNORECASE | re.DOTALL)
+_PLAIN_COMMENT = re.compile(r"<!--(?!-?>)(?:[^-]|-(?!-))*+-->")
+#: Where a skipped part may start: ``<script``, ``<style`` (any case) or ``<!--``.
+_SKIP_START = re.compile(r"<(?:[sS][cC][rR][iI][pP][tT]|[sS][tT][yY][lL][eE]|!--)")
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 
 
@@ -177,20 +177,55 @@ def _deciding_tags(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def _skipped_end(text: str, start: int) -> int | None:
+    """Where the script, style or plain comment that starts at `start` ends, or None when none
+    does: html.parser reads on as if it were not there (see `_without_skipped`)."""
+    if text.startswith("<!--", start):
+        comment = _PLAIN_COMMENT.match(text, start)
+        return comment.end() if comment is not None else None
+    opening = _RAW_OPEN.match(text, start)
+    if opening is None:
+        return None
+    # Searched, not matched lazily: "</" is a literal prefix the regex engine skips to fast,
+    # where a lazy ".*?" tried every character of a 10 KB inline style.
+    closing = _RAW_CLOSE[opening.group(1).lower()].search(text, opening.end())
+    return closing.end() if closing is not None else None
+
+
 def _without_skipped(text: str) -> str | None:
     """`text` without its script and style elements and its plain comments, as html.parser
-    skips them; None when one seems to open inside another tag (``<meta<script>``), which
-    html.parser does not read as a script or a comment at all."""
+    skips them; None when that cannot be told here: one seems to open inside another tag
+    (``<meta<script>``, which html.parser does not read as a script or a comment at all),
+    does not end within the head, or is a comment of another kind.
+
+    Left to right, as the parser reads: whichever starts first is skipped whole, so a
+    comment inside a script is script text, and a script inside a comment comment text.
+    """
     pieces: list[str] = []
     done = 0
-    for match in _SKIPPED.finditer(text):
-        start = match.start()
+    at = 0
+    left = False  # a "<script", "<style" or "<!--" that starts nothing skipped
+    while (found := _SKIP_START.search(text, at)) is not None:
+        start = found.start()
+        end = _skipped_end(text, start)
+        if end is None:
+            left = True
+            at = start + 1
+            continue
         if text.rfind("<", 0, start) > text.rfind(">", 0, start):
             return None
         pieces.append(text[done:start])
-        done = match.end()
-    pieces.append(text[done:])
-    return "".join(pieces)
+        done = at = end
+    if not done:
+        stripped = text
+    else:
+        pieces.append(text[done:])
+        stripped = "".join(pieces)
+    # Joining the pieces spells no new "<script" or "<!--": the piece before a skipped part
+    # would end in an unclosed "<", refused above. So only one left over needs looking for.
+    if left and (_RAW_TEXT_OPEN.search(stripped) or "<!--" in stripped):
+        return None
+    return stripped
 
 
 def scan_tags_fast(text: str) -> list[Tag] | None:
@@ -198,24 +233,22 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     `may_decide`), or None to say "ask beautifulsoup4".
 
     Left to beautifulsoup4: comments other than plain ones (see `_PLAIN_COMMENT`),
-    CDATA, processing instructions, and NUL (parsers differ on it).
+    CDATA and processing instructions outside scripts, styles and comments, and
+    NUL anywhere (parsers differ on it).
 
     Decides only what it can decide exactly as bs4 with html.parser would: the
-    whole head must be text, doctype, end tags and start tags whose attributes
-    are plain (see `_ATTR_TEXT`), checked by one regular expression. Anything
-    else (comments, a stray '<', a quote left open) returns None.
+    head less its scripts, styles and plain comments (`_without_skipped`) must be
+    text, doctype, end tags and start tags whose attributes are plain (see
+    `_ATTR_TEXT`), checked by one regular expression. Anything else (an odd
+    comment, a stray '<', a quote left open) returns None.
     """
-    if "<?" in text or "\x00" in text or "<![" in text:
+    if "\x00" in text:
         return None
-    if "<s" in text or "<S" in text or "<!--" in text:
-        stripped = _without_skipped(text)
-        if stripped is None or _RAW_TEXT_OPEN.search(stripped) or "<!--" in stripped:
-            return None  # one inside a tag, one that does not end within the head, or an odd comment
-        text = stripped
-    if _PLAIN_HEAD.fullmatch(text) is None:
+    stripped = _without_skipped(text)
+    if stripped is None or _PLAIN_HEAD.fullmatch(stripped) is None:
         return None
     tags: list[Tag] = []
-    for name, body in _deciding_tags(text):
+    for name, body in _deciding_tags(stripped):
         attrs: dict[str, str] = {}
         for key, double, single, bare in _ATTR.findall(body):
             value = double or single or bare

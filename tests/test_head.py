@@ -356,7 +356,20 @@ def _piece(draw: st.DrawFn) -> str:
         )
     if kind == "raw":
         element = draw(st.sampled_from(["script", "style"]))
-        inner = draw(st.sampled_from(['<meta name="robots" content="noindex">', "if (a < b) {}", ""]))
+        inner = draw(
+            st.sampled_from(
+                [
+                    '<meta name="robots" content="noindex">',
+                    "if (a < b) {}",
+                    "",
+                    "//<![CDATA[\nx()\n//]]>",
+                    "<?php echo 1 ?>",
+                    "<!-- x --><meta name=robots content=noindex>",
+                    "a&&b</scrip",
+                    "</style><meta name=robots content=none>",
+                ]
+            )
+        )
         end = draw(st.sampled_from([f"</{element}>", f"</ {element} >", ""]))
         return f"<{element}>{inner}{end}"
     if kind == "text":
@@ -621,6 +634,27 @@ def test_there_are_real_heads_to_test_with() -> None:
 @pytest.mark.parametrize("text", _REAL_HEADS, ids=lambda text: str(len(text)))
 def test_the_fast_scanner_reads_every_real_head_as_bs4_does(text: str) -> None:
     assert _agree(text) is not None  # and no real generator's head needs bs4
+
+
+#: What real heads carry beyond the fixtures' (issue 12; the bench's real trees add them too):
+#: JSON-LD, an analytics snippet ('&&', '<'), a long inline style, font preloads with a bare
+#: attribute, and script text that would be markup outside a script.
+_REAL_EXTRAS = (
+    '<script type="application/ld+json">{"@context":"https://schema.org","url":"https://example.org/a?b=1&c=2"}</script>',
+    "<script>window.dataLayer=window.dataLayer||[];if(location.hash&&location.hash.length<64){x()}</script>",
+    "<style>" + "".join(f".c{i}{{margin:{i}px;color:#{i:06x}}}" for i in range(300)) + "</style>",
+    '<link rel="preload" href="/fonts/a.woff2" as="font" type="font/woff2" crossorigin>',
+    "<script>//<![CDATA[\nvar a = '<?x?>'; document.write('<link rel=canonical href=/x>');\n//]]></script>",
+    "<SCRIPT>var s = '<!-- <meta name=robots content=noindex> -->';</SCRIPT >",
+)
+
+
+@pytest.mark.parametrize("extra", _REAL_EXTRAS, ids=lambda extra: extra[:16])
+def test_the_fast_scanner_reads_real_heads_with_scripts_and_styles_as_bs4_does(extra: str) -> None:
+    for text in _REAL_HEADS:
+        at = text.rfind("<")  # before the head's last tag, and at its end
+        assert _agree(text[:at] + extra + text[at:]) is not None, text
+        assert _agree(text + extra) is not None, text
 
 
 @settings(max_examples=400, deadline=None)
