@@ -194,15 +194,17 @@ def normalize_url(url: str) -> str:
 
 
 #: An absolute URL already in the form `normalize_url` gives: no need to redo it.
-_NORMAL_URL = re.compile(r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*")
+_NORMAL_URL = re.compile(
+    r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]++|%[0-9A-F]{2})*+"
+)
 
 
 #: What `normalize_url` gives for a URL that is valid by RFC 3986 (with a host name, or an
 #: IPv6 literal, and a port in range): anything else it gives is not a URL to publish.
 _VALID_URL = re.compile(
     r"https?://(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?|\[[0-9a-f:.]+\])"
-    r"(?::[0-9]{1,5})?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-F]{2})*"
-    r"(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-F]{2})*)?"
+    r"(?::[0-9]{1,5})?/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]++|%[0-9A-F]{2})*+"
+    r"(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]++|%[0-9A-F]{2})*+)?"
 )
 
 
@@ -220,9 +222,15 @@ def resolve_href(href: str, page_url: str) -> str | None:
         return None
     if _NORMAL_URL.fullmatch(href):
         return href
-    if _PATH_REFERENCE.fullmatch(href) and "//" not in href and _NORMAL_URL.fullmatch(page_url):
+    if _PATH_REFERENCE.fullmatch(href) and "//" not in href and _is_normal(page_url):
         return _joined_path(href, page_url)
     return _resolved(href, page_url)
+
+
+@functools.lru_cache(maxsize=16)
+def _is_normal(url: str) -> bool:
+    """Whether `url` is in normal form: asked once a page, not once for each of its links."""
+    return _NORMAL_URL.fullmatch(url) is not None
 
 
 #: A path-only reference (``/de/``, ``./install/``, ``../fr/page.html``) in normal form: no
@@ -230,7 +238,7 @@ def resolve_href(href: str, page_url: str) -> str | None:
 #: (Without empty segments or ';' too: urljoin drops the first, where RFC 3986 keeps them, and
 #: reads the second as the start of "params", a URL part RFC 3986 no longer has.)
 _PATH_REFERENCE = re.compile(
-    r"(?!//)(?:[A-Za-z0-9\-._~!$&'()*+,=@]|%[0-9A-F]{2})*(?:/(?:[A-Za-z0-9\-._~!$&'()*+,=:@]|%[0-9A-F]{2})*)*"
+    r"(?!//)(?:[A-Za-z0-9\-._~!$&'()*+,=@]++|%[0-9A-F]{2})*+(?:/(?:[A-Za-z0-9\-._~!$&'()*+,=:@]++|%[0-9A-F]{2})*+)*+"
 )
 
 
