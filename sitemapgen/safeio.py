@@ -36,7 +36,8 @@ def open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool = True) 
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFile(path)
-        os.set_blocking(fd, True)
+        # Left non-blocking: reading a regular file ignores O_NONBLOCK, and clearing it
+        # was one system call more for every page.
     except BaseException:
         os.close(fd)
         raise
