@@ -59,6 +59,7 @@ class _Found:
     canonicals: list[str] = field(default_factory=list)
     refresh: str | None = None
     alternates: list[Alternate] = field(default_factory=list)
+    seen: set[tuple[str, str]] = field(default_factory=set)  # (hreflang, href) of `alternates`
     modified: str | None = None
     problems: list[str] = field(default_factory=list)
 
@@ -141,7 +142,8 @@ def _read_hreflang(attrs: Attrs, found: _Found) -> None:
     href = resolve_href(attrs.get("href", ""), found.page_url)
     if not LANGUAGE.match(lang) or href is None:
         found.problems.append(f"hreflang link ignored: hreflang={lang!r} href={attrs.get('href', '')!r}")
-    elif all(a.hreflang != lang or a.href != href for a in found.alternates):
+    elif (lang, href) not in found.seen:
+        found.seen.add((lang, href))
         found.alternates.append(Alternate(lang, href))
 
 
