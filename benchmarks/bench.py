@@ -346,9 +346,9 @@ class Sample:
     rss_kib: int
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None) -> Sample:
+def run(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> Sample:
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
@@ -407,7 +407,9 @@ def _timed(cases: dict[Case, tuple[list[str], str | None]], repeat: int, out: Pa
     samples: dict[Case, list[Sample]] = {key: [] for key in cases}
     for turn in range(repeat + 1):  # round 0 warms up: page cache, .pyc files
         for key, (cmd, path) in cases.items():  # interleaved, so drift hits every case alike
-            sample = run(cmd, env if path is None else {**env, "PYTHONPATH": path})
+            # A baseline runs in its checkout: `python -m` puts the working directory first on
+            # sys.path, before PYTHONPATH, so from this checkout it would run this version.
+            sample = run(cmd, env if path is None else {**env, "PYTHONPATH": path}, cwd=path)
             if turn:
                 samples[key].append(sample)
             shutil.rmtree(out, ignore_errors=True)
