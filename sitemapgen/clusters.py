@@ -26,12 +26,12 @@ import re
 import sqlite3
 import tempfile
 from collections.abc import Iterator
+from typing import IO
 
 from .entry import Row
 
 _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
 _BATCH = 10_000  # links inserted per executemany
-_ASKED = 500  # hrefs asked about per query
 _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred KB
 
 
@@ -55,51 +55,66 @@ class Reciprocity:
     def _spooled(self, first: Row, rest: Iterator[Row]) -> Iterator[Row]:
         db = sqlite3.connect("")  # a private temporary database on disk, gone when closed
         try:
-            db.execute("CREATE TABLE links (src TEXT NOT NULL, dst TEXT NOT NULL)")
+            # seq: the row's place in the walk; asked: a link to another URL of this site.
+            db.execute("CREATE TABLE links (seq INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, asked INTEGER)")
             with tempfile.TemporaryFile() as spool:
-                pending: list[tuple[str, str]] = []
-                spooled: list[tuple[Row, list[_Link] | None]] = []
-                for row in _chain(first, rest):
-                    links = _links(row[1]) if b"<xhtml:link" in row[1] else None
-                    spooled.append((row, links))  # its links read once, kept for `_checked`
-                    if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
-                        pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
-                        spooled.clear()
-                    if links:
-                        loc = row[0]
-                        pending.extend((loc, href) for _, href in links)
-                        if len(pending) >= _BATCH:
-                            db.executemany("INSERT INTO links VALUES (?, ?)", pending)
-                            pending.clear()
-                pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
-                db.executemany("INSERT INTO links VALUES (?, ?)", pending)
-                db.execute("CREATE INDEX links_both ON links (src, dst)")
-                spool.seek(0)
-                while True:
-                    try:
-                        spooled = pickle.load(spool)
-                    except EOFError:
-                        break
-                    for row, links in spooled:
-                        yield self._checked(row, links, db) if links else row
+                self._spool(_chain(first, rest), spool, db)
+                yield from self._unspooled(spool, db)
         finally:
             db.close()
 
-    def _checked(self, row: Row, links: list[_Link], db: sqlite3.Connection) -> Row:
-        """The row less each link to a URL of this site that does not name it back."""
+    def _spool(self, rows: Iterator[Row], spool: IO[bytes], db: sqlite3.Connection) -> None:
+        """Every row into the spool, in order, and every link into the table."""
+        base = self.base_url
+        pending: list[tuple[int, str, str, bool]] = []
+        spooled: list[tuple[Row, list[_Link] | None]] = []
+        for seq, row in enumerate(rows):
+            links = _links(row[1]) if b"<xhtml:link" in row[1] else None
+            spooled.append((row, links))  # its links read once, kept for `_unspooled`
+            if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
+                pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
+                spooled.clear()
+            if links:
+                loc = row[0]
+                pending.extend((seq, loc, href, href != loc and href.startswith(base)) for _, href in links)
+                if len(pending) >= _BATCH:
+                    db.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", pending)
+                    pending.clear()
+        pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
+        db.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", pending)
+        db.execute("CREATE INDEX links_pair ON links (src, dst)")
+        spool.seek(0)
+
+    def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection) -> Iterator[Row]:
+        """The spooled rows, in order, each less the links that are not returned: found by one
+        query, in walk order (the table's), and merged with the rows as they are read back."""
+        unreturned = db.execute(
+            "SELECT seq, dst FROM links AS a WHERE asked"
+            " AND NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.dst AND b.dst = a.src) ORDER BY rowid"
+        )
+        drop = next(unreturned, None)
+        seq = 0
+        while True:
+            try:
+                spooled: list[tuple[Row, list[_Link] | None]] = pickle.load(spool)
+            except EOFError:
+                return
+            for row, links in spooled:
+                if drop is None or drop[0] != seq:
+                    yield row
+                else:
+                    hrefs: set[str] = set()
+                    while drop is not None and drop[0] == seq:
+                        hrefs.add(drop[1])
+                        drop = next(unreturned, None)
+                    assert links is not None
+                    yield self._less(row, links, hrefs)
+                seq += 1
+
+    def _less(self, row: Row, links: list[_Link], unreturned: set[str]) -> Row:
+        """The row less each of its links to a URL in `unreturned`, counted."""
         loc, xml = row[0], row[1]
-        asked = list(dict.fromkeys(href for _, href in links if href != loc and href.startswith(self.base_url)))
-        if not asked:
-            return row
-        returned: set[str] = set()
-        for at in range(0, len(asked), _ASKED):  # one query a row (SQLite allows 999 parameters)
-            part = asked[at : at + _ASKED]
-            query = f"SELECT src FROM links WHERE dst = ? AND src IN ({', '.join('?' * len(part))})"
-            returned.update(src for (src,) in db.execute(query, (loc, *part)))
-        unreturned = set(asked) - returned
         drop = [(link, href) for link, href in links if href in unreturned]
-        if not drop:
-            return row
         if self.example is None:
             self.example = f"{loc} names {drop[0][1]}"
         self.dropped += len(drop)
