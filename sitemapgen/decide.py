@@ -33,6 +33,7 @@ from .head import read_head
 from .lastmod import LastmodChain
 from .pathrules import PathRules
 from .rules import RuleSet
+from .safeio import open_regular_stat
 from .signals import LANGUAGE, Alternate, HeadFacts
 from .skips import NoteKind, Skip, SkipReason, display
 from .urls import MAX_URL_LENGTH, normalize_url, page_url, served_files
@@ -114,10 +115,30 @@ class Decider:
         skip = self.path_rules.check(relpath)
         if skip is not None:
             return Outcome(relpath, skip=skip)
-        skips: list[Skip] = []
-        page = page_at(self.root + relpath, relpath, is_link=is_link, real_root=self.real_root, on_skip=skips.append)
-        if page is None:
-            return Outcome(relpath, skip=skips[0])
+        path = self.root + relpath
+        fd: int | None = None
+        if self.config.read_heads and not is_link:
+            # One open for the page's status and its head (a stat less a page). What cannot be
+            # opened so is left to page_at, and then to the head's reading, to say why, as before.
+            try:
+                fd, status = open_regular_stat(path)
+            except OSError:
+                pass
+        try:
+            if fd is not None:
+                return self._decided(Page(relpath, path, status.st_mtime_ns), fd, detail)
+            skips: list[Skip] = []
+            page = page_at(path, relpath, is_link=is_link, real_root=self.real_root, on_skip=skips.append)
+            if page is None:
+                return Outcome(relpath, skip=skips[0])
+            return self._decided(page, None, detail)
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _decided(self, page: Page, fd: int | None, detail: bool) -> Outcome | Listed:
+        """`decide`, from the page on; `fd` is the page, open, or None."""
+        relpath = page.relpath
         url: str | None = None
         if self.host is not None:
             skip, url = self.host.place(relpath)
@@ -125,7 +146,7 @@ class Decider:
                 return Outcome(relpath, skip=skip)
         warnings: list[str] = []
         notes: list[tuple[NoteKind, str]] = []
-        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n))
+        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd)
         if entry is None:
             return Outcome(relpath, skip=skip, warnings=tuple(warnings))
         if lastmod_key is not None:
@@ -138,10 +159,11 @@ class Decider:
         return row, source
 
     def _entry(
-        self, page: Page, url: str | None, warn: Warn, note: Note
+        self, page: Page, url: str | None, warn: Warn, note: Note, fd: int | None = None
     ) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
         """The page's entry (or skip), and its lastmod's key and source; `url` is the path
-        the host serves it under (relative to the base URL), None for a plain server."""
+        the host serves it under (relative to the base URL), None for a plain server; `fd`
+        the page, open, to read its head from (or None: opened here)."""
         config = self.config
         loc = config.base_url + url if url is not None else page_url(config.base_url, page.relpath, config.url_style)
         if len(loc) > MAX_URL_LENGTH:
@@ -149,7 +171,7 @@ class Decider:
         head: HeadFacts | None = None
         if config.read_heads:
             try:
-                head = read_head(page.path, loc, config.head_max_bytes)
+                head = read_head(page.path, loc, config.head_max_bytes, fd=fd)
             except OSError as e:
                 return None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)), None, None
             if head.problem:

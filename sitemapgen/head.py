@@ -34,30 +34,40 @@ _HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)  # bytes: ASCII case onl
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
-def read_head_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[bytes, bool, bool]:
+def read_head_bytes(
+    path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, fd: int | None = None
+) -> tuple[bytes, bool, bool]:
     """The page's bytes up to the end of its head, whether that end (or the end of the
     file) was found, and whether it was a ``</head`` or ``<body`` that ended it.
 
     Reads 4 KiB first (most heads fit), then larger steps, so a short head on
     a long page costs one small read. A page swapped for a FIFO (or anything but
-    a regular file) after the walk saw it is an OSError, never a wait.
+    a regular file) after the walk saw it is an OSError, never a wait. With `fd`
+    (the page, open from `safeio.open_regular`, at its start), reads that and
+    leaves it open.
     """
-    data = b""
-    step = _FIRST_READ
+    if fd is not None:
+        return _read_head(fd, max_bytes)
     fd = open_regular(path)
     try:
-        while len(data) < max_bytes:
-            chunk = os.read(fd, min(step, max_bytes - len(data)))
-            if not chunk:
-                return data, True, False  # the whole file is the head
-            start = max(0, len(data) - 6)
-            data += chunk
-            end = _HEAD_END.search(data, start)
-            if end is not None:
-                return data[: end.start()], True, True
-            step = _READ_STEP
+        return _read_head(fd, max_bytes)
     finally:
         os.close(fd)
+
+
+def _read_head(fd: int, max_bytes: int) -> tuple[bytes, bool, bool]:
+    data = b""
+    step = _FIRST_READ
+    while len(data) < max_bytes:
+        chunk = os.read(fd, min(step, max_bytes - len(data)))
+        if not chunk:
+            return data, True, False  # the whole file is the head
+        start = max(0, len(data) - 6)
+        data += chunk
+        end = _HEAD_END.search(data, start)
+        if end is not None:
+            return data[: end.start()], True, True
+        step = _READ_STEP
     return data, False, False
 
 
@@ -249,12 +259,25 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
         return None
     tags: list[Tag] = []
     for name, body in _deciding_tags(stripped):
-        attrs: dict[str, str] = {}
-        for key, double, single, bare in _ATTR.findall(body):
-            value = double or single or bare
-            attrs[key.lower()] = html.unescape(value) if "&" in value else value
-        tags.append((name.lower(), attrs))
+        tag = _TAGS.get((name, body))
+        if tag is None:
+            attrs: dict[str, str] = {}
+            for key, double, single, bare in _ATTR.findall(body):
+                value = double or single or bare
+                attrs[key.lower()] = html.unescape(value) if "&" in value else value
+            tag = (name.lower(), attrs)
+            if len(_TAGS) >= _TAGS_KEPT:
+                _TAGS.clear()
+            _TAGS[name, body] = tag
+        tags.append(tag)
     return tags
+
+
+#: Tags read before, by their text: a site's heads repeat the same deciding tags page after page
+#: (hreflang links to each language's home, robots metas), read once each. Their attributes are
+#: shared, so no one may change them.
+_TAGS: dict[tuple[str, str], Tag] = {}
+_TAGS_KEPT = 4_096
 
 
 def scan_tags_bs4(text: str) -> list[Tag]:
@@ -375,9 +398,12 @@ def is_fragment(data: bytes) -> bool:
     return not any(mark.decode("ascii") in text for mark in _PAGE_MARKS)
 
 
-def read_head(path: str, page_url: str, max_bytes: int = DEFAULT_MAX_BYTES, *, fast: bool = True) -> HeadFacts:
-    """Read and parse the head of the page at `path`. Raises OSError if it cannot be read."""
-    data, complete, ended = read_head_bytes(path, max_bytes)
+def read_head(
+    path: str, page_url: str, max_bytes: int = DEFAULT_MAX_BYTES, *, fast: bool = True, fd: int | None = None
+) -> HeadFacts:
+    """Read and parse the head of the page at `path` (or `fd`, see `read_head_bytes`).
+    Raises OSError if it cannot be read."""
+    data, complete, ended = read_head_bytes(path, max_bytes, fd=fd)
     facts = facts_from_bytes(data, page_url, fast=fast)
     if not ended and is_fragment(data):
         facts = dataclasses.replace(facts, fragment=True)
