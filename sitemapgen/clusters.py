@@ -119,6 +119,11 @@ class Reciprocity:
             self.example = f"{loc} names {drop[0][1]}"
         self.dropped += len(drop)
         self.pages += 1
+        start = xml.find(links[0][0])
+        end = start + sum(len(link) for link, _ in links)
+        if start >= 0 and xml[start:end] == b"".join(link for link, _ in links):  # side by side, as written
+            kept = b"".join(link for link, href in links if href not in unreturned)
+            return (loc, xml[:start] + kept + xml[end:], row[2], row[3], row[4])
         for link, _ in drop:
             xml = xml.replace(link, b"", 1)
         return (loc, xml, row[2], row[3], row[4])

@@ -111,3 +111,23 @@ def test_x_default_is_added_where_the_head_has_none(
 def test_a_bad_x_default_is_a_config_error(tmp_path: Path, choice: str) -> None:
     with pytest.raises(sitemapgen.ConfigError, match="hreflang_x_default: must be a language code"):
         Config(docroot=tmp_path, base_url=BASE, hreflang_x_default=choice)
+
+
+@pytest.mark.parametrize("between", ["", "\n"])
+def test_a_row_loses_only_its_unreturned_links_whether_they_are_side_by_side_or_not(between: str) -> None:
+    """Rows as the writer makes them have their links side by side, and lose the unreturned ones in
+    one cut; a row laid out otherwise loses them one by one, to the same effect."""
+    from sitemapgen.clusters import Reciprocity
+
+    def row(loc: str, *hrefs: str) -> tuple[str, bytes, None, None, str]:
+        links = between.join(f'<xhtml:link rel="alternate" hreflang="x{i}" href="{h}"/>' for i, h in enumerate(hrefs))
+        return loc, f"<url><loc>{loc}</loc>{links}</url>\n".encode(), None, None, ""
+
+    a, b, c = BASE + "a", BASE + "b", BASE + "c"
+    stage = Reciprocity(BASE)
+    out = list(stage.filter(iter([row(a, a, b, c, "https://other.example/"), row(b, b, a)])))
+    dropped = f'<xhtml:link rel="alternate" hreflang="x2" href="{c}"/>'.encode()
+    assert out[0][1] == row(a, a, b, c, "https://other.example/")[1].replace(dropped, b"")
+    assert dropped not in out[0][1]
+    assert out[1] == row(b, b, a)
+    assert (stage.dropped, stage.pages, stage.example) == (1, 1, f"{a} names {c}")
