@@ -1,24 +1,24 @@
 """How fast is sitemapgen, against `find` on the same tree in the same session?
 
-Generates built sites (pages of 5-30 KB, as many assets, mtimes spread over five years, a mix of noindex,
-canonical-elsewhere, redirect-stub and hreflang pages, non-ASCII and spaced
-names; a variant where every page carries a self-referencing canonical link;
-and a variant whose heads are real generators' heads, those of
-tests/realsites, each with its page's own URL put in), then times,
-interleaved and repeated:
+Generates three built sites (see the README's "Speed"): "real", copies of the real
+generators' sites of tests/realsites, each in a folder of its own with its links put
+under it, and with what real heads carry beyond the fixtures (JSON-LD, analytics,
+inline styles, preloads: `_extras`); "real, self-canonical", the same with a canonical
+on every page; "synthetic", made-up heads of nine short tags. Pages of 5-30 KB, an
+asset beside each, mtimes over five years. Then times, interleaved and repeated, on
+each tree:
 
 - `find DOCROOT -name '*.html' -printf '%T@ %P\\n'` (the baseline, ratio 1.0)
 - a bare Python `os.scandir` walk with a stat per page
 - the floor of head reading: that walk reading each page's head as sitemapgen does (no
-  parsing), on the real-heads tree, in one process and in two
-- `sitemapgen build` with head reading on, on both trees, and off (mtime only)
-- `sitemapgen list` with head reading on (the same decisions, printed instead of written)
+  parsing), in one process and in two
+- `sitemapgen build` with head reading off (mtime only) and on
 
-and prints a table of medians: seconds, pages/s, peak RSS, ratio to find; then the head work a
-page costs on heads as real generators write them (the fixtures in tests/realsites).
+and prints a table of medians per tree: seconds, pages/s, peak RSS, ratio to find on that
+tree; then the head work a page costs on each generator's heads, as written and as in the tree.
 Run: `make bench` (N=200000) or `make bench N=1000000`. With `--baseline DIR`
 (a checkout of another version, e.g. `git worktree add /tmp/base HEAD~1`),
-the same sitemapgen cases run that version too, interleaved with this one.
+the same sitemapgen cases run that version too (in its own directory), interleaved with this one.
 """
 
 from __future__ import annotations
