@@ -107,8 +107,8 @@ def normalize_base_url(raw: str) -> str:
     return url
 
 
-#: A name that percent-encoding leaves as it is (unreserved characters and _PATH_SAFE).
-_PLAIN = re.compile(r"[A-Za-z0-9_.~!$&'()*+,;=:@-]*")
+#: A name or path that percent-encoding leaves as it is (unreserved characters and _PATH_SAFE).
+_PLAIN = re.compile(r"[A-Za-z0-9_.~!$&'()*+,;=:@/-]*+")
 
 
 def _encoded(text: str) -> str:
@@ -118,17 +118,11 @@ def _encoded(text: str) -> str:
     return quote(os.fsencode(text), safe=_PATH_SAFE)
 
 
-#: A directory path that percent-encoding leaves as it is.
-_PLAIN_DIRECTORY = re.compile(r"[A-Za-z0-9_.~!$&'()*+,;=:@/-]*+")
-
-
 @functools.lru_cache(maxsize=1024)
 def _encoded_directory(head: str) -> str:
     # A directory's pages come one after another: its encoded path is worked out once. Most
     # need no encoding, and a site of folders with a page each misses the cache every time.
-    if _PLAIN_DIRECTORY.fullmatch(head):
-        return head
-    return quote(os.fsencode(head), safe=_PATH_SAFE)
+    return _encoded(head)
 
 
 def url_name(name: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
