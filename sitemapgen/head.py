@@ -22,7 +22,7 @@ import os
 import re
 
 from .safeio import open_regular
-from .signals import DECIDING_WORDS, SIGNAL_TAGS, HeadFacts, facts_from_tags
+from .signals import DECIDING_WORDS, SIGNAL_TAGS, HeadFacts, Said, facts_from_said, facts_from_tags, said_by
 
 DEFAULT_MAX_BYTES = 65_536
 _FIRST_READ = 4_096
@@ -124,6 +124,8 @@ _PLAIN_HEAD = re.compile(
     rf"""(?:[^<]++|<[a-zA-Z][^\s/<>]*+(?:{_ATTR_TEXT})*+\s*+/?>|</[a-zA-Z][^<>]*+>|<![dD][oO][cC][tT][yY][pP][eE][^<>]*+>)*+"""
 )
 _META_LINK = re.compile(rf"<({'|'.join(SIGNAL_TAGS)})((?:[\s/][^<>]*)?)>", re.IGNORECASE)
+#: The text of each tag `_META_LINK` matches, found in one pass.
+_META_LINK_TEXT = re.compile(rf"<(?:{'|'.join(SIGNAL_TAGS)})(?:[\s/][^<>]*+)?>", re.IGNORECASE)
 #: script and style are raw text to html.parser: dropped whole, as it does. Only a plain
 #: opening tag (attributes as above, not self-closing) is taken as one; any other script or
 #: style is left in place, and the check below hands it to bs4. Each ends at the first end tag
@@ -154,37 +156,6 @@ def may_decide(tag_text: str) -> bool:
         if word in lowered:
             return True
     return False
-
-
-#: What `may_decide` looks for: the deciding words and '&'.
-_DECIDING_MARKS = (*DECIDING_WORDS, "&")
-
-
-def _deciding_tags(text: str) -> list[tuple[str, str]]:
-    """(name, attribute text) of each meta or link tag in `text` that `may_decide`.
-
-    The same as filtering `_META_LINK.findall` with `may_decide`, but looks only
-    at the tags that hold a deciding word (a head has ten tags and one such).
-    A match of `_META_LINK` holds no '<', so the tag a word sits in starts at
-    the last '<' before it, and holds the word if it ends after it.
-    """
-    if "\u0130" in text:  # the one character str.lower() makes longer: positions would shift
-        return [(name, body) for name, body in _META_LINK.findall(text) if may_decide(body)]
-    lowered = text.lower()
-    first_word: dict[int, int] = {}  # tag start -> first deciding word after it
-    for mark in _DECIDING_MARKS:
-        at = lowered.find(mark)
-        while at >= 0:
-            start = text.rfind("<", 0, at)
-            if start >= 0 and at < first_word.get(start, len(text)):
-                first_word[start] = at
-            at = lowered.find(mark, at + 1)
-    found: list[tuple[str, str]] = []
-    for start in sorted(first_word):
-        match = _META_LINK.match(text, start)
-        if match is not None and match.end() > first_word[start]:
-            found.append((match.group(1), match.group(2)))
-    return found
 
 
 def _skipped_end(text: str, start: int) -> int | None:
@@ -252,31 +223,52 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     `_ATTR_TEXT`), checked by one regular expression. Anything else (an odd
     comment, a stray '<', a quote left open) returns None.
     """
+    read = _read_fast(text)
+    return None if read is None else [tag for tag, _ in read]
+
+
+def _read_fast(text: str) -> list[_Read] | None:
+    """`scan_tags_fast`, each tag with what it says (`signals.said_by`), both read once per tag text."""
     if "\x00" in text:
         return None
     stripped = _without_skipped(text)
     if stripped is None or _PLAIN_HEAD.fullmatch(stripped) is None:
         return None
-    tags: list[Tag] = []
-    for name, body in _deciding_tags(stripped):
-        tag = _TAGS.get((name, body))
-        if tag is None:
-            attrs: dict[str, str] = {}
-            for key, double, single, bare in _ATTR.findall(body):
-                value = double or single or bare
-                attrs[key.lower()] = html.unescape(value) if "&" in value else value
-            tag = (name.lower(), attrs)
+    found: list[_Read] = []
+    known = _TAGS.get
+    for tag_text in _META_LINK_TEXT.findall(stripped):
+        read = known(tag_text, _UNREAD)
+        if read is _UNREAD:
+            read = _read_tag(tag_text) if may_decide(tag_text) else None
             if len(_TAGS) >= _TAGS_KEPT:
                 _TAGS.clear()
-            _TAGS[name, body] = tag
-        tags.append(tag)
-    return tags
+            _TAGS[tag_text] = read
+        if read is not None:
+            found.append(read)
+    return found
 
 
-#: Tags read before, by their text: a site's heads repeat the same deciding tags page after page
-#: (hreflang links to each language's home, robots metas), read once each. Their attributes are
-#: shared, so no one may change them.
-_TAGS: dict[tuple[str, str], Tag] = {}
+def _read_tag(tag_text: str) -> _Read | None:
+    """A meta or link tag's name, attributes and what it says."""
+    match = _META_LINK.fullmatch(tag_text)
+    if match is None:
+        return None
+    name = match.group(1).lower()
+    attrs: dict[str, str] = {}
+    for key, double, single, bare in _ATTR.findall(match.group(2)):
+        value = double or single or bare
+        attrs[key.lower()] = html.unescape(value) if "&" in value else value
+    return (name, attrs), said_by(name, attrs)
+
+
+#: A tag, and what it says.
+_Read = tuple[Tag, tuple[Said, ...]]
+#: Meta and link tags read before, by their text (None: it cannot decide, see `may_decide`). A
+#: site's heads repeat their tags page after page (viewport, stylesheets, hreflang links to each
+#: language's home, robots metas): each is looked at once. Their attributes are shared, so no
+#: one may change them.
+_TAGS: dict[str, _Read | None] = {}
+_UNREAD: _Read = (("", {}), ())  # not yet in _TAGS (None there: no tag)
 _TAGS_KEPT = 4_096
 
 
@@ -325,15 +317,15 @@ def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
     is kept as saying nothing, with a problem that the build reports: no page
     can stall a build, and none is dropped for it.
     """
-    tags = scan_tags_fast(text) if fast else None
-    if tags is None:
-        work = tangle(text)
-        if work > MAX_TANGLE:
-            return HeadFacts(
-                problem=f"head too tangled to read in bounded time ({work:,} > {MAX_TANGLE:,}); read as saying nothing"
-            )
-        tags = scan_tags_bs4(text)
-    return facts_from_tags(tags, page_url)
+    read = _read_fast(text) if fast else None
+    if read is not None:
+        return facts_from_said(read, page_url)
+    work = tangle(text)
+    if work > MAX_TANGLE:
+        return HeadFacts(
+            problem=f"head too tangled to read in bounded time ({work:,} > {MAX_TANGLE:,}); read as saying nothing"
+        )
+    return facts_from_tags(scan_tags_bs4(text), page_url)
 
 
 #: What `says_nothing` looks for: the deciding words, and "utf-7" (an encoding that spells '&' otherwise).

@@ -4,10 +4,12 @@ A signal is a kind of ``<meta>`` or ``<link>`` tag that can change whether or
 how a page is listed (noindex, canonical, redirect, hreflang, a modified
 time). Each entry names its tag, the words one of whose presence (lower-cased,
 in the tag's text) is necessary for the tag to carry the signal, and the code
-that reads it. Head reading (`head.py`) derives its prefilters from those
-words: a head or tag holding none of them, and no ``&`` that could spell one,
-is never parsed. So adding a signal is one `Signal` entry and its reader, and
-the prefilters follow; `tests/test_signals.py` checks both directions (every
+that reads it, in two steps: what the tag says (read once per tag text, as a
+site repeats its tags on every page) and what that means on one page (where
+its URL resolves relative hrefs). Head reading (`head.py`) derives its
+prefilters from those words: a head or tag holding none of them, and no ``&``
+that could spell one, is never parsed. So adding a signal is one `Signal`
+entry and its two functions, and the prefilters follow; `tests/test_signals.py` checks both directions (every
 word reaches its reader; no reader acts on a tag without one).
 
 Deciding what the facts mean for a page (is a canonical "elsewhere"?) is the
@@ -17,10 +19,11 @@ decision's job (`decide.py`), not this module's.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Generic, NamedTuple, TypeVar
 
-from .urls import resolve_href
+from .urls import Href, page_origin, read_href
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,27 +58,43 @@ class _Found:
     """What the readers have found so far in one head (mutable while reading)."""
 
     page_url: str
+    origin: str | None  # the page URL's scheme and host, when it is in normal form (see urls.page_origin)
     noindex: bool = False
     canonicals: list[str] = field(default_factory=list)
     refresh: str | None = None
     alternates: list[Alternate] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)  # (hreflang, href) of `alternates`
+    languages: dict[str, str] = field(default_factory=dict)  # the first href of each language, lower case
+    conflicted: bool = False  # a language of `alternates` has two hrefs or more
     modified: str | None = None
     problems: list[str] = field(default_factory=list)
 
 
 Attrs = Mapping[str, str]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
-class Signal:
-    """One kind of tag that can decide something, and how to read it."""
+class Signal(Generic[T]):
+    """One kind of tag that can decide something, and how to read it, in two steps.
+
+    `says` reads what a tag says, before any page is known (None: this tag does
+    not carry the signal); `apply` takes that to one page's findings. A site
+    repeats its tags page after page (twenty hreflang links to each language's
+    home, a robots meta), so head reading runs `says` once per tag text (see
+    `head._TAGS`) and only `apply`, with what depends on the page's URL, per page.
+    """
 
     name: str
     tag: str  # "meta" or "link"
     #: Lower-case words, one of which is in the text of every tag that carries this signal.
     words: tuple[str, ...]
-    read: Callable[[Attrs, _Found], None]
+    says: Callable[[Attrs], T | None]
+    apply: Callable[[T, _Found], None]
+
+
+#: What one tag says for one signal: that signal's `apply` and the value to give it.
+Said = tuple[Callable[[Any, _Found], None], Any]
 
 
 def _tokens(value: str) -> set[str]:
@@ -93,92 +112,163 @@ def _has_token(value: str, token: str) -> bool:
 _ROBOTS_NAMES = frozenset({"robots", "googlebot"})
 
 
-def _read_robots(attrs: Attrs, found: _Found) -> None:
+def _says_noindex(attrs: Attrs) -> bool | None:
     if attrs.get("name", "").strip().lower() in _ROBOTS_NAMES and _tokens(attrs.get("content", "")) & {
         "noindex",
         "none",
     }:
-        found.noindex = True
+        return True
+    return None
+
+
+def _apply_noindex(_: bool, found: _Found) -> None:
+    found.noindex = True
 
 
 _REFRESH_URL = re.compile(r"""^\s*(\d*\.?\d*)\s*[;,]?\s*(?:url\s*=\s*)?(['"]?)(.*?)\2\s*$""", re.IGNORECASE | re.DOTALL)
 
 
-def _read_refresh(attrs: Attrs, found: _Found) -> None:
-    if found.refresh is None and attrs.get("http-equiv", "").strip().lower() == "refresh":
+def _says_refresh(attrs: Attrs) -> Href | None:
+    if attrs.get("http-equiv", "").strip().lower() == "refresh":
         match = _REFRESH_URL.match(attrs.get("content", ""))
         if match and match.group(3).strip():
-            found.refresh = resolve_href(match.group(3), found.page_url)
+            return read_href(match.group(3))
+    return None
+
+
+def _apply_refresh(target: Href, found: _Found) -> None:
+    if found.refresh is None:  # the first that resolves
+        found.refresh = target.resolve(found.page_url)
 
 
 #: (attribute, value) pairs that mark a meta tag's content as the page's modified time.
 _MODIFIED = (("property", "article:modified_time"), ("name", "last-modified"), ("itemprop", "datemodified"))
 
 
-def _read_modified(attrs: Attrs, found: _Found) -> None:
+def _says_modified(attrs: Attrs) -> str | None:
     content = attrs.get("content", "").strip()
-    if found.modified is None and content:
+    if content:
         for attr, value in _MODIFIED:
             if attrs.get(attr, "").strip().lower() == value:
-                found.modified = content
-                return
+                return content
+    return None
 
 
-def _read_canonical(attrs: Attrs, found: _Found) -> None:
-    if _has_token(attrs.get("rel", ""), "canonical"):
-        href = resolve_href(attrs.get("href", ""), found.page_url)
-        if href is not None and href not in found.canonicals:
-            found.canonicals.append(href)
+def _apply_modified(content: str, found: _Found) -> None:
+    if found.modified is None:
+        found.modified = content
+
+
+def _says_canonical(attrs: Attrs) -> Href | None:
+    return read_href(attrs.get("href", "")) if _has_token(attrs.get("rel", ""), "canonical") else None
+
+
+def _apply_canonical(target: Href, found: _Found) -> None:
+    href = target.resolve(found.page_url)
+    if href is not None and href not in found.canonicals:
+        found.canonicals.append(href)
 
 
 #: xsd:language, which the XHTML schema requires of hreflang ("x-default" fits too).
 LANGUAGE = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
 
 
-def _read_hreflang(attrs: Attrs, found: _Found) -> None:
+class _Hreflang(NamedTuple):
+    """What an hreflang link says. A named tuple, as `Href` is: a link read for the first time
+    makes one, and a frozen dataclass costs three times as much to make."""
+
+    lang: str
+    href: str  # as written
+    target: Href | None  # None: the language is not one (`LANGUAGE`)
+    folded: str  # the language in lower case: one language in any case (see `_one_url_a_language`)
+    #: What the link gives on a page of each origin, when that settles it (see `_apply_hreflang`).
+    taken: dict[str | None, tuple[tuple[str, str], Alternate]]
+
+
+def _says_hreflang(attrs: Attrs) -> _Hreflang | None:
     if "hreflang" not in attrs or not _has_token(attrs.get("rel", ""), "alternate"):
-        return
+        return None
     lang = attrs["hreflang"].strip()
-    href = resolve_href(attrs.get("href", ""), found.page_url)
-    if not LANGUAGE.match(lang) or href is None:
-        found.problems.append(f"hreflang link ignored: hreflang={lang!r} href={attrs.get('href', '')!r}")
-    elif (lang, href) not in found.seen:
-        found.seen.add((lang, href))
-        found.alternates.append(Alternate(lang, href))
+    href = attrs.get("href", "")
+    return _Hreflang(lang, href, read_href(href) if LANGUAGE.match(lang) else None, lang.lower(), {})
+
+
+#: How many origins a link's `taken` keeps: a site has one or two.
+_TAKEN_KEPT = 4
+
+
+def _apply_hreflang(link: _Hreflang, found: _Found) -> None:
+    """Take an hreflang link on a page. A link read once is met on every page of its cluster or
+    site (twenty to a head): an absolute href, or a path from the root, gives the same alternate
+    on every page of an origin, so that is kept with the link, not made again."""
+    taken = link.taken.get(found.origin)
+    if taken is None:
+        target = link.target
+        href = None if target is None else target.resolve(found.page_url)
+        if target is None or href is None:
+            found.problems.append(f"hreflang link ignored: hreflang={link.lang!r} href={link.href!r}")
+            return
+        taken = (link.lang, href), Alternate(link.lang, href)
+        if (target.fixed or (target.rooted and found.origin is not None)) and len(link.taken) < _TAKEN_KEPT:
+            link.taken[found.origin] = taken
+    key, alternate = taken
+    if key in found.seen:
+        return
+    found.seen.add(key)
+    found.alternates.append(alternate)
+    if found.languages.setdefault(link.folded, key[1]) != key[1]:
+        found.conflicted = True
 
 
 #: Every signal, in the order its tags are read. The deciding words of head
 #: reading are derived from this table (`DECIDING_WORDS`).
-SIGNALS: tuple[Signal, ...] = (
-    Signal("noindex", "meta", ("robots", "googlebot"), _read_robots),
-    Signal("refresh", "meta", ("refresh",), _read_refresh),
-    Signal("modified", "meta", ("modified",), _read_modified),
-    Signal("canonical", "link", ("canonical",), _read_canonical),
-    Signal("hreflang", "link", ("hreflang",), _read_hreflang),
+SIGNALS: tuple[Signal[Any], ...] = (
+    Signal("noindex", "meta", ("robots", "googlebot"), _says_noindex, _apply_noindex),
+    Signal("refresh", "meta", ("refresh",), _says_refresh, _apply_refresh),
+    Signal("modified", "meta", ("modified",), _says_modified, _apply_modified),
+    Signal("canonical", "link", ("canonical",), _says_canonical, _apply_canonical),
+    Signal("hreflang", "link", ("hreflang",), _says_hreflang, _apply_hreflang),
 )
 
-#: Each tag name's readers, in table order.
-_READERS: dict[str, tuple[Callable[[Attrs, _Found], None], ...]] = {
-    tag: tuple(s.read for s in SIGNALS if s.tag == tag) for tag in dict.fromkeys(s.tag for s in SIGNALS)
+#: Each tag name's signals, in table order.
+_BY_TAG: dict[str, tuple[Signal[Any], ...]] = {
+    tag: tuple(s for s in SIGNALS if s.tag == tag) for tag in dict.fromkeys(s.tag for s in SIGNALS)
 }
 
 #: Every word a deciding tag holds, from the table: what head reading looks for.
 DECIDING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(word for s in SIGNALS for word in s.words))
 #: The tag names any signal lives in.
-SIGNAL_TAGS: tuple[str, ...] = tuple(_READERS)
+SIGNAL_TAGS: tuple[str, ...] = tuple(_BY_TAG)
+
+
+def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:
+    """What a tag (name, lower-cased attributes) says, for every signal it carries: no page's
+    URL is needed, so a tag read before need not be read again."""
+    said = []
+    for signal in _BY_TAG.get(name, ()):
+        value = signal.says(attrs)
+        if value is not None:
+            said.append((signal.apply, value))
+    return tuple(said)
 
 
 def facts_from_tags(tags: list[tuple[str, dict[str, str]]], page_url: str) -> HeadFacts:
     """What the tags (name, lower-cased attributes) say; `page_url` resolves relative hrefs."""
-    found = _Found(page_url)
-    for name, attrs in tags:
-        for read in _READERS.get(name, ()):
-            read(attrs, found)
+    return facts_from_said([(tag, said_by(*tag)) for tag in tags], page_url)
+
+
+def facts_from_said(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
+    """What the head whose tags are `tags`, each with what it says (as `said_by` gives), says on
+    the page at `page_url`."""
+    found = _Found(page_url, page_origin(page_url))
+    for _, said in tags:
+        for apply, value in said:
+            apply(value, found)
     problems = found.problems
     canonicals = found.canonicals
     if len(canonicals) > 1:
         problems.append(f"{len(canonicals)} different canonical links; search engines ignore them all")
-    alternates, conflicts = _one_url_a_language(found.alternates)
+    alternates, conflicts = _one_url_a_language(found.alternates) if found.conflicted else (tuple(found.alternates), ())
     return HeadFacts(
         noindex=found.noindex,
         canonical=canonicals[0] if len(canonicals) == 1 else None,

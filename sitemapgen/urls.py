@@ -13,6 +13,7 @@ import enum
 import functools
 import os
 import re
+from typing import NamedTuple
 from urllib.parse import quote, unquote_to_bytes, urljoin, urlsplit, urlunsplit
 
 from .errors import ConfigError
@@ -262,6 +263,47 @@ def _joined_path(href: str, page_url: str) -> str:
             kept.append("")
         path = "/" + "/".join(kept)
     return page_url[:start] + path
+
+
+class Href(NamedTuple):
+    """An href as read once, for every page whose head carries it (see `read_href`): which of
+    `resolve_href`'s ways it takes that no page changes is settled here, not once per page.
+    (A named tuple: a tag read for the first time makes one, and a frozen dataclass costs
+    three times as much to make.)"""
+
+    text: str  # stripped
+    fixed: str | None = None  # an absolute URL in normal form: what it is on any page
+    rooted: bool = False  # a normal path from the root without dot segments: the page's origin + text
+
+    def resolve(self, page_url: str) -> str | None:
+        """`resolve_href(self.text, page_url)`, the same URL, for less."""
+        if self.fixed is not None:
+            return self.fixed
+        if self.rooted and (origin := page_origin(page_url)) is not None:
+            return origin + self.text
+        return resolve_href(self.text, page_url)
+
+
+def read_href(href: str) -> Href:
+    """An href of a head, ready to resolve against any page (see `Href`)."""
+    text = href.strip()
+    if _NORMAL_URL.fullmatch(text):
+        return Href(text, text, False)
+    rooted = (
+        text.startswith("/")
+        and _PATH_REFERENCE.fullmatch(text) is not None
+        and "//" not in text
+        and ("/." not in text or not any(segment in (".", "..") for segment in text.split("/")))
+    )
+    return Href(text, None, rooted)
+
+
+@functools.lru_cache(maxsize=16)
+def page_origin(page_url: str) -> str | None:
+    """The scheme and host of a page URL in normal form (what `_joined_path` keeps), or None."""
+    if not _is_normal(page_url):
+        return None
+    return page_url[: page_url.index("/", page_url.index("//") + 2)]
 
 
 def _resolved(href: str, page_url: str) -> str | None:

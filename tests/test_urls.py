@@ -199,3 +199,19 @@ def test_path_references_resolve_as_urljoin_does(segments: list[str], absolute: 
     href = ("/" if absolute else "") + "/".join(segments)
     assume(href.strip())  # an empty href is no link (resolve_href says None), where urljoin gives the page
     assert resolve_href(href, page) == urls._resolved(href, page)
+
+
+@given(
+    href=st.one_of(
+        st.builds(lambda s: "/" + "/".join(s), st.lists(_SEGMENT, min_size=1, max_size=5)),
+        st.builds("/".join, st.lists(_SEGMENT, min_size=1, max_size=5)),
+        st.sampled_from(["https://example.org/de/", "  /de/ ", "//other.org/x", "HTTPS://Example.org/A", "", "?q=1"]),
+        st.text(max_size=12),
+    ),
+    page=st.sampled_from(
+        ["https://example.org/", "https://example.org/de/install/page.html", "http://h:8080/a/b", "https://E.org/%7e/"]
+    ),
+)
+def test_an_href_read_once_resolves_as_resolve_href_on_every_page(href: str, page: str) -> None:
+    """Head reading settles what it can of an href once (read_href) and the rest per page."""
+    assert urls.read_href(href).resolve(page) == resolve_href(href, page)
