@@ -514,6 +514,21 @@ def test_a_page_url_normalizes_as_its_base_url_does(raw_base: str, parts: list[s
     assert normalize_url(page_url(base, relpath, style)) == normalize_url(base) + url_path(relpath, style)
 
 
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.one_of(_piece(), st.just("\n"), st.sampled_from(['<meta name="a\nb">', "<link\n>"])), max_size=14))
+def test_plain_markup_is_told_line_by_line_as_the_whole_would_be(pieces: list[str]) -> None:
+    # _is_plain asks _PLAIN_HEAD of each line not seen before, and of the whole only when a line
+    # is not plain: its answer must be the whole's, whatever lines were seen before.
+    from sitemapgen import head
+
+    text = "".join(pieces)
+    expected = head._PLAIN_HEAD.fullmatch(text) is not None
+    assert head._is_plain(text) == expected, text
+    assert head._is_plain(text) == expected, text  # its lines now seen
+    head.forget_seen()
+    assert head._is_plain(text) == expected, text
+
+
 @settings(max_examples=600, deadline=None)
 @given(
     st.lists(
@@ -534,7 +549,7 @@ def test_a_tag_read_before_says_what_it_said(pieces: list[str]) -> None:
 
     text = "".join(pieces)
     warm = scan_tags_fast(text)
-    head._TAGS.clear()
+    head.forget_seen()
     cold = scan_tags_fast(text)
     assert warm == cold == scan_tags_fast(text)
     if cold is not None:
