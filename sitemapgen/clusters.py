@@ -55,8 +55,11 @@ class Reciprocity:
     def _spooled(self, first: Row, rest: Iterator[Row]) -> Iterator[Row]:
         db = sqlite3.connect("")  # a private temporary database on disk, gone when closed
         try:
-            # seq: the row's place in the walk; asked: a link to another URL of this site.
-            db.execute("CREATE TABLE links (seq INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, asked INTEGER)")
+            # seq: the row's place in the walk. Only links to another URL of this site are kept:
+            # only they are asked about, and only they can answer (a link that names a page back
+            # goes from one URL of this site to another); a page's link to itself, or to another
+            # host, is neither.
+            db.execute("CREATE TABLE links (seq INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL)")
             with tempfile.TemporaryFile() as spool:
                 self._spool(_chain(first, rest), spool, db)
                 yield from self._unspooled(spool, db)
@@ -66,22 +69,22 @@ class Reciprocity:
     def _spool(self, rows: Iterator[Row], spool: IO[bytes], db: sqlite3.Connection) -> None:
         """Every row into the spool, in order, and every link into the table."""
         base = self.base_url
-        pending: list[tuple[int, str, str, bool]] = []
-        spooled: list[tuple[Row, list[_Link] | None]] = []
+        pending: list[tuple[int, str, str]] = []
+        spooled: list[Row] = []
         for seq, row in enumerate(rows):
             links = _links(row[1]) if b"<xhtml:link" in row[1] else None
-            spooled.append((row, links))  # its links read once, kept for `_unspooled`
+            spooled.append(row)
             if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
             if links:
                 loc = row[0]
-                pending.extend((seq, loc, href, href != loc and href.startswith(base)) for _, href in links)
+                pending.extend((seq, loc, href) for _, href in links if href != loc and href.startswith(base))
                 if len(pending) >= _BATCH:
-                    db.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", pending)
+                    db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
                     pending.clear()
         pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
-        db.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", pending)
+        db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
         db.execute("CREATE INDEX links_pair ON links (src, dst)")
         spool.seek(0)
 
@@ -89,17 +92,17 @@ class Reciprocity:
         """The spooled rows, in order, each less the links that are not returned: found by one
         query, in walk order (the table's), and merged with the rows as they are read back."""
         unreturned = db.execute(
-            "SELECT seq, dst FROM links AS a WHERE asked"
-            " AND NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.dst AND b.dst = a.src) ORDER BY rowid"
+            "SELECT seq, dst FROM links AS a WHERE"
+            " NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.dst AND b.dst = a.src) ORDER BY rowid"
         )
         drop = next(unreturned, None)
         seq = 0
         while True:
             try:
-                spooled: list[tuple[Row, list[_Link] | None]] = pickle.load(spool)
+                spooled: list[Row] = pickle.load(spool)
             except EOFError:
                 return
-            for row, links in spooled:
+            for row in spooled:
                 if drop is None or drop[0] != seq:
                     yield row
                 else:
@@ -107,8 +110,9 @@ class Reciprocity:
                     while drop is not None and drop[0] == seq:
                         hrefs.add(drop[1])
                         drop = next(unreturned, None)
-                    assert links is not None
-                    yield self._less(row, links, hrefs)
+                    # Its links read again: fewer rows lose links than have them, and
+                    # spooling every row's links cost more than this.
+                    yield self._less(row, _links(row[1]), hrefs)
                 seq += 1
 
     def _less(self, row: Row, links: list[_Link], unreturned: set[str]) -> Row:
