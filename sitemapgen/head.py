@@ -240,9 +240,10 @@ def _read_fast(text: str) -> list[_Read] | None:
         read = known(tag_text, _UNREAD)
         if read is _UNREAD:
             read = _read_tag(tag_text) if may_decide(tag_text) else None
-            if len(_TAGS) >= _TAGS_KEPT:
-                _TAGS.clear()
-            _TAGS[tag_text] = read
+            if len(tag_text) <= _KEPT_LENGTH:
+                if len(_TAGS) >= _TAGS_KEPT:
+                    _TAGS.clear()
+                _TAGS[tag_text] = read
         if read is not None:
             found.append(read)
     return found
@@ -266,13 +267,16 @@ def _is_plain(text: str) -> bool:
             return _PLAIN_HEAD.fullmatch(text) is not None
     if len(_PLAIN_LINES) + len(new) > _PLAIN_LINES_KEPT:
         _PLAIN_LINES.clear()
-    _PLAIN_LINES.update(new)
+    _PLAIN_LINES.update(line for line in new if len(line) <= _KEPT_LENGTH)
     return True
 
 
 #: Lines `_PLAIN_HEAD` matched (see `_is_plain`).
 _PLAIN_LINES: set[str] = set()
-_PLAIN_LINES_KEPT = 16_384
+_PLAIN_LINES_KEPT = 4_096
+#: The longest tag or line kept (`_TAGS`, `_PLAIN_LINES`): a template's are shorter, and a
+#: minified head is one line a page, which no other page repeats. So each keeps a few MB at most.
+_KEPT_LENGTH = 512
 
 
 def forget_seen() -> None:

@@ -709,3 +709,15 @@ def test_real_heads_changed_at_random_still_agree_with_bs4(
         where = bounds[at % len(bounds)]
         text = text[:where] + piece + text[where:]
     _agree(text)
+
+
+def test_what_head_reading_keeps_between_pages_stays_small() -> None:
+    # A minified head is one line a page, and a tag may be as long as a head: neither is kept
+    # (each would be met once), so the caches stay a few MB however the site is written.
+    head_module.forget_seen()
+    for k in range(50):
+        line = f'<meta name="description" content="{"x" * 5_000} {k}"><link rel="canonical" href="/p{k}/{"y" * 600}">'
+        parse_head(f"<title>t</title>{line}", f"https://example.com/{k}/")
+    assert all(len(text) <= head_module._KEPT_LENGTH for text in head_module._TAGS)
+    assert all(len(line) <= head_module._KEPT_LENGTH for line in head_module._PLAIN_LINES)
+    assert not head_module._TAGS  # both tags were long
