@@ -10,9 +10,9 @@ writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
 `iter_listing` all take page fates from here, through `pipeline.Pipeline`.
 
 `decide` runs in worker processes, so its result must be cheap to send: a
-plain `Listed` tuple for a page listed with nothing to say (nearly all), an
-`Outcome` for anything else, or for every page when the caller wants the
-details (`list`, `explain`). `settle` runs in the main process, in walk
+plain `Listed` tuple for a page listed with no warning (nearly all; the notes
+the build counts ride along), an `Outcome` for anything else, or for every
+page when the caller wants the details (`list`, `explain`). `settle` runs in the main process, in walk
 order: it dates 'content' pages from the store and applies the size limit.
 """
 
@@ -82,8 +82,10 @@ class Outcome:
         return Outcome, fields
 
 
-#: A page listed with nothing to say, as it crosses from a worker: (row, lastmod source).
-Listed = tuple[Row, str | None]
+#: A page listed with no warning, as it crosses from a worker: (row, lastmod source, notes).
+#: Notes (a cluster without the page itself, a canonical no file answers) are on a quarter of
+#: a multilingual site's pages: an `Outcome` would send their entry and alternates twice.
+Listed = tuple[Row, str | None, tuple[tuple[NoteKind, str], ...]]
 
 
 class Decider:
@@ -154,9 +156,9 @@ class Decider:
                 relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key, notes=tuple(notes)
             )
         row = row_of(entry, self.config.lastmod_format)
-        if warnings or notes or detail:
+        if warnings or detail:
             return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings), notes=tuple(notes))
-        return row, source
+        return row, source, tuple(notes)
 
     def _entry(
         self, page: Page, url: str | None, warn: Warn, note: Note, fd: int | None = None

@@ -107,7 +107,10 @@ class Pipeline:
                     yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
                     at += 1
                 event = settle(event, candidates[i][0])
-                if type(event) is not tuple:
+                if type(event) is tuple:
+                    for kind, example in event[2]:
+                        tally.note(kind, example)
+                else:
                     assert isinstance(event, Outcome)
                     for kind, example in event.notes:
                         tally.note(kind, example)
@@ -131,7 +134,7 @@ class Pipeline:
         warn = self.warn
         for event in self._events(detail=False, on_progress=on_progress):
             if type(event) is tuple:
-                row, source = event
+                row, source, _ = event
             else:
                 assert isinstance(event, Outcome)
                 for message in event.warnings:

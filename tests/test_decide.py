@@ -175,7 +175,19 @@ def test_a_plain_page_crosses_from_workers_as_a_plain_tuple(tmp_path: Path) -> N
     detailed = decider.decide(("p.html", False), detail=True)
     assert isinstance(detailed, Outcome)
     assert type(plain) is tuple
-    assert plain == (detailed.row, "mtime")
+    assert plain == (detailed.row, "mtime", ())
+
+
+def test_a_page_with_a_note_crosses_as_a_plain_tuple_with_its_notes(tmp_path: Path) -> None:
+    # A note (here: a canonical no file answers) is counted for the build, not warned of page
+    # by page: the page still crosses as a tuple, its notes with it, and the build counts them.
+    root = make_tree(tmp_path / "site", {"p.html": _head('<link rel="canonical" href="/gone.html">')})
+    decider = Decider(Config(docroot=root, base_url=BASE), warn=lambda _: None, dry_run=True)
+    plain = decider.decide(("p.html", False))
+    detailed = decider.decide(("p.html", False), detail=True)
+    assert isinstance(detailed, Outcome)
+    assert detailed.notes
+    assert plain == (detailed.row, "mtime", detailed.notes)
 
 
 def test_what_crosses_from_workers_survives_pickling_whole() -> None:
