@@ -126,18 +126,20 @@ _PLAIN_HEAD = re.compile(
 _META_LINK = re.compile(rf"<({'|'.join(SIGNAL_TAGS)})((?:[\s/][^<>]*)?)>", re.IGNORECASE)
 #: The text of each tag `_META_LINK` matches, found in one pass.
 _META_LINK_TEXT = re.compile(rf"<(?:{'|'.join(SIGNAL_TAGS)})(?:[\s/][^<>]*+)?>", re.IGNORECASE)
-#: script and style are raw text to html.parser: dropped whole, as it does. Only a plain
-#: opening tag (attributes as above, not self-closing) is taken as one; any other script or
-#: style is left in place, and the check below hands it to bs4. Each ends at the first end tag
-#: of its name (html.parser's ``</\s*name\s*>``, any case).
-_RAW_OPEN = re.compile(rf"<(script|style)(?:{_ATTR_TEXT})*+\s*+>", re.IGNORECASE)
-_RAW_CLOSE = {name: re.compile(rf"</\s*{name}\s*>", re.IGNORECASE) for name in ("script", "style")}
-#: A comment that every html.parser (3.11 to 3.13) reads alike: not ``<!-->`` or ``<!--->``
-#: (3.13 reads those as empty comments), no ``--`` inside (so no ``--!>`` end either), ended by
-#: ``-->``. jekyll-seo-tag and many themes write such comments in every head.
-_PLAIN_COMMENT = re.compile(r"<!--(?!-?>)(?:[^-]|-(?!-))*+-->")
-#: Where a skipped part may start: ``<script``, ``<style`` (any case) or ``<!--``.
-_SKIP_START = re.compile(r"<(?:[sS][cC][rR][iI][pP][tT]|[sS][tT][yY][lL][eE]|!--)")
+#: What html.parser skips, as one match each: a script or style element, dropped whole as
+#: raw text, or a plain comment (group 1); or the start of one that is not (no group 1).
+#: Only a plain opening tag (attributes as above, not self-closing) opens a script or style:
+#: any other is left in place, and the check below hands it to bs4. Each ends at the first
+#: end tag of its name (html.parser's ``</\s*name\s*>``, any case), found by runs of
+#: anything but '<' (a lazy ".*?" tried every character of a 10 KB inline style). A plain
+#: comment is one that every html.parser (3.11 to 3.13) reads alike: not ``<!-->`` or
+#: ``<!--->`` (3.13 reads those as empty comments), no ``--`` inside (so no ``--!>`` end
+#: either), ended by ``-->``; jekyll-seo-tag and many themes write such comments in every head.
+_SKIPPED = re.compile(  # '<' first, outside any group: the engine skips to each '<' in C
+    r"<(?:(!--(?!-?>)(?:[^-]|-(?!-))*+-->"
+    rf"|((?i:script|style))(?:{_ATTR_TEXT})*+\s*+>(?:[^<]++|<(?!/\s*(?i:\2)\s*>))*+</\s*(?i:\2)\s*>)"
+    r"|(?i:script|style)|!--)"
+)
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 
 
@@ -158,21 +160,6 @@ def may_decide(tag_text: str) -> bool:
     return False
 
 
-def _skipped_end(text: str, start: int) -> int | None:
-    """Where the script, style or plain comment that starts at `start` ends, or None when none
-    does: html.parser reads on as if it were not there (see `_without_skipped`)."""
-    if text.startswith("<!--", start):
-        comment = _PLAIN_COMMENT.match(text, start)
-        return comment.end() if comment is not None else None
-    opening = _RAW_OPEN.match(text, start)
-    if opening is None:
-        return None
-    # Searched, not matched lazily: "</" is a literal prefix the regex engine skips to fast,
-    # where a lazy ".*?" tried every character of a 10 KB inline style.
-    closing = _RAW_CLOSE[opening.group(1).lower()].search(text, opening.end())
-    return closing.end() if closing is not None else None
-
-
 def _without_skipped(text: str) -> str | None:
     """`text` without its script and style elements and its plain comments, as html.parser
     skips them; None when that cannot be told here: one seems to open inside another tag
@@ -184,19 +171,16 @@ def _without_skipped(text: str) -> str | None:
     """
     pieces: list[str] = []
     done = 0
-    at = 0
     left = False  # a "<script", "<style" or "<!--" that starts nothing skipped
-    while (found := _SKIP_START.search(text, at)) is not None:
-        start = found.start()
-        end = _skipped_end(text, start)
-        if end is None:
+    for found in _SKIPPED.finditer(text):
+        if found.group(1) is None:
             left = True
-            at = start + 1
             continue
+        start = found.start()
         if text.rfind("<", 0, start) > text.rfind(">", 0, start):
             return None
         pieces.append(text[done:start])
-        done = at = end
+        done = found.end()
     if not done:
         stripped = text
     else:
@@ -213,7 +197,7 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     """The meta and link tags of a plain head that may decide something (see
     `may_decide`), or None to say "ask beautifulsoup4".
 
-    Left to beautifulsoup4: comments other than plain ones (see `_PLAIN_COMMENT`),
+    Left to beautifulsoup4: comments other than plain ones (see `_SKIPPED`),
     CDATA and processing instructions outside scripts, styles and comments, and
     NUL anywhere (parsers differ on it).
 
