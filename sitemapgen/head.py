@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import functools
 import html
 import os
 import re
@@ -32,6 +33,7 @@ _PRESCAN = 1_024
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
 _HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)  # bytes: ASCII case only, as bytes.lower()
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_BOM_FIRST = frozenset(bom[:1] for bom, _ in _BOMS)
 
 
 def read_head_bytes(
@@ -77,9 +79,10 @@ def sniff_encoding(data: bytes) -> tuple[str, int]:
     BOM first, then UTF-16 without a BOM (a NUL beside an ASCII '<'), then a
     ``<meta charset>`` or http-equiv content-type, then UTF-8.
     """
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            return name, len(bom)
+    if data[:1] in _BOM_FIRST:
+        for bom, name in _BOMS:
+            if data.startswith(bom):
+                return name, len(bom)
     if len(data) >= 2 and data[0] == 0x3C and data[1] == 0:
         return "utf-16-le", 0
     if len(data) >= 2 and data[0] == 0 and data[1] == 0x3C:
@@ -95,15 +98,18 @@ def sniff_encoding(data: bytes) -> tuple[str, int]:
         if found is not None and found.end() < at:
             found = None  # that meta tag's charset ends before this word: not the one
         at = lowered.find(b"charset", at + 7)
-    if found:
-        label = found.group(1).decode("ascii", "replace").lower()
-        try:
-            name = codecs.lookup(label).name
-        except LookupError:
-            return "utf-8", 0
-        # A meta tag that could be read as ASCII cannot be UTF-16 (HTML spec: use UTF-8).
-        return ("utf-8" if name.startswith("utf-16") else name), 0
-    return "utf-8", 0
+    return (_encoding_named(found.group(1)) if found else "utf-8"), 0
+
+
+@functools.lru_cache(maxsize=64)
+def _encoding_named(label: bytes) -> str:
+    """The encoding a ``<meta charset>`` label names (UTF-8 for one Python does not know)."""
+    try:
+        name = codecs.lookup(label.decode("ascii", "replace").lower()).name
+    except LookupError:
+        return "utf-8"
+    # A meta tag that could be read as ASCII cannot be UTF-16 (HTML spec: use UTF-8).
+    return "utf-8" if name.startswith("utf-16") else name
 
 
 def decode_head(data: bytes) -> str:

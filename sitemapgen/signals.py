@@ -18,6 +18,7 @@ decision's job (`decide.py`), not this module's.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -190,7 +191,13 @@ def _says_hreflang(attrs: Attrs) -> _Hreflang | None:
         return None
     lang = attrs["hreflang"].strip()
     href = attrs.get("href", "")
-    return _Hreflang(lang, href, read_href(href) if LANGUAGE.match(lang) else None, lang.lower(), {})
+    return _Hreflang(lang, href, read_href(href) if _is_language(lang) else None, lang.lower(), {})
+
+
+@functools.lru_cache(maxsize=256)
+def _is_language(lang: str) -> bool:
+    """Whether `lang` is one (`LANGUAGE`): asked once per language, not once per link."""
+    return LANGUAGE.match(lang) is not None
 
 
 #: How many origins a link's `taken` keeps: a site has one or two.
@@ -245,11 +252,15 @@ def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:
     """What a tag (name, lower-cased attributes) says, for every signal it carries: no page's
     URL is needed, so a tag read before need not be read again."""
     said = []
-    for signal in _BY_TAG.get(name, ()):
-        value = signal.says(attrs)
+    for says, apply in _READERS.get(name, ()):
+        value = says(attrs)
         if value is not None:
-            said.append((signal.apply, value))
+            said.append((apply, value))
     return tuple(said)
+
+
+#: Each tag name's (says, apply), in table order.
+_READERS = {tag: tuple((s.says, s.apply) for s in signals) for tag, signals in _BY_TAG.items()}
 
 
 def facts_from_tags(tags: list[tuple[str, dict[str, str]]], page_url: str) -> HeadFacts:

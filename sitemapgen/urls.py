@@ -287,7 +287,7 @@ class Href(NamedTuple):
 def read_href(href: str) -> Href:
     """An href of a head, ready to resolve against any page (see `Href`)."""
     text = href.strip()
-    if _NORMAL_URL.fullmatch(text):
+    if not text.startswith("/") and _NORMAL_URL.fullmatch(text):
         return Href(text, text, False)
     rooted = (
         text.startswith("/")
