@@ -168,25 +168,25 @@ def test_a_url_too_long_is_left_out(tmp_path: Path) -> None:
     assert outcome.skip.reason is SkipReason.URL_TOO_LONG
 
 
-def test_a_plain_page_crosses_from_workers_as_a_plain_tuple(tmp_path: Path) -> None:
-    root = make_tree(tmp_path / "site", {"p.html": _head("")})
+@pytest.mark.parametrize(
+    ("head", "noted"),
+    [
+        pytest.param("", False, id="nothing-to-say"),
+        # A note (here: a canonical no file answers) is counted for the build, not warned of page
+        # by page: the page still crosses as a tuple, its notes with it, and the build counts them.
+        pytest.param('<link rel="canonical" href="/gone.html">', True, id="a-note"),
+    ],
+)
+def test_a_listed_page_without_warnings_crosses_from_workers_as_a_plain_tuple(
+    tmp_path: Path, head: str, noted: bool
+) -> None:
+    root = make_tree(tmp_path / "site", {"p.html": _head(head)})
     decider = Decider(Config(docroot=root, base_url=BASE), warn=lambda _: None, dry_run=True)
     plain = decider.decide(("p.html", False))
     detailed = decider.decide(("p.html", False), detail=True)
     assert isinstance(detailed, Outcome)
+    assert bool(detailed.notes) is noted
     assert type(plain) is tuple
-    assert plain == (detailed.row, "mtime", ())
-
-
-def test_a_page_with_a_note_crosses_as_a_plain_tuple_with_its_notes(tmp_path: Path) -> None:
-    # A note (here: a canonical no file answers) is counted for the build, not warned of page
-    # by page: the page still crosses as a tuple, its notes with it, and the build counts them.
-    root = make_tree(tmp_path / "site", {"p.html": _head('<link rel="canonical" href="/gone.html">')})
-    decider = Decider(Config(docroot=root, base_url=BASE), warn=lambda _: None, dry_run=True)
-    plain = decider.decide(("p.html", False))
-    detailed = decider.decide(("p.html", False), detail=True)
-    assert isinstance(detailed, Outcome)
-    assert detailed.notes
     assert plain == (detailed.row, "mtime", detailed.notes)
 
 
