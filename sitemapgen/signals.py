@@ -9,8 +9,9 @@ site repeats its tags on every page) and what that means on one page (where
 its URL resolves relative hrefs). Head reading (`head.py`) derives its
 prefilters from those words: a head or tag holding none of them, and no ``&``
 that could spell one, is never parsed. So adding a signal is one `Signal`
-entry and its two functions, and the prefilters follow; `tests/test_signals.py` checks both directions (every
-word reaches its reader; no reader acts on a tag without one).
+entry and its two functions, and the prefilters follow; `tests/test_signals.py`
+checks both directions (every word reaches its reader; no reader acts on a tag
+without one).
 
 Deciding what the facts mean for a page (is a canonical "elsewhere"?) is the
 decision's job (`decide.py`), not this module's.
