@@ -60,7 +60,10 @@ class _Found:
     """What the readers have found so far in one head (mutable while reading)."""
 
     page_url: str
-    origin: str | None  # the page URL's scheme and host, when it is in normal form (see urls.page_origin)
+    #: The page URL's scheme and host, when it is in normal form (see urls.page_origin), once an
+    #: hreflang link asks (`origin_known`): most pages have none, and it costs a regex a page.
+    origin: str | None = None
+    origin_known: bool = False
     noindex: bool = False
     canonicals: list[str] = field(default_factory=list)
     refresh: str | None = None
@@ -209,6 +212,8 @@ def _apply_hreflang(link: _Hreflang, found: _Found) -> None:
     """Take an hreflang link on a page. A link read once is met on every page of its cluster or
     site (twenty to a head): an absolute href, or a path from the root, gives the same alternate
     on every page of an origin, so that is kept with the link, not made again."""
+    if not found.origin_known:
+        found.origin, found.origin_known = page_origin(found.page_url), True
     taken = link.taken.get(found.origin)
     if taken is None:
         target = link.target
@@ -272,7 +277,7 @@ def facts_from_tags(tags: list[tuple[str, dict[str, str]]], page_url: str) -> He
 def facts_from_said(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
     """What the head whose tags are `tags`, each with what it says (as `said_by` gives), says on
     the page at `page_url`."""
-    found = _Found(page_url, page_origin(page_url))
+    found = _Found(page_url)
     for _, said in tags:
         for apply, value in said:
             apply(value, found)
