@@ -12,8 +12,9 @@ writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
 `decide` runs in worker processes, so its result must be cheap to send: a
 plain `Listed` tuple for a page listed with no warning (nearly all; the notes
 the build counts ride along), an `Outcome` for anything else, or for every
-page when the caller wants the details (`list`, `explain`). `settle` runs in the main process, in walk
-order: it dates 'content' pages from the store and applies the size limit.
+page when the caller wants the details (`list`, `explain`). `settle` runs in
+the main process, in walk order: it dates 'content' pages from the store and
+applies the size limit.
 """
 
 from __future__ import annotations
