@@ -276,11 +276,10 @@ def forget_seen() -> None:
     _PLAIN_LINES.clear()
 
 
-def _read_tag(tag_text: str) -> _Read | None:
+def _read_tag(tag_text: str) -> _Read:
     """A meta or link tag's name, attributes and what it says."""
     match = _META_LINK.fullmatch(tag_text)
-    if match is None:
-        return None
+    assert match is not None  # found by _META_LINK_TEXT, the same pattern without its groups
     name = match.group(1).lower()
     attrs: dict[str, str] = {}
     for key, double, single, bare in _ATTR.findall(match.group(2)):

@@ -243,15 +243,15 @@ SIGNALS: tuple[Signal[Any], ...] = (
     Signal("hreflang", "link", ("hreflang",), _says_hreflang, _apply_hreflang),
 )
 
-#: Each tag name's signals, in table order.
-_BY_TAG: dict[str, tuple[Signal[Any], ...]] = {
-    tag: tuple(s for s in SIGNALS if s.tag == tag) for tag in dict.fromkeys(s.tag for s in SIGNALS)
+#: Each tag name's (says, apply), in table order.
+_READERS: dict[str, tuple[tuple[Callable[[Attrs], Any], Callable[[Any, _Found], None]], ...]] = {
+    tag: tuple((s.says, s.apply) for s in SIGNALS if s.tag == tag) for tag in dict.fromkeys(s.tag for s in SIGNALS)
 }
 
 #: Every word a deciding tag holds, from the table: what head reading looks for.
 DECIDING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(word for s in SIGNALS for word in s.words))
 #: The tag names any signal lives in.
-SIGNAL_TAGS: tuple[str, ...] = tuple(_BY_TAG)
+SIGNAL_TAGS: tuple[str, ...] = tuple(_READERS)
 
 
 def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:
@@ -263,10 +263,6 @@ def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:
         if value is not None:
             said.append((apply, value))
     return tuple(said)
-
-
-#: Each tag name's (says, apply), in table order.
-_READERS = {tag: tuple((s.says, s.apply) for s in signals) for tag, signals in _BY_TAG.items()}
 
 
 def facts_from_tags(tags: list[tuple[str, dict[str, str]]], page_url: str) -> HeadFacts:

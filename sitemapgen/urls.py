@@ -248,8 +248,9 @@ def _joined_path(href: str, page_url: str) -> str:
     """A path reference resolved against a normal page URL as RFC 3986 (5.2) does, without
     `urljoin`: multilingual heads carry ten or twenty of them (hreflang), and this is what
     `_resolved` gives for them (a property test checks it)."""
-    start = page_url.index("/", page_url.index("//") + 2)  # where the path begins
-    path = href if href.startswith("/") else page_url[start : page_url.rindex("/") + 1] + href
+    origin = page_origin(page_url)
+    assert origin is not None  # asked only of a page URL in normal form (`_is_normal`)
+    path = href if href.startswith("/") else page_url[len(origin) : page_url.rindex("/") + 1] + href
     if "." in path:
         segments = path.split("/")
         kept: list[str] = []
@@ -262,7 +263,7 @@ def _joined_path(href: str, page_url: str) -> str:
         if segments[-1] in (".", ".."):
             kept.append("")
         path = "/" + "/".join(kept)
-    return page_url[:start] + path
+    return origin + path
 
 
 class Href(NamedTuple):
