@@ -8,9 +8,12 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from sitemapgen import entry as entry_module
 from sitemapgen.config import ChangeFreq, Chunking, LastmodFormat
-from sitemapgen.entry import Entry, escape_xml, format_entry, format_lastmod, format_priority
+from sitemapgen.entry import Entry, escape_xml, format_entry, format_lastmod, format_priority, row_of
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.validate import validate
 from sitemapgen.writer import SitemapFile, WriteResult, write_sitemaps
@@ -41,6 +44,25 @@ def test_lastmod_formats() -> None:
     assert format_lastmod(moment, LastmodFormat.DATE) == "2004-10-26"
     east = moment.astimezone(timezone(timedelta(hours=5, minutes=30)))
     assert format_lastmod(east, LastmodFormat.DATETIME) == "2004-10-26T14:26:39+05:30"
+
+
+@given(st.datetimes(timezones=st.just(UTC)), st.booleans())
+def test_utc_lastmods_are_written_as_isoformat_writes_them(moment: datetime, warm: bool) -> None:
+    # The UTC texts are put together from a kept day and two-digit strings, not by isoformat.
+    if not warm:
+        entry_module._DAYS.clear()
+    assert format_lastmod(moment, LastmodFormat.DATETIME) == moment.isoformat(timespec="seconds")
+    assert format_lastmod(moment, LastmodFormat.DATE) == moment.date().isoformat()
+    _, xml, key, text, _ = row_of(Entry(BASE, moment), LastmodFormat.DATETIME)
+    assert (key, text) == (moment.timestamp(), moment.isoformat(timespec="seconds"))
+    assert f"<lastmod>{text}</lastmod>".encode() in xml
+
+
+def test_the_kept_days_are_bounded() -> None:
+    start = datetime(1990, 1, 1, tzinfo=UTC)
+    for day in range(entry_module._DAYS_KEPT * 2):
+        format_lastmod(start + timedelta(days=day), LastmodFormat.DATE)
+        assert len(entry_module._DAYS) <= entry_module._DAYS_KEPT
 
 
 def test_escape_xml_covers_the_five_protocol_characters() -> None:
