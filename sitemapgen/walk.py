@@ -217,14 +217,16 @@ def _shareable(listed: list[bytes], style: UrlStyle | None) -> set[str] | None:
     one, names whose stems are the same, and then all but one of them have a suffix other than
     ".html" (".htm", ".HTML", ...): the stems of those are enough to look for."""
     if style is UrlStyle.DIRECTORY:
-        return {""}
+        # Only the two index names share one (""), and `listed` is sorted as `list_directory`
+        # sorts it, index names last: most directories hold one, and no page's name is looked at.
+        return {""} if len(listed) > 1 and listed[-2][0] < len(INDEX_NAMES) else None
     if style is not UrlStyle.EXTENSIONLESS and style is not UrlStyle.CLEAN:
         return None
     shared: set[str] = set()
     for item in listed:
         if item[-1] in (_PAGE, _PAGE_LINK) and not item.endswith(b".html\0" + bytes([item[-1]])):
             shared.add(url_name(item[1:-2].decode(_FS_ENCODING, _FS_ERRORS), style))
-    return shared
+    return shared or None
 
 
 def _listing(directory: str) -> tuple[list[bytes], dict[str, OSError]]:

@@ -162,6 +162,9 @@ def test_a_big_directory_costs_little_memory_per_page(tmp_path: Path, style: Url
             {"index.htm": "index.html", "a.html": "a.htm"},
         ),
         (["index.htm", "index.html"], UrlStyle.INDEX, {}),
+        (["index.htm", "a.html", "0.html", "_.htm"], UrlStyle.DIRECTORY, {}),
+        (["index.htm", "index.html", "0.html"], UrlStyle.CLEAN, {"index.htm": "index.html"}),
+        (["a.html", "b.html"], UrlStyle.EXTENSIONLESS, {}),
     ],
 )
 def test_names_that_share_a_url_keep_the_first(
