@@ -19,6 +19,7 @@ import codecs
 import dataclasses
 import functools
 import html
+import itertools
 import os
 import re
 
@@ -218,15 +219,47 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
 
 
 def _read_fast(text: str) -> list[_Read] | None:
-    """`scan_tags_fast`, each tag with what it says (`signals.said_by`), both read once per tag text."""
+    """`scan_tags_fast`, each tag with what it says (`signals.said_by`), read once per line text.
+
+    A site's heads share most of their lines (its template's), so each line is
+    kept with the tags it holds, read: a line seen before is one lookup, neither
+    checked nor searched again. If each line is plain markup (`_PLAIN_HEAD`),
+    so is the whole, and its tags are the lines' tags in order: a tag that
+    `_PLAIN_HEAD` matches ends at its own '>' on its own line. A line that is
+    not plain (a tag over two lines) sends the whole head to `_read_whole`.
+    """
     if "\x00" in text:
         return None
     stripped = _without_skipped(text)
-    if stripped is None or not _is_plain(stripped):
+    if stripped is None:
         return None
+    lines = stripped.split("\n")
+    found = list(map(_LINES.get, lines))  # a line's reads, or None if not seen before
+    if None in found:
+        for at, line in enumerate(lines):
+            if found[at] is None:
+                if _PLAIN_HEAD.fullmatch(line) is None:
+                    return _read_whole(stripped)
+                found[at] = reads = _tags_read(line)
+                if len(line) <= _KEPT_LENGTH:
+                    if len(_LINES) >= _LINES_KEPT:
+                        _LINES.clear()
+                    _LINES[line] = reads
+    return list(itertools.chain.from_iterable(found))  # type: ignore[arg-type]  # no None is left
+
+
+def _read_whole(text: str) -> list[_Read] | None:
+    """`_read_fast` of a head with a line that is not plain markup by itself: checked whole."""
+    return list(_tags_read(text)) if _PLAIN_HEAD.fullmatch(text) is not None else None
+
+
+def _tags_read(text: str) -> tuple[_Read, ...]:
+    """The meta and link tags of plain markup that may decide something (`may_decide`), read:
+    each tag text once (`_TAGS`), so a line not seen before that holds a tag seen before (a
+    minified head, one line a page, is all such) does not read that tag again."""
     found: list[_Read] = []
     known = _TAGS.get
-    for tag_text in _META_LINK_TEXT.findall(stripped):
+    for tag_text in _META_LINK_TEXT.findall(text):
         read = known(tag_text, _UNREAD)
         if read is _UNREAD:
             read = _read_tag(tag_text) if may_decide(tag_text) else None
@@ -236,44 +269,22 @@ def _read_fast(text: str) -> list[_Read] | None:
                 _TAGS[tag_text] = read
         if read is not None:
             found.append(read)
-    return found
+    return tuple(found)
 
 
-def _is_plain(text: str) -> bool:
-    """Whether `_PLAIN_HEAD` matches all of `text`, asked line by line of lines not seen before.
-
-    If each line is plain markup, so is the whole: a tag that `_PLAIN_HEAD` matches
-    ends at its own '>', whatever follows, so the lines' matches put end to end are
-    the whole's. A line that is not (a tag over two lines) sends the whole to the
-    regular expression. A site's heads share most of their lines (its template's),
-    and a set lookup of each costs a third of matching it.
-    """
-    lines = text.split("\n")
-    if _PLAIN_LINES.issuperset(lines):
-        return True
-    new = set(lines).difference(_PLAIN_LINES)
-    for line in new:
-        if _PLAIN_HEAD.fullmatch(line) is None:
-            return _PLAIN_HEAD.fullmatch(text) is not None
-    if len(_PLAIN_LINES) + len(new) > _PLAIN_LINES_KEPT:
-        _PLAIN_LINES.clear()
-    _PLAIN_LINES.update(line for line in new if len(line) <= _KEPT_LENGTH)
-    return True
-
-
-#: Lines `_PLAIN_HEAD` matched (see `_is_plain`).
-_PLAIN_LINES: set[str] = set()
-_PLAIN_LINES_KEPT = 4_096
-#: The longest tag or line kept (`_TAGS`, `_PLAIN_LINES`): a template's are shorter, and a
-#: minified head is one line a page, which no other page repeats. So each keeps a few MB at most.
+#: Lines of plain markup read before, with the tags each holds that may decide (see `_read_fast`).
+_LINES: dict[str, tuple[_Read, ...]] = {}
+_LINES_KEPT = 4_096
+#: The longest tag or line kept (`_TAGS`, `_LINES`): a template's are shorter, and a minified
+#: head is one line a page, which no other page repeats. So each keeps a few MB at most.
 _KEPT_LENGTH = 512
 
 
 def forget_seen() -> None:
-    """Forget the tags and lines read before (see `_TAGS`, `_PLAIN_LINES`): a benchmark's pass,
+    """Forget the tags and lines read before (see `_TAGS`, `_LINES`): a benchmark's pass,
     or a test, then reads heads as a build reads its first."""
     _TAGS.clear()
-    _PLAIN_LINES.clear()
+    _LINES.clear()
 
 
 def _read_tag(tag_text: str) -> _Read:

@@ -514,19 +514,43 @@ def test_a_page_url_normalizes_as_its_base_url_does(raw_base: str, parts: list[s
     assert normalize_url(page_url(base, relpath, style)) == normalize_url(base) + url_path(relpath, style)
 
 
+_LINE_PIECES = st.lists(
+    st.one_of(
+        _piece(),
+        st.just("\n"),
+        st.sampled_from(
+            [
+                '<meta name="a\nb">',
+                "<link\n>",
+                '<link rel="canonical"\nhref="/x">',
+                '<meta name="robots" content="noindex">\n',
+                '<link rel="alternate" hreflang="de" href="/de/">',
+            ]
+        ),
+    ),
+    max_size=14,
+)
+
+
 @settings(max_examples=800, deadline=None)
-@given(st.lists(st.one_of(_piece(), st.just("\n"), st.sampled_from(['<meta name="a\nb">', "<link\n>"])), max_size=14))
-def test_plain_markup_is_told_line_by_line_as_the_whole_would_be(pieces: list[str]) -> None:
-    # _is_plain asks _PLAIN_HEAD of each line not seen before, and of the whole only when a line
-    # is not plain: its answer must be the whole's, whatever lines were seen before.
+@given(_LINE_PIECES, _LINE_PIECES)
+def test_a_head_is_read_line_by_line_as_the_whole_would_be(pieces: list[str], before: list[str]) -> None:
+    # _read_fast reads each line not seen before (plain markup? which tags?) and keeps it; it
+    # checks and searches the whole only when a line is not plain. What it finds must be what
+    # the whole gives, cold, warm, and after another head's lines were kept.
     from sitemapgen import head
 
     text = "".join(pieces)
-    expected = head._PLAIN_HEAD.fullmatch(text) is not None
-    assert head._is_plain(text) == expected, text
-    assert head._is_plain(text) == expected, text  # its lines now seen
     head.forget_seen()
-    assert head._is_plain(text) == expected, text
+    stripped = head._without_skipped(text)
+    whole = None if "\x00" in text or stripped is None else head._read_whole(stripped)
+    expected = None if whole is None else [tag for tag, _ in whole]
+    for other in (None, "".join(before), text):
+        head.forget_seen()
+        if other is not None:
+            scan_tags_fast(other)
+        assert scan_tags_fast(text) == expected, text
+        assert scan_tags_fast(text) == expected, text  # its lines now kept
 
 
 @settings(max_examples=600, deadline=None)
@@ -719,5 +743,11 @@ def test_what_head_reading_keeps_between_pages_stays_small() -> None:
         line = f'<meta name="description" content="{"x" * 5_000} {k}"><link rel="canonical" href="/p{k}/{"y" * 600}">'
         parse_head(f"<title>t</title>{line}", f"https://example.com/{k}/")
     assert all(len(text) <= head_module._KEPT_LENGTH for text in head_module._TAGS)
-    assert all(len(line) <= head_module._KEPT_LENGTH for line in head_module._PLAIN_LINES)
+    assert all(len(line) <= head_module._KEPT_LENGTH for line in head_module._LINES)
     assert not head_module._TAGS  # both tags were long
+    # Short ones are kept, up to a bound: past it, what is kept is forgotten and kept anew.
+    for k in range(head_module._LINES_KEPT + 100):
+        parse_head(f'<title>t</title>\n<link rel="canonical" href="/p{k}/">', f"https://example.com/{k}/")
+        assert len(head_module._TAGS) <= head_module._TAGS_KEPT
+        assert len(head_module._LINES) <= head_module._LINES_KEPT
+    assert '<link rel="canonical" href="/p4195/">' in head_module._LINES
