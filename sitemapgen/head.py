@@ -135,17 +135,23 @@ _META_LINK = re.compile(rf"<({'|'.join(SIGNAL_TAGS)})((?:[\s/][^<>]*)?)>", re.IG
 _META_LINK_TEXT = re.compile(rf"<(?i:{'|'.join(SIGNAL_TAGS)})(?:[\s/][^<>]*+)?>")  # scoped (?i): 10% faster
 #: What html.parser skips, as one match each: a script or style element, dropped whole as
 #: raw text, or a plain comment (group 1); or the start of one that is not (no group 1).
-#: Only a plain opening tag (attributes as above, not self-closing) opens a script or style:
-#: any other is left in place, and the check below hands it to bs4. Each ends at the first
-#: end tag of its name (html.parser's ``</\s*name\s*>``, any case), found by runs of
-#: anything but '<' (a lazy ".*?" tried every character of a 10 KB inline style). A plain
-#: comment is one that every html.parser (3.11 to 3.13) reads alike: not ``<!-->`` or
-#: ``<!--->`` (3.13 reads those as empty comments), no ``--`` inside (so no ``--!>`` end
-#: either), ended by ``-->``; jekyll-seo-tag and many themes write such comments in every head.
+#: Only a plain opening tag (attributes as above, not self-closing) opens a script or style,
+#: and only one named "script" or "style" in ASCII letters of any case: html.parser lower-cases
+#: a tag name that starts with an ASCII letter, so "\u017fcript" (a long s, which a Unicode
+#: caseless "s" matches) opens nothing, and any other is left in place for the check below to
+#: hand to bs4. Each ends at the first end tag of its name, found as html.parser (3.11 to 3.13)
+#: finds it, ``</\s*name\s*>`` caseless, by runs of anything but '<' (a lazy ".*?" tried every
+#: character of a 10 KB inline style). A plain comment is one that every html.parser reads
+#: alike: not ``<!-->`` or ``<!--->`` (3.13 reads those as empty comments), no ``--`` inside
+#: (so no ``--!>`` end either), ended by ``-->``; jekyll-seo-tag and many themes write such
+#: comments in every head.
 _SKIPPED = re.compile(  # '<' first, outside any group: the engine skips to each '<' in C
     r"<(?:(!--(?!-?>)(?:[^-]|-(?!-))*+-->"
-    rf"|((?i:script|style))(?:{_ATTR_TEXT})*+\s*+>(?:[^<]++|<(?!/\s*(?i:\2)\s*>))*+</\s*(?i:\2)\s*>)"
-    r"|(?i:script|style)|!--)"
+    + "".join(
+        rf"|(?ai:{name})(?:{_ATTR_TEXT})*+\s*+>(?:[^<]++|<(?!/\s*(?i:{name})\s*>))*+</\s*(?i:{name})\s*>"
+        for name in ("script", "style")
+    )
+    + r")|(?i:script|style)|!--)"
 )
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 
