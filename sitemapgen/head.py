@@ -217,8 +217,9 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     Decides only what it can decide exactly as bs4 with html.parser would: the
     head less its scripts, styles and plain comments (`_without_skipped`) must be
     text, doctype, end tags and start tags whose attributes are plain (see
-    `_ATTR_TEXT`), checked by one regular expression. Anything else (an odd
-    comment, a stray '<', a quote left open) returns None.
+    `_ATTR_TEXT`), checked by one regular expression (`_PLAIN_HEAD`, line by line
+    of lines not seen before, see `_read_fast`). Anything else (an odd comment, a
+    stray '<', a quote left open) returns None.
     """
     read = _read_fast(text)
     return None if read is None else [tag for tag, _ in read]
