@@ -84,7 +84,7 @@ def _utc_text(value: datetime, date_only: bool) -> str:
     share a second, and a cache of whole texts would miss on nearly every page;
     they share days, so the day's text is kept by value and the time is put
     together from two-digit strings. A property test checks it against
-    isoformat. (A bool, not the enum: it is asked for every page.)
+    isoformat.
     """
     ordinal = value.toordinal()
     day = _DAYS.get(ordinal)
