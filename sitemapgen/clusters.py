@@ -11,11 +11,12 @@ hosts cannot be checked here and are kept; a page's link to itself always is.
 That needs every page's links before any page is written, so this stage sits
 between the pipeline and the writer, in the main process: rows pass straight
 through until the first that carries links; from there every row is spooled,
-in order (a few hundred a pickle), to an unnamed temporary file, and every link to
-another URL of this site into a temporary on-disk SQLite table (nothing is
-written where the site is, and memory stays flat however many pages there are). Once the walk is done the spool is read
-back, each row's links are checked against the table, and the row goes on to
-the writer, less what is dropped.
+in order (a few hundred a pickle), to an unnamed temporary file, and every link
+to another URL of this site into a temporary on-disk SQLite table (nothing is
+written where the site is, and memory stays flat however many pages there
+are). Once the walk is done the spool is read back, each row's links are
+checked against the table, and the row goes on to the writer, less what is
+dropped.
 """
 
 from __future__ import annotations
