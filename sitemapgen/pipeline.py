@@ -108,14 +108,14 @@ class Pipeline:
                     at += 1
                 event = settle(event, candidates[i][0])
                 if type(event) is tuple:
-                    for kind, example in event[2]:
-                        tally.note(kind, example)
+                    notes = event[2]
                 else:
                     assert isinstance(event, Outcome)
-                    for kind, example in event.notes:
-                        tally.note(kind, example)
+                    notes = event.notes
                     if event.skip is not None:
                         tally.skip(event.skip)
+                for kind, example in notes:
+                    tally.note(kind, example)
                 yield event
             for _, skip in walk_skips[at:]:
                 yield Outcome(skip.relpath, skip=skip)
