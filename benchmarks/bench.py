@@ -195,7 +195,7 @@ def real_sites() -> list[tuple[str, list[tuple[str, bytes]]]]:
     """Every fixture site of tests/realsites: its name, and each page's relpath and head as its
     generator wrote it, up to ``</head>``. The multilingual Zensical site comes twice: as built,
     and with 12 more languages in its alternate block (links to language homes, as it writes them)."""
-    from sitemapgen.head import read_head_bytes
+    from sitemapgen.pages.head import read_head_bytes
 
     sites = []
     for site in sorted(p / "site" for p in REALSITES.iterdir() if (p / "site").is_dir()):
@@ -321,8 +321,8 @@ def real_heads(repeat: int) -> list[str]:
     as the real tree carries them (with `_extras`: scripts, styles, preloads): per page, the
     microseconds from head bytes to `HeadFacts` (no file reading), and how many heads the fast
     scanner hands to beautifulsoup4. Table rows, in Markdown."""
-    from sitemapgen import head
-    from sitemapgen.head import decode_head, facts_from_bytes, says_nothing, scan_tags_fast
+    from sitemapgen.pages import head
+    from sitemapgen.pages.head import decode_head, facts_from_bytes, says_nothing, scan_tags_fast
 
     def best_of(copies: list[list[tuple[bytes, str]]]) -> float:
         # Each pass over another copy of the site, as in a tree: what a page shares with the

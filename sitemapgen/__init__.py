@@ -12,23 +12,21 @@ The library API is what the CLI uses::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .build import Listing, build, iter_entries, iter_listing
-from .config import ChangeFreq, Chunking, Config, LastmodFormat, RobotsTxt, Rule, Section
-from .configfile import load_config
-from .decide import Outcome
-from .entry import Entry
-from .errors import ConfigError, DocrootError, SitemapgenError
-from .explain import Explanation, explain
-from .gitdates import GitDate, GitSource
-from .hosts import HostName
-from .lastmod import LastmodSource
-from .report import BuildResult
-from .skips import Skip, SkipReason
-from .urls import UrlStyle, page_url
-from .walk import Page, iter_pages
-from .writer import SitemapFile, WriteResult, write_sitemaps
+from sitemapgen._version import __version__
+from sitemapgen.commands.build import Listing, build, iter_entries, iter_listing
+from sitemapgen.commands.explain import Explanation, explain
+from sitemapgen.commands.report import BuildResult
+from sitemapgen.config.loader import load_config
+from sitemapgen.config.settings import Config, Rule, Section
+from sitemapgen.config.words import Chunking, GitDate, GitSource, HostName, LastmodFormat, LastmodSource, RobotsTxt
+from sitemapgen.entry import Entry
+from sitemapgen.errors import ConfigError, DocrootError, SitemapgenError
+from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
+from sitemapgen.pages.walk import Page, iter_pages
+from sitemapgen.pipeline.decide import Outcome
+from sitemapgen.protocol import ChangeFreq
+from sitemapgen.skips import Skip, SkipReason
+from sitemapgen.urls import UrlStyle, page_url
 
 __all__ = [
     "BuildResult",

@@ -1,6 +1,6 @@
 """``python -m sitemapgen``: the same as the ``sitemapgen`` command."""
 
-from .cli import run
+from sitemapgen.cli import run
 
 if __name__ == "__main__":
     run()

@@ -12,8 +12,29 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from .config import ChangeFreq, LastmodFormat
-from .signals import Alternate
+from sitemapgen.config.words import LastmodFormat
+from sitemapgen.protocol import SITEMAP_NS, XHTML_NS, ChangeFreq
+
+#: What opens and closes every sitemap file, around its ``<url>`` elements.
+XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+URLSET_OPEN = XML_DECL + f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">\n'.encode()
+URLSET_CLOSE = b"</urlset>\n"
+
+
+def entry_room(max_bytes: int) -> int:
+    """The largest ``<url>`` element, in bytes, that fits in a sitemap of `max_bytes`."""
+    return max_bytes - len(URLSET_OPEN) - len(URLSET_CLOSE)
+
+
+@dataclass(frozen=True, slots=True)
+class Alternate:
+    """One ``<link rel="alternate" hreflang href>``: href absolute and percent-encoded."""
+
+    hreflang: str
+    href: str
+
+    def __reduce__(self) -> tuple[type[Alternate], tuple[str, str]]:
+        return Alternate, (self.hreflang, self.href)  # cheaper to send from workers (see Entry)
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,3 +127,8 @@ def skip_warning(item: Skip) -> str | None:
         return None
     detail = f" ({display(item.detail)})" if item.detail else ""
     return f"{display(item.relpath)}: skipped, {item.reason.singular}{detail}"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 sitemap``, ``3 sitemaps``, ``1,000 pages``."""
+    return f"{n:,} {word}{'s' * (n != 1)}"

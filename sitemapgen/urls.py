@@ -16,7 +16,8 @@ import re
 from typing import NamedTuple
 from urllib.parse import quote, unquote_to_bytes, urljoin, urlsplit, urlunsplit
 
-from .errors import ConfigError
+from sitemapgen.errors import ConfigError
+from sitemapgen.protocol import MIN_URL_LENGTH
 
 #: Characters left as they are in a path: RFC 3986 unreserved characters (which
 #: `quote` always keeps) plus the sub-delims, ':' and '@' that `pchar` allows.
@@ -27,11 +28,6 @@ _HOST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?
 
 INDEX_NAMES = ("index.html", "index.htm")
 PAGE_SUFFIXES = (".html", ".htm")
-
-#: The sitemaps.org schema's bounds for `<loc>`; the protocol text says "less
-#: than 2,048 characters", so 2,048 itself is already too long.
-MIN_URL_LENGTH = 12
-MAX_URL_LENGTH = 2047
 
 
 class UrlStyle(enum.Enum):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.cli import main
+from sitemapgen.cli.program import main
 
 from .helpers import Files, make_tree
 

@@ -221,7 +221,7 @@ def run_unprivileged(argv: list[str], reach: list[Path]) -> tuple[int, str]:
     run as root (root ignores modes), else as the current user. Every directory on the way to
     each of `reach` is opened for it to pass through (only test temporaries are touched).
     Returns (exit code, stderr and stdout)."""
-    from sitemapgen.cli import main
+    from sitemapgen.cli.program import main
 
     if os.geteuid() == 0:
         for target in reach:
@@ -240,10 +240,10 @@ def run_unprivileged(argv: list[str], reach: list[Path]) -> tuple[int, str]:
                 # sit under /root) can still be read.
                 sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
                 main([argv[0], "--help"])
-                import sitemapgen.changes
-                import sitemapgen.check
-                import sitemapgen.indexnow
-                import sitemapgen.previous  # noqa: F401
+                import sitemapgen.commands.check
+                import sitemapgen.deploy.changes
+                import sitemapgen.deploy.indexnow
+                import sitemapgen.deploy.previous  # noqa: F401
 
                 with tempfile.TemporaryDirectory() as scratch:  # validate loads its schemas lazily
                     sample = Path(scratch, "s.xml")

@@ -15,8 +15,8 @@ from types import ModuleType
 
 import pytest
 
-from sitemapgen.head import decode_head, read_head_bytes, scan_tags_fast
-from sitemapgen.signals import facts_from_tags
+from sitemapgen.pages.head import decode_head, read_head_bytes, scan_tags_fast
+from sitemapgen.pages.signals import facts_from_tags
 from sitemapgen.urls import page_url
 
 

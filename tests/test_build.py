@@ -12,8 +12,8 @@ import pytest
 import sitemapgen
 import sitemapgen.cli
 from sitemapgen import ChangeFreq, Config, LastmodSource, Rule, SkipReason
-from sitemapgen.faults import FAULT_ENV
-from sitemapgen.writer import read_published
+from sitemapgen.output.writer import read_published
+from sitemapgen.util.faults import FAULT_ENV
 
 from .helpers import html, locs, make_tree, output_files, published
 
@@ -234,7 +234,7 @@ def test_a_worker_that_dies_is_a_clear_error(ram_tmp: Path, monkeypatch: pytest.
     sitemapgen.build(Config(docroot=root, base_url="https://example.com/", out_dir=out, jobs=1))
     before = output_files(out)
 
-    monkeypatch.setattr(sys.modules["sitemapgen.parallel"], "_run", _dies)
+    monkeypatch.setattr(sys.modules["sitemapgen.util.parallel"], "_run", _dies)
     with pytest.raises(sitemapgen.SitemapgenError, match="a worker process died"):
         sitemapgen.build(Config(docroot=root, base_url="https://example.com/", out_dir=out, jobs=2))
     assert output_files(out) == before  # the published set is the old one, whole

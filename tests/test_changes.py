@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from sitemapgen.changes import GONE, Changes, Refused
-from sitemapgen.previous import Previous
+from sitemapgen.deploy.changes import GONE, Changes, Refused
+from sitemapgen.deploy.previous import Previous
 
 BASE = "https://example.com/"
 

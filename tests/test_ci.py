@@ -10,7 +10,7 @@ import pytest
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 
-from sitemapgen.ci import MAX_ANNOTATIONS, warning_kind
+from sitemapgen.cli.ci import MAX_ANNOTATIONS, warning_kind
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import head, html

@@ -17,7 +17,7 @@ from urllib.parse import unquote, unquote_to_bytes, urlsplit
 import pytest
 
 import sitemapgen
-from sitemapgen.writer import read_published
+from sitemapgen.output.writer import read_published
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import (
@@ -425,7 +425,7 @@ def test_interrupt_exits_130(site: SiteFactory, cli: CliRunner, monkeypatch: pyt
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("sitemapgen.cli.run_build", interrupted)
+    monkeypatch.setattr("sitemapgen.cli.program.run_build", interrupted)
     run = cli("build", root, "--base-url", BASE)
     assert (run.code, run.err) == (130, "interrupted\n")
 
@@ -708,7 +708,7 @@ def test_byte_limit_holds_with_many_hreflang_links(site: SiteFactory, cli: CliRu
 def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from sitemapgen.cli import _progress
+    from sitemapgen.cli.program import _progress
 
     with _progress(True) as off:
         assert off is None  # pytest's stderr is not a terminal: CI logs stay clean
@@ -884,7 +884,7 @@ def test_the_machine_failing_anywhere_is_one_line_exit_3(
     def failing(*args: object, **kwargs: object) -> None:
         raise error
 
-    monkeypatch.setattr("sitemapgen.cli.run_build", failing)
+    monkeypatch.setattr("sitemapgen.cli.program.run_build", failing)
     run = cli("build", root, "--base-url", BASE)
     assert run.code == 3
     assert error_line(run.err).startswith(said.removeprefix("error: "))
@@ -897,7 +897,7 @@ def test_sigterm_exits_143(site: SiteFactory, cli: CliRunner, monkeypatch: pytes
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)  # the handler interrupts this
 
-    monkeypatch.setattr("sitemapgen.cli.run_build", terminated)
+    monkeypatch.setattr("sitemapgen.cli.program.run_build", terminated)
     run = cli("build", root, "--base-url", BASE)
     assert (run.code, run.err) == (143, "terminated\n")
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # given back
@@ -906,7 +906,7 @@ def test_sigterm_exits_143(site: SiteFactory, cli: CliRunner, monkeypatch: pytes
 def test_jobs_beyond_the_open_file_limit_are_bounded(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "site", {f"d{i // 500}/p{i}.html": html() for i in range(3_000)})
     code = (
-        "import resource, sys; from sitemapgen.cli import main;"
+        "import resource, sys; from sitemapgen.cli.program import main;"
         " resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48));"
         f" sys.exit(main(['build', {str(root)!r}, '--base-url', {BASE!r}, '--jobs', '64', '--quiet']))"
     )

@@ -117,7 +117,7 @@ def test_a_bad_x_default_is_a_config_error(tmp_path: Path, choice: str) -> None:
 def test_a_row_loses_only_its_unreturned_links_whether_they_are_side_by_side_or_not(between: str) -> None:
     """Rows as the writer makes them have their links side by side, and lose the unreturned ones in
     one cut; a row laid out otherwise loses them one by one, to the same effect."""
-    from sitemapgen.clusters import Reciprocity
+    from sitemapgen.pipeline.hreflang import Reciprocity
 
     def row(loc: str, *hrefs: str) -> tuple[str, bytes, None, None, str]:
         links = between.join(f'<xhtml:link rel="alternate" hreflang="x{i}" href="{h}"/>' for i, h in enumerate(hrefs))

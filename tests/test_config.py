@@ -4,9 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.config import ChangeFreq, Config, LastmodFormat, Rule
-from sitemapgen.configfile import load_config
+from sitemapgen.config.loader import load_config
+from sitemapgen.config.settings import Config, Rule
+from sitemapgen.config.words import LastmodFormat
 from sitemapgen.errors import ConfigError
+from sitemapgen.protocol import ChangeFreq
 from sitemapgen.urls import UrlStyle
 
 BASE = "https://example.com/"

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from sitemapgen import Config, SkipReason
-from sitemapgen.decide import Decider, Outcome
 from sitemapgen.entry import row_of
+from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.skips import NoteKind
 
 from .conftest import BASE
@@ -196,8 +196,7 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
     from datetime import UTC, datetime
 
     from sitemapgen import ChangeFreq, LastmodFormat, Skip
-    from sitemapgen.entry import Entry
-    from sitemapgen.signals import Alternate
+    from sitemapgen.entry import Alternate, Entry
 
     entry = Entry(
         BASE, datetime(2024, 1, 2, tzinfo=UTC), ChangeFreq.DAILY, 0.5, (Alternate("de", BASE + "de/"),), "blog"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import typer
 
-from sitemapgen.cli import app
-from sitemapgen.configfile import FILE_KEYS
+from sitemapgen.cli.program import app
+from sitemapgen.config.loader import FILE_KEYS
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -57,7 +57,7 @@ def test_every_config_key_is_documented(key: str) -> None:
 
 
 def test_the_annotated_config_example_loads(tmp_path: Path) -> None:
-    from sitemapgen.configfile import load_config
+    from sitemapgen.config.loader import load_config
 
     start = README.index("## Configuration reference")
     block = README[README.index("```toml\n", start) + len("```toml\n") :]

@@ -85,7 +85,8 @@ def test_a_pages_own_warnings_are_part_of_its_explanation(tmp_path: Path) -> Non
 
 def test_one_pipeline_for_all_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Three pages, one git history read (not three), as in a build."""
-    from sitemapgen.gitdates import GitDate, GitDates, read_git_dates
+    from sitemapgen.config.words import GitDate
+    from sitemapgen.lastmod.git import GitDates, read_git_dates
 
     calls: list[Path] = []
 
@@ -93,7 +94,7 @@ def test_one_pipeline_for_all_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         calls.append(directory)
         return read_git_dates(directory, date)
 
-    monkeypatch.setattr("sitemapgen.lastmod.read_git_dates", counted)
+    monkeypatch.setattr("sitemapgen.lastmod.chain.read_git_dates", counted)
     root = make_tree(tmp_path / "site", {"a.html": html(), "b.html": html(), "c/d.html": html()})
     config = Config(docroot=root, base_url=BASE, lastmod=(LastmodSource.GIT, LastmodSource.MTIME))
     answers = sitemapgen.explain(config, ["a.html", "b.html", "c/d.html"], on_warning=lambda _: None)

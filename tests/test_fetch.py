@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sitemapgen import fetch
+from sitemapgen.util import fetch
 
 PAGES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/ok": (200, {}, b"hello"),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.generators import GENERATORS, generator_of, listed_by, notice
+from sitemapgen.output.generators import GENERATORS, generator_of, listed_by, notice
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import html

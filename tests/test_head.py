@@ -9,8 +9,9 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from sitemapgen import head as head_module
-from sitemapgen.head import (
+from sitemapgen.entry import Alternate
+from sitemapgen.pages import head as head_module
+from sitemapgen.pages.head import (
     MAX_TANGLE,
     decode_head,
     may_decide,
@@ -22,7 +23,7 @@ from sitemapgen.head import (
     sniff_encoding,
     tangle,
 )
-from sitemapgen.signals import DECIDING_WORDS, Alternate, HeadFacts
+from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts
 from sitemapgen.urls import UrlStyle, normalize_base_url, normalize_url, page_url, url_path
 
 PAGE = "https://example.com/docs/page.html"
@@ -462,7 +463,7 @@ def test_already_normal_urls_skip_normalizing_unchanged(scheme: str, host: str, 
 )
 @example(["<meta", '<script><meta name="robots" content="noindex"></script>', ">"], "utf-8")
 def test_bytes_that_say_nothing_agree_with_bs4(pieces: list[str], encoding: str) -> None:
-    from sitemapgen.head import facts_from_bytes
+    from sitemapgen.pages.head import facts_from_bytes
 
     data = "".join(pieces).encode(encoding, "replace")
     assert facts_from_bytes(data, PAGE) == facts_from_bytes(data, PAGE, fast=False), data
@@ -480,7 +481,7 @@ def test_bytes_that_say_nothing_agree_with_bs4(pieces: list[str], encoding: str)
     ],
 )
 def test_says_nothing(data: bytes, nothing: bool) -> None:
-    from sitemapgen.head import says_nothing
+    from sitemapgen.pages.head import says_nothing
 
     assert says_nothing(data) is nothing
 
@@ -488,7 +489,7 @@ def test_says_nothing(data: bytes, nothing: bool) -> None:
 @pytest.mark.parametrize("word", [*DECIDING_WORDS, "&"])
 def test_every_deciding_word_counts_in_both_checks(word: str) -> None:
     # says_nothing and may_decide spell the words out, for speed: none may be missing.
-    from sitemapgen.head import says_nothing
+    from sitemapgen.pages.head import says_nothing
 
     for spelled in (word, word.upper(), word.title()):
         assert may_decide(f' name="x{spelled}y"')
@@ -546,7 +547,7 @@ def test_a_head_is_read_line_by_line_as_the_whole_would_be(pieces: list[str], be
     # _read_fast reads each line not seen before (plain markup? which tags?) and keeps it; it
     # checks and searches the whole only when a line is not plain. What it finds must be what
     # the whole gives, cold, warm, and after another head's lines were kept.
-    from sitemapgen import head
+    from sitemapgen.pages import head
 
     text = "".join(pieces)
     head.forget_seen()
@@ -577,7 +578,7 @@ def test_a_tag_read_before_says_what_it_said(pieces: list[str]) -> None:
     # The fast scanner reads each tag text once (head._TAGS) and looks at the meta and link tags
     # html.parser sees: what it finds from its cache is what it finds afresh, and what filtering
     # every such tag by may_decide finds.
-    from sitemapgen import head
+    from sitemapgen.pages import head
 
     text = "".join(pieces)
     warm = scan_tags_fast(text)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sitemapgen.errors import ConfigError
-from sitemapgen.hostfiles import (
+from sitemapgen.hosts.base import page_forms, says_noindex
+from sitemapgen.hosts.files import (
     glob_pattern,
     netlify_header_pattern,
     netlify_redirect_pattern,
@@ -21,7 +22,6 @@ from sitemapgen.hostfiles import (
     read_vercel_json,
     splat_pattern,
 )
-from sitemapgen.hosts import page_forms, says_noindex
 
 
 @pytest.mark.parametrize(

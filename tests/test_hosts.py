@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.config import Config
-from sitemapgen.hosts import LINE_FILE_LIMIT, Host, HostName, load_host, page_forms
+from sitemapgen.config.settings import Config
+from sitemapgen.config.words import HostName
+from sitemapgen.hosts.base import LINE_FILE_LIMIT, Host, load_host, page_forms
 
 from . import hostservers, hostsite
 from .conftest import CliRunner

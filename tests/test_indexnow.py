@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen import indexnow
+from sitemapgen.deploy import indexnow
 from sitemapgen.errors import SitemapgenError
 
 from .conftest import CliRunner

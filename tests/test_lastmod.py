@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.gitdates import read_git_dates
-from sitemapgen.lastmod import parse_datetime
+from sitemapgen.lastmod.chain import parse_datetime
+from sitemapgen.lastmod.git import read_git_dates
 
 from .conftest import BASE, CliRunner
 from .helpers import git, html, make_tree, output_files, published, read_index
@@ -263,7 +263,7 @@ def test_failed_build_leaves_the_store_as_it_was(
     def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(sys.modules["sitemapgen.build"], "write_rows", full_disk)
+    monkeypatch.setattr(sys.modules["sitemapgen.commands.build"], "write_rows", full_disk)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     failed = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
     assert (failed.code, failed.err) == (
@@ -288,7 +288,8 @@ def test_default_state_file_is_beside_the_output_not_inside(tmp_path: Path, cli:
 
 def test_the_source_table_and_the_names_agree() -> None:
     """A source is an enum member and a table entry; neither without the other."""
-    from sitemapgen.lastmod import SOURCES, LastmodSource, Source
+    from sitemapgen.config.words import LastmodSource
+    from sitemapgen.lastmod.chain import SOURCES, Source
 
     assert set(SOURCES) == set(LastmodSource)
     assert all(issubclass(kind, Source) for kind in SOURCES.values())
@@ -351,7 +352,7 @@ def test_a_busy_store_is_waited_for_then_one_line_and_nothing_published(
     content_build(cli, root, state, 1_600_000_000, monkeypatch)
     before = output_files(root)
     (root / "a.html").write_text(html("changed"))
-    monkeypatch.setattr("sitemapgen.store.BUSY_TIMEOUT", 0.2)
+    monkeypatch.setattr("sitemapgen.lastmod.store.BUSY_TIMEOUT", 0.2)
     other = sqlite3.connect(state, isolation_level=None)
     try:
         hold(other)

@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 import typer
 
-from sitemapgen.cli import app
-from sitemapgen.config import Config
-from sitemapgen.options import SITE_OPTIONS
+from sitemapgen.cli.options import SITE_OPTIONS
+from sitemapgen.cli.program import app
+from sitemapgen.config.settings import Config
 
 from .conftest import CliRunner
 

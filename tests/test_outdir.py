@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.outdir import JOURNAL_NAME, output_lock
+from sitemapgen.output.outdir import JOURNAL_NAME, output_lock
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import error_line, html

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
-from sitemapgen.parallel import INLINE, ordered_map
+from sitemapgen.util.parallel import INLINE, ordered_map
 
 
 def _square(n: int) -> tuple[int, int]:
@@ -49,7 +49,7 @@ def test_a_worker_that_dies_is_a_clear_error() -> None:
 
 _ORPHANS = """
 import os, sys, time
-from sitemapgen.parallel import INLINE, ordered_map
+from sitemapgen.util.parallel import INLINE, ordered_map
 
 def slow(n):
     if n >= INLINE:  # in the workers: slow enough that they are still busy when the parent dies

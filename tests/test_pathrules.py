@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sitemapgen import Config, SkipReason
-from sitemapgen.pathrules import PATH_RULES, PathRules, Patterns
+from sitemapgen.pipeline.pathrules import PATH_RULES, PathRules, Patterns
 
 from .conftest import BASE
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import sitemapgen
 from sitemapgen import Config, LastmodSource, SkipReason, UrlStyle
-from sitemapgen.pipeline import Pipeline
+from sitemapgen.pipeline.flow import Pipeline
 
 from .conftest import BASE, CliRunner
 from .helpers import html, make_tree, published

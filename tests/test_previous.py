@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.manifest import MANIFEST_NAME, fingerprint_settings
+from sitemapgen.deploy.manifest import MANIFEST_NAME, fingerprint_settings
 
 from .conftest import BASE, CliRunner
 from .helpers import head, indexnow_endpoint, make_tree, output_files, published, run_unprivileged, static_server

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import sitemapgen
-import sitemapgen.writer
-from sitemapgen.config import Config
-from sitemapgen.faults import FAULT_ENV
-from sitemapgen.writer import read_published
+import sitemapgen.output.writer
+from sitemapgen.config.settings import Config
+from sitemapgen.output.writer import read_published
+from sitemapgen.util.faults import FAULT_ENV
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import error_line, html, index_paths, is_cut_point, locs, make_tree, output_files, published, read_index
@@ -301,7 +301,7 @@ def test_a_journal_names_only_what_may_go(tmp_path: Path, cli: CliRunner) -> Non
     assert cli("build", root, "--base-url", BASE).code == 0
     listed = read_published(root)[0]
     make_tree(root, {"sitemap-7.xml.gz": b"made by the killed run", "sitemap-8.xml.gz": b"changed since"})
-    digest = sitemapgen.writer.file_digest(root / "sitemap-7.xml.gz")
+    digest = sitemapgen.output.writer.file_digest(root / "sitemap-7.xml.gz")
     assert digest is not None
     journal = (
         "sitemapgen journal 1: the files a run was creating here; the next run removes them\n"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sitemapgen.report import plural
+from sitemapgen.skips import plural
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import html

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from sitemapgen.config import ChangeFreq, Rule
-from sitemapgen.rules import Facts, RuleSet
+from sitemapgen.config.settings import Rule
+from sitemapgen.pipeline.rules import Facts, RuleSet
+from sitemapgen.protocol import ChangeFreq
 
 RULES = RuleSet(
     [

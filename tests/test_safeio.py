@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.safeio import NotRegularFile, create_exclusive, open_regular, read_regular
+from sitemapgen.util.safeio import NotRegularFile, create_exclusive, open_regular, read_regular
 
 
 def test_reads_a_regular_file(tmp_path: Path) -> None:

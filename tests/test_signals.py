@@ -6,8 +6,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from sitemapgen.head import may_decide, parse_head, says_nothing
-from sitemapgen.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, Alternate, HeadFacts, facts_from_tags
+from sitemapgen.entry import Alternate
+from sitemapgen.pages.head import may_decide, parse_head, says_nothing
+from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, HeadFacts, facts_from_tags
 
 PAGE = "https://example.com/a/page.html"
 
@@ -34,7 +35,7 @@ def test_every_signal_has_a_carrier_and_names_are_unique() -> None:
 
 @pytest.mark.parametrize("signal", SIGNALS, ids=lambda s: s.name)
 def test_each_signal_is_read_and_its_tag_holds_one_of_its_words(signal: object) -> None:
-    from sitemapgen.signals import Signal
+    from sitemapgen.pages.signals import Signal
 
     assert isinstance(signal, Signal)
     tag, expected = CARRIERS[signal.name]

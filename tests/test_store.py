@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapgen.store import DIGEST_PIECE, content_digest
+from sitemapgen.lastmod.store import DIGEST_PIECE, content_digest
 
 _VOLATILE = [re.compile(rb'<meta name="generator"[^>]*>'), re.compile(rb"\?v=[0-9a-f]{8}")]
 

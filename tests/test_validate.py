@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemapgen import validate as validate_module
-from sitemapgen.config import DEFAULT_BYTES_PER_SITEMAP, MAX_BYTES_PER_SITEMAP
+from sitemapgen.commands import validate as validate_module
+from sitemapgen.commands.validate import MAX_INDEX_DEPTH, Report, _resolved, _segments, validate
 from sitemapgen.errors import EnvironmentFailure
-from sitemapgen.validate import MAX_INDEX_DEPTH, Report, _resolved, _segments, validate
+from sitemapgen.protocol import DEFAULT_BYTES_PER_SITEMAP, MAX_BYTES_PER_SITEMAP
 
 from .conftest import BASE, CliRunner, SiteFactory
 from .helpers import html, make_tree, run_unprivileged
@@ -355,7 +355,7 @@ def test_validate_refuses_an_index_past_50000_sitemaps(tmp_path: Path) -> None:
 _PEAK_RSS = """
 import resource, sys
 from pathlib import Path
-from sitemapgen.validate import validate
+from sitemapgen.commands.validate import validate
 
 def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB

@@ -9,9 +9,9 @@ from unittest import mock
 import pytest
 
 from sitemapgen.errors import DocrootError
+from sitemapgen.pages.walk import Walk, exclusion_spec, iter_pages
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import UrlStyle
-from sitemapgen.walk import Walk, exclusion_spec, iter_pages
 
 from .helpers import make_tree
 

@@ -12,11 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemapgen import entry as entry_module
-from sitemapgen.config import ChangeFreq, Chunking, LastmodFormat
+from sitemapgen.commands.validate import validate
+from sitemapgen.config.words import Chunking, LastmodFormat
 from sitemapgen.entry import Entry, escape_xml, format_entry, format_lastmod, format_priority, row_of
+from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
+from sitemapgen.protocol import ChangeFreq
 from sitemapgen.skips import Skip, SkipReason
-from sitemapgen.validate import validate
-from sitemapgen.writer import SitemapFile, WriteResult, write_sitemaps
 
 from .helpers import Url, is_cut_point, locs, output_files, read_chunk, read_index
 

@@ -1,0 +1,150 @@
+"""What a CI run shows of a build: a Markdown summary, and warnings as annotations.
+
+The summary (``--summary-md FILE``, or GitHub's ``$GITHUB_STEP_SUMMARY``) is a
+short table: pages listed, skipped by reason, lastmod sources, sitemaps
+written and changed, then the warnings by kind with a few examples. In GitHub
+Actions each warning is also printed as a ``::warning`` workflow command, so it
+shows on the pull request; they are capped, since a site's generator can make
+the same warning on every page. Warnings are kept as counts by kind and a few
+examples, never all of them: a million pages cost no more than ten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+from sitemapgen.commands.report import BuildResult
+
+#: At most this many warnings become annotations; one more line says how many were left out.
+MAX_ANNOTATIONS = 50
+#: Examples shown for each kind of warning.
+EXAMPLES = 3
+
+_NUMBER = re.compile(r"\d[\d,]*")
+_COUNTED = re.compile(r"[\d,]+ [a-z]")  # "12 pages: ...", "1,234 skipped, ...": said once for the build
+
+
+def warning_kind(message: str) -> tuple[str, str | None]:
+    """(what kind of warning, the file it is about, if any). ``a/b.html: skipped, broken symlink``
+    is of kind ``skipped, broken symlink`` about ``a/b.html``; a line said once for the build
+    (``12 pages: ...``) is its own kind, numbers left out."""
+    head, sep, rest = message.partition(": ")
+    if sep and head and " " not in head and not _COUNTED.match(message):
+        return re.split(r"[:(]", rest, maxsplit=1)[0].strip(), head
+    return _NUMBER.sub("N", message.split("; e.g.", 1)[0]).strip(), None
+
+
+class CiReport:
+    """Warnings as they come (`add`), then the Markdown summary (`markdown`)."""
+
+    def __init__(self, *, annotate: bool, docroot: Path | None = None) -> None:
+        self.annotate = annotate
+        self.docroot = docroot
+        self.kinds: Counter[str] = Counter()
+        self.examples: dict[str, list[str]] = {}
+        self.annotated = 0
+
+    def add(self, message: str) -> str | None:
+        """Count a warning; the annotation line to print for it, if any."""
+        kind, path = warning_kind(message)
+        self.kinds[kind] += 1
+        examples = self.examples.setdefault(kind, [])
+        if len(examples) < EXAMPLES:
+            examples.append(message)
+        if not self.annotate:
+            return None
+        self.annotated += 1
+        if self.annotated > MAX_ANNOTATIONS:
+            return None
+        where = ""
+        if path is not None and self.docroot is not None:
+            # a page's path is the docroot's; an output file's is already a path from here
+            shown = path if os.path.isabs(path) or path.startswith(str(self.docroot)) else str(self.docroot / path)
+            where = f" file={_property(shown)}"
+        return f"::warning{where}::{_data(message)}"
+
+    def last_annotation(self) -> str | None:
+        """The line that says how many warnings were not annotated, if any were not."""
+        left = self.annotated - MAX_ANNOTATIONS
+        if not self.annotate or left <= 0:
+            return None
+        return f"::warning::{left:,} more sitemapgen warnings: see the log"
+
+    def markdown(self, result: BuildResult) -> str:
+        """The summary, as GitHub renders it (tables are GitHub Flavored Markdown)."""
+        rows = [("pages listed", f"{result.listed:,}")]
+        rows += [(f"skipped: {reason.value}", f"{n:,}") for reason, n in result.skipped.items()]
+        rows += [(f"lastmod from {source}", f"{n:,}") for source, n in result.lastmod_sources.items()]
+        written = result.written
+        rows.append(
+            ("sitemaps", f"{len(written.sitemaps):,} ({written.changed:,} changed, {written.removed:,} removed)")
+        )
+        rows.append(("index files", ", ".join(path.name for path in written.indexes)))
+        rows.append(("warnings", f"{sum(self.kinds.values()):,}"))
+        if result.changes is not None:
+            rows.append(("URLs added, removed, changed", result.changes))
+        lines = ["## sitemapgen", "", "| what | count |", "| --- | ---: |"]
+        lines += [f"| {_cell(what)} | {_cell(count)} |" for what, count in rows]
+        if self.kinds:
+            lines += ["", "### Warnings", "", "| kind | count | examples |", "| --- | ---: | --- |"]
+            for kind, n in self.kinds.most_common():
+                shown = "<br>".join(f"`{_cell(example)}`" for example in self.examples[kind])
+                lines.append(f"| {_cell(kind)} | {n:,} | {shown} |")
+        return "\n".join(lines) + "\n"
+
+
+def write_summary(path: Path, text: str, *, append: bool) -> None:
+    """Write (or, for GitHub's step summary, add to) the Markdown summary file.
+
+    A file this call created and could not fill (a full disk) is removed, so a
+    failure leaves no empty summary behind; a file that was there is the user's
+    and is left as the failed write left it.
+    """
+    if append:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(text)
+        return
+    try:
+        fd, created = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), True
+    except FileExistsError:
+        fd, created = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC), False
+    mine = os.fstat(fd)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError:
+        if created:
+            with contextlib.suppress(OSError):
+                now = os.stat(path, follow_symlinks=False)
+                if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):  # still the file we made
+                    os.unlink(path)
+        raise
+
+
+def step_summary_path() -> Path | None:
+    """GitHub's ``$GITHUB_STEP_SUMMARY``, when it is set."""
+    value = os.environ.get("GITHUB_STEP_SUMMARY")
+    return Path(value) if value else None
+
+
+def in_github_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def _cell(text: str) -> str:
+    """Text that stays in its table cell and in its code span: no pipe, backtick or line end."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("\r", " ").replace("\n", " ")
+
+
+def _data(text: str) -> str:
+    """A workflow command's message, escaped as GitHub reads it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    """A workflow command's property value, escaped as GitHub reads it."""
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

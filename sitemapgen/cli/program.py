@@ -1,0 +1,515 @@
+"""The command line: typer over the library, and nothing more.
+
+Exit codes are decided here and only here: 0 done, 1 `check`, `validate` or
+`explain` found a problem, 2 bad input (a `SitemapgenError`, or a usage
+error), 3 the machine failed (an `EnvironmentFailure`, or any `OSError` or
+`MemoryError` the library did not word itself: a full disk, a read-only
+mount, a permission, a busy store), 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM, handled as Ctrl-C is: clean-up runs, nothing is half-published).
+Every one of them is one line on stderr. Any other exception is a bug and
+keeps its traceback.
+
+The options that decide what is listed and how it is written are declared
+once (`SITE_OPTIONS`) and given to every command that reads a site by
+`_site_command`, so `build`, `check`, `list` and `explain` cannot drift apart:
+a `build` line works as a `check`, `list` or `explain` line by changing the verb.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Annotated, Any, get_args
+
+import typer
+
+from sitemapgen._version import __version__
+from sitemapgen.cli.options import (
+    SITE_OPTIONS,
+    ConfigOpt,
+    DocrootArg,
+    IndexNowKeyOpt,
+    JsonOpt,
+    MaxRemovedOpt,
+    QuietOpt,
+    RobotsOpt,
+)
+from sitemapgen.commands.build import build as run_build
+from sitemapgen.commands.build import iter_listing
+from sitemapgen.commands.explain import explain
+from sitemapgen.config.loader import load_config
+from sitemapgen.config.settings import Config
+from sitemapgen.errors import EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.skips import display, plural
+from sitemapgen.urls import normalize_base_url
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the signal lands, so that every clean-up Ctrl-C runs runs too."""
+
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Turn a built static-site directory into XML sitemaps that every search engine accepts.",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"sitemapgen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Turn a built static-site directory into XML sitemaps that every search engine accepts."""
+
+
+def _flag(option: Any) -> str:
+    """The long flag an `Annotated[..., typer.Option("--flag", ...)]` declares (in that form, typer
+    keeps the first name where a default would go)."""
+    info = get_args(option)[1]
+    return next(str(name) for name in (info.default, *info.param_decls) if str(name).startswith("--"))
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"warning: {message}", err=True)
+
+
+def _one_line(message: str) -> str:
+    """A message as one line, whatever a file name or a config key put in it."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {_one_line(message)}", err=True)
+    return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def _handled() -> Iterator[None]:
+    """Turn the library's errors, the machine's, Ctrl-C and SIGTERM into one line and an exit code."""
+    try:
+        yield
+    except EnvironmentFailure as e:
+        raise _fail(str(e), EXIT_ENVIRONMENT) from None
+    except Refusal as e:
+        raise _fail(str(e), EXIT_PROBLEM) from None
+    except SitemapgenError as e:
+        raise _fail(str(e), EXIT_BAD_INPUT) from None
+    except OSError as e:  # the machine's, where the library did not word it: still one line
+        where = f"{e.filename}: " if e.filename else ""
+        raise _fail(f"{where}{e.strerror or e}", EXIT_ENVIRONMENT) from None
+    except MemoryError:
+        raise _fail("out of memory (try --jobs 1, or allow this process more memory)", EXIT_ENVIRONMENT) from None
+    except KeyboardInterrupt as e:
+        terminated = isinstance(e, Terminated)
+        typer.echo("terminated" if terminated else "interrupted", err=True)
+        raise typer.Exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises `Terminated` (once: a second one during clean-up is ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _settings(docroot: Path, config_file: Path | None, flags: Mapping[str, tuple[object, str]]) -> Config:
+    """The `Config` from the config file and the flags that were given: {field: (value, flag)}."""
+    given = {key: value for key, value in flags.items() if value[0] is not None}
+    if "lastmod" in given:
+        value, flag = given["lastmod"]
+        given["lastmod"] = ([part.strip() for part in str(value).split(",")], flag)
+    return load_config(docroot, config_file=config_file, flags=given)
+
+
+def _site_command(
+    name: str, *, extra: Mapping[str, Any] | None = None
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a command that reads a site: DOCROOT, `--config` and `SITE_OPTIONS` are added to
+    its parameters, and it is called with `settings`, the `Config` they make.
+
+    `extra` adds options that set other `Config` fields for this command alone
+    (`build`'s `--robots-txt`).
+    """
+    options = {**SITE_OPTIONS, **(extra or {})}
+
+    def register(command: Callable[..., None]) -> Callable[..., None]:
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
+        shared = [
+            inspect.Parameter("docroot", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=DocrootArg),
+            *(p for p in own if p.kind is not inspect.Parameter.KEYWORD_ONLY),
+            inspect.Parameter("config_file", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ConfigOpt),
+            *(
+                inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=option)
+                for field, option in options.items()
+            ),
+            *(p for p in own if p.kind is inspect.Parameter.KEYWORD_ONLY),
+        ]
+
+        def run(**kwargs: Any) -> None:
+            flags = {field: (kwargs.pop(field), _flag(option)) for field, option in options.items()}
+            docroot, config_file = kwargs.pop("docroot"), kwargs.pop("config_file")
+            with _handled():
+                settings = _settings(docroot, config_file, flags)
+            command(settings=settings, **kwargs)
+
+        run.__signature__ = inspect.Signature(shared)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in shared} | {"return": None}
+        run.__doc__ = command.__doc__
+        run.__name__ = command.__name__
+        app.command(name)(run)
+        return command
+
+    return register
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
+    """A live page count on stderr, only when a person is watching a terminal.
+
+    Refreshed by the build's own calls, never by a thread of rich's: workers are
+    forked, and a fork while another thread runs can deadlock the child.
+    """
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.completed:,} pages"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        auto_refresh=False,
+    ) as progress:
+        task = progress.add_task("walk", total=None)
+        shown = 0.0
+
+        def update(n: int) -> None:
+            nonlocal shown
+            progress.update(task, completed=n)
+            now = time.monotonic()
+            if now - shown >= 0.1:
+                progress.refresh()
+                shown = now
+
+        yield update
+
+
+SummaryMdOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--summary-md",
+        help="Write a Markdown summary here (default in GitHub Actions: $GITHUB_STEP_SUMMARY).",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+NoSummaryMdOpt = Annotated[bool, typer.Option("--no-summary-md", help="Write no Markdown summary, even in CI.")]
+
+
+ChangesFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--changes-file",
+        help="With --previous: write what changed (added, removed and why, changed) here as JSON.",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+
+
+@_site_command("build", extra={"robots_txt": RobotsOpt, "max_removed": MaxRemovedOpt, "indexnow_key": IndexNowKeyOpt})
+def build_command(
+    settings: Config,
+    *,
+    quiet: QuietOpt = False,
+    json_output: JsonOpt = False,
+    summary_md: SummaryMdOpt = None,
+    no_summary_md: NoSummaryMdOpt = False,
+    changes_file: ChangesFileOpt = None,
+) -> None:
+    """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
+    from sitemapgen.cli.ci import CiReport, in_github_actions, step_summary_path, write_summary
+
+    ci = CiReport(annotate=in_github_actions(), docroot=settings.docroot)
+
+    def warn(message: str) -> None:
+        _warn(message)
+        annotation = ci.add(message)
+        if annotation is not None:
+            typer.echo(annotation, err=json_output)  # stdout, where the runner reads commands, but not into JSON
+
+    with _handled(), _progress(not quiet and not json_output) as on_progress:
+        if changes_file is not None and settings.previous is None:
+            raise SitemapgenError("--changes-file: needs --previous (what to compare with)")
+        result = run_build(settings, on_warning=warn, on_progress=on_progress, changes_file=changes_file)
+    last = ci.last_annotation()
+    if last is not None:
+        typer.echo(last, err=json_output)
+    summary = None if no_summary_md else summary_md or step_summary_path()
+    if summary is not None:
+        with _handled():
+            try:
+                write_summary(summary, ci.markdown(result), append=summary_md is None)
+            except OSError as e:
+                raise EnvironmentFailure(
+                    f"{summary}: cannot write the summary: {e.strerror or e} (the sitemaps were published)"
+                ) from e
+    if json_output:
+        typer.echo(json.dumps(result.as_json(), indent=2))
+    elif not quiet:
+        typer.echo(f"sitemapgen: {result.summary()}", err=True)
+
+
+@_site_command("check")
+def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
+    """Exit 1, with a short account, if the sitemaps on disk are missing or not what build would write now."""
+    from sitemapgen.commands.check import check
+
+    with _handled():
+        result = check(settings, on_warning=_warn if not quiet else (lambda _: None))
+    if not (quiet and result.current):
+        for line in result.lines:
+            typer.echo(line)
+    if not result.current:
+        raise typer.Exit(EXIT_PROBLEM)
+
+
+@app.command("diff")
+def diff_command(
+    old: Annotated[str, typer.Argument(help="The earlier deploy: an index URL, or an output directory or index.")],
+    new: Annotated[str, typer.Argument(help="The later one, the same way.")],
+    *,
+    json_output: Annotated[bool, typer.Option("--json", help="The diff as one JSON object.")] = False,
+) -> None:
+    """Print the URLs added (+), removed (-) and with a changed lastmod (~) between two deploys."""
+    from sitemapgen.deploy.changes import Changes
+    from sitemapgen.deploy.previous import read_previous
+
+    with _handled():
+        earlier = read_previous(old, None, warn=_warn, manifest=False)
+        try:
+            later = read_previous(new, earlier.base_url, warn=_warn, manifest=False)
+            try:
+                if not later.found:
+                    raise SitemapgenError(f"{later.where}: no sitemap index there")
+                changes = Changes(earlier)
+                for loc, lastmod in later.listed():
+                    changes.see(loc, lastmod)
+                if json_output:
+                    typer.echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=False))
+                    return
+                for loc in changes.added():
+                    typer.echo(f"+ {loc}")
+                for loc, _ in changes.removed():
+                    typer.echo(f"- {loc}")
+                for loc, before, after in changes.changed():
+                    typer.echo(f"~ {loc} {before or '-'} -> {after or '-'}")
+                typer.echo(f"sitemapgen: {changes.counts()}", err=True)
+            finally:
+                later.close()
+        finally:
+            earlier.close()
+
+
+@app.command("indexnow")
+def indexnow_command(
+    changes_file: Annotated[
+        Path, typer.Argument(help="What changed, from build --previous --changes-file.", dir_okay=False)
+    ],
+    *,
+    key: Annotated[str, typer.Option("--key", help="The IndexNow key (build --indexnow-key put KEY.txt live).")],
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint",
+            help="Where to submit (default: IndexNow's shared endpoint, api.indexnow.org).",
+            show_default=False,
+        ),
+    ] = None,
+    key_location: Annotated[
+        str | None,
+        typer.Option("--key-location", help="The key file's URL (default: https://HOST/KEY.txt).", show_default=False),
+    ] = None,
+    check_key: Annotated[
+        bool, typer.Option("--check-key/--no-check-key", help="First check that the key file is live.")
+    ] = True,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the requests; send nothing.")] = False,
+) -> None:
+    """Tell IndexNow (Bing, Yandex, Seznam, Naver...) the URLs a deploy added, changed or removed."""
+    from sitemapgen.config.checks import check_indexnow_key
+    from sitemapgen.deploy.changes import read_changes
+    from sitemapgen.deploy.indexnow import ENDPOINT, check_key_live, plan, submit
+    from sitemapgen.util.fetch import is_url
+
+    endpoint = ENDPOINT if endpoint is None else endpoint
+    with _handled():
+        check_indexnow_key(key, "--key")
+        if not is_url(endpoint):
+            raise SitemapgenError(f"--endpoint: must be an http(s) URL, got {endpoint!r}")
+        submission = plan(read_changes(changes_file), key=key, endpoint=endpoint, key_location=key_location)
+        if not submission.urls:
+            typer.echo("sitemapgen: nothing changed; nothing sent", err=True)
+            return
+        if dry_run:
+            for body in submission.bodies():
+                typer.echo(f"POST {submission.endpoint}")
+                typer.echo(json.dumps(body, indent=1, ensure_ascii=False))
+            return
+        if check_key:
+            check_key_live(submission)
+        sent = submit(submission, on_status=lambda line: typer.echo(f"sitemapgen: {line}", err=True))
+    typer.echo(f"sitemapgen: submitted {plural(sent, 'URL')} to {endpoint}", err=True)
+
+
+@app.command("validate")
+def validate_command(
+    paths: Annotated[
+        # readable=False: a file that cannot be read is a problem `validate` reports (exit 1), not a usage error
+        list[Path], typer.Argument(help="Sitemap files or indexes, gzipped or not.", readable=False)
+    ],
+    *,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="The URL the files' directory is served at: checks the location and one-host rules against it.",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Check sitemaps (any tool's) against the protocol. Exit 1 if anything is wrong."""
+    from sitemapgen.commands.validate import validate  # lxml: imported only for this command
+
+    with _handled():
+        base = normalize_base_url(base_url) if base_url is not None else None
+        report = validate(paths, base_url=base)
+    for problem in report.problems:
+        typer.echo(str(problem))
+    for note in () if quiet else report.notes:
+        typer.echo(f"note: {note}", err=True)
+    if not quiet or report.problems:
+        verdict = "ok" if report.ok else plural(len(report.problems), "problem")
+        typer.echo(f"{plural(report.files, 'file')}, {plural(report.urls, 'URL')}: {verdict}", err=True)
+    if not report.ok:
+        raise typer.Exit(EXIT_PROBLEM)
+
+
+@_site_command("list")
+def list_command(
+    settings: Config,
+    *,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="One JSON object a line instead of tab-separated.")
+    ] = False,
+) -> None:
+    """Print what build would list, in its order, one page a line: URL, lastmod, changefreq, priority, source file."""
+    from sitemapgen.entry import format_priority
+
+    write = sys.stdout.write  # buffered: a line per page, and a million pages
+    with _handled():
+        for item in iter_listing(settings, on_warning=_warn):
+            entry = item.entry
+            changefreq = entry.changefreq.value if entry.changefreq else None
+            priority = format_priority(entry.priority) if entry.priority is not None else None
+            if json_output:
+                row = {
+                    "url": entry.loc,
+                    "lastmod": item.lastmod_text,
+                    "changefreq": changefreq,
+                    "priority": priority,
+                    "file": item.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
+                    "lastmod_source": item.lastmod_source.value if item.lastmod_source else None,
+                }
+                write(json.dumps(row, ensure_ascii=False) + "\n")
+            else:  # one page, one line, whatever the file's name
+                fields = (entry.loc, item.lastmod_text, changefreq, priority, display(item.relpath))
+                write("\t".join(field or "" for field in fields) + "\n")
+    sys.stdout.flush()
+
+
+@_site_command("explain")
+def explain_command(
+    settings: Config,
+    pages: Annotated[
+        list[str], typer.Argument(help="Pages to explain: paths relative to DOCROOT, or paths to files in it.")
+    ],
+) -> None:
+    """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""
+    with _handled():
+        answers = explain(settings, pages, on_warning=_warn)
+    for answer in answers:
+        for line in answer.lines:
+            typer.echo(line)
+    if not all(answer.listed for answer in answers):
+        raise typer.Exit(EXIT_PROBLEM)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI with `argv` and return the exit code instead of exiting.
+
+    Usage errors are one line too (exit 2), with a pointer to ``--help``;
+    no arguments at all prints the help, as a usage error.
+    """
+    with _sigterm_as_interrupt():
+        try:
+            code = app(args=argv, prog_name="sitemapgen", standalone_mode=False)
+        except typer.exceptions.TyperException as e:
+            context = getattr(e, "ctx", None)
+            if not e.format_message() and context is not None:  # no arguments: the help
+                typer.echo(context.get_help())
+                return EXIT_BAD_INPUT
+            where = f"{context.command_path}: " if context is not None else ""
+            hint = f" (see {context.command_path} --help)" if context is not None else ""
+            typer.echo(f"error: {where}{_one_line(e.format_message())}{hint}", err=True)
+            return e.exit_code
+        except typer.Abort:
+            typer.echo("interrupted", err=True)
+            return EXIT_INTERRUPTED
+        except KeyboardInterrupt as e:  # outside a command (while parsing): still not a traceback
+            terminated = isinstance(e, Terminated)
+            typer.echo("terminated" if terminated else "interrupted", err=True)
+            return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+    return code if isinstance(code, int) else EXIT_OK
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

@@ -1,0 +1,10 @@
+"""The library's commands, each a function over a `Config` (the CLI is typer over these):
+`build`, `listing` (what `list` shows), `check`, `explain`, `diff`, and `validate` (imported
+from its module, so lxml loads only when it is used)."""
+
+from sitemapgen.commands.build import Listing, build, iter_entries, iter_listing
+from sitemapgen.commands.check import check
+from sitemapgen.commands.explain import Explanation, explain
+from sitemapgen.commands.report import BuildResult
+
+__all__ = ["BuildResult", "Explanation", "Listing", "build", "check", "explain", "iter_entries", "iter_listing"]

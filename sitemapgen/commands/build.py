@@ -1,0 +1,300 @@
+"""The library's entry points: `build`, and the read-only views `iter_entries` and `iter_listing`.
+
+Every check that can fail on bad input runs before the first byte is written,
+so an error leaves the output directory exactly as it was. Page fates come
+from `pipeline.Pipeline` alone, so what `list`, `explain` and `check` say is
+what `build` does.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sitemapgen.commands.report import BuildResult, sorted_skips
+from sitemapgen.config.settings import Config
+from sitemapgen.config.words import LastmodSource, RobotsTxt
+from sitemapgen.deploy.manifest import ManifestWriter, fingerprint_settings, has_manifest
+from sitemapgen.entry import Entry, Row
+from sitemapgen.errors import EnvironmentFailure, SitemapgenError
+from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
+from sitemapgen.output.robots import update_robots_txt
+from sitemapgen.output.writer import WriteResult, write_rows
+from sitemapgen.pipeline.decide import Outcome
+from sitemapgen.pipeline.flow import Pipeline
+from sitemapgen.pipeline.hreflang import Reciprocity
+from sitemapgen.skips import Skip, SkipReason, skip_warning
+from sitemapgen.urls import page_url
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.changes import Changes
+    from sitemapgen.deploy.previous import Previous
+
+logger = logging.getLogger("sitemapgen")
+
+Warn = Callable[[str], None]
+
+
+def build(
+    config: Config,
+    *,
+    on_warning: Warn | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    dry_run: bool = False,
+    changes_file: Path | None = None,
+    on_skip: Callable[[Skip], None] | None = None,
+) -> BuildResult:
+    """Write the sitemaps and index for `config`; the library's entry point.
+
+    Raises `SitemapgenError` for bad input before anything is written. Files
+    that cannot be listed are counted in the result and, where the user
+    should look at them, reported through `on_warning` (default: logging).
+    `on_progress` hears the number of pages walked so far, every few hundred. With
+    `dry_run` the content store is only read, and robots.txt left alone (what `check` uses).
+    With `config.previous`, what changed since that deploy is in the result's
+    summary, and with `changes_file` written there as JSON (after publishing).
+    `on_skip` hears every file left out, and why.
+    """
+    warn = on_warning or logger.warning
+    check_docroot(config)
+    out = check_output(config)
+    skipped: Counter[SkipReason] = Counter()
+    warnings = 0
+
+    def counted_warn(message: str) -> None:
+        nonlocal warnings
+        warnings += 1
+        warn(message)
+
+    def skip(item: Skip) -> None:
+        skipped[item.reason] += 1
+        message = skip_warning(item)
+        if message is not None:
+            counted_warn(message)
+        if on_skip is not None:
+            on_skip(item)
+
+    with claim_output(out) as claimed:
+        # Inside the claim: a bad .sitemapignore or an unusable store must not leave
+        # behind the output directory this run created.
+        pipeline = Pipeline(config, warn=counted_warn, dry_run=dry_run)
+        try:
+            written, robots, changes = _write(config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run)
+            if not written.sitemaps:
+                why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
+                raise SitemapgenError(
+                    f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
+                )
+            change_summary = changes.summary() if changes is not None else None
+            if changes_file is not None and changes is not None:
+                try:
+                    changes.write_json(changes_file)
+                except OSError as e:
+                    raise EnvironmentFailure(
+                        f"{changes_file}: cannot write the changes: {e.strerror or e} (the sitemaps were published)"
+                    ) from e
+        finally:
+            pipeline.close()
+    listed = sum(s.urls for s in written.sitemaps)
+    return BuildResult(
+        listed,
+        sorted_skips(skipped),
+        written,
+        warnings,
+        dict(pipeline.sources_used.most_common()),
+        robots,
+        change_summary,
+    )
+
+
+def _write(
+    config: Config,
+    out: Path,
+    pipeline: Pipeline,
+    claimed: ClaimedOutput,
+    on_skip: Callable[[Skip], None],
+    warn: Warn,
+    on_progress: Callable[[int], None] | None,
+    dry_run: bool,
+) -> tuple[WriteResult, bool, Changes | None]:
+    """Write and publish (the part of `build` under the output directory's claim)."""
+    reciprocity = Reciprocity(config.base_url)
+    previous = pipeline.previous
+    changes, manifest = _deploy_memory(config, out, previous)
+
+    def skip(item: Skip) -> None:
+        on_skip(item)
+        if changes is not None and not item.relpath.endswith("/"):
+            # The writer's own skips name the URL (no relpath holds "://"); the others, the file.
+            style = pipeline.config.url_style  # a host's form (see `Pipeline`), else the configured one
+            url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, style)
+            changes.left_out(url, item.reason.value)
+
+    rows = pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
+    if config.read_heads and config.hreflang:
+        rows = reciprocity.filter(rows)
+    if changes is not None:
+        rows = _seen(rows, changes)
+
+    before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run)
+
+    try:
+        written = write_rows(
+            rows,
+            out,
+            base_url=config.base_url,
+            max_urls=config.max_urls_per_sitemap,
+            max_bytes=config.max_bytes_per_sitemap,
+            max_sitemaps_per_index=config.max_sitemaps_per_index,
+            chunking=config.chunking,
+            sections=[section.name for section in config.sitemaps],
+            on_skip=skip,
+            on_warning=warn,
+            before_publish=before_publish,
+        )
+    except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
+        pipeline.abort()
+        raise EnvironmentFailure(
+            f"{e.filename or out}: cannot write the sitemaps: {e.strerror or e}; nothing new was published"
+        ) from e
+    except BaseException:
+        pipeline.abort()
+        raise
+    finally:
+        if manifest is not None:
+            manifest.discard()
+    for line in reciprocity.lines():
+        warn(line)
+    if not written.sitemaps or dry_run:
+        pipeline.abort()
+        claimed.release_if_empty()
+    if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or dry_run:
+        return written, False, changes
+    index_urls = [config.base_url + path.name for path in written.indexes]  # under the lock: one writer at a time
+    robots = update_robots_txt(
+        config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE, on_warning=warn
+    )
+    return written, robots, changes
+
+
+def _deploy_memory(
+    config: Config, out: Path, previous: Previous | None
+) -> tuple[Changes | None, ManifestWriter | None]:
+    """What this build compares with the previous deploy, and the manifest it publishes.
+
+    The manifest is also kept current without --previous where one of ours is
+    there: left as an older build wrote it, it would give the next --previous
+    build that build's lastmods.
+    """
+    changes = manifest = None
+    if previous is not None:
+        from sitemapgen.deploy.changes import Changes
+
+        changes = Changes(previous)
+    if previous is not None or has_manifest(out):
+        manifest = ManifestWriter(config.base_url, fingerprint_settings(config.content_ignore, config.content_select))
+    return changes, manifest
+
+
+def _before_publish(
+    config: Config,
+    out: Path,
+    pipeline: Pipeline,
+    changes: Changes | None,
+    manifest: ManifestWriter | None,
+    dry_run: bool,
+) -> None:
+    """Every new chunk is on disk and nothing is published yet: refuse (the drop guard), or
+    make durable what goes with the new sitemaps."""
+    if changes is not None and config.max_removed is not None:
+        changes.guard(config.max_removed)
+    if dry_run:
+        return
+    if manifest is not None:
+        manifest.publish(out)
+    if config.indexnow_key is not None:
+        from sitemapgen.deploy.indexnow import write_key_file
+
+        write_key_file(config.docroot, config.indexnow_key)
+    pipeline.commit()  # the store keeps this build's lastmods only if the build is published
+
+
+def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:
+    """The rows, each told to `changes` as it passes to the writer."""
+    see = changes.see
+    for row in rows:
+        see(row[0], row[3])
+        yield row
+
+
+def build_elsewhere(
+    config: Config, out: Path, *, on_warning: Warn | None = None, on_skip: Callable[[Skip], None] | None = None
+) -> BuildResult:
+    """Build into `out` instead of the configured output, changing no state (for `check`).
+
+    The content store stays the configured output's: it is where `build` keeps
+    its lastmods, and where they must be read from to compare like with like.
+    """
+    config = replace(config, out_dir=out, state_file=config.state_path)
+    return build(config, on_warning=on_warning, dry_run=True, on_skip=on_skip)
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A page that would be listed: its entry, source file and lastmod source."""
+
+    relpath: str
+    entry: Entry
+    lastmod_source: LastmodSource | None
+    lastmod_text: str | None = None  # the lastmod as the sitemap writes it
+
+
+def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iterator[Outcome]:
+    """The listed pages' outcomes, in the order `build` writes them; warnings said, skips passed on."""
+    check_docroot(config)
+    pipeline = Pipeline(config, warn=warn, dry_run=True)
+    try:
+        for outcome in pipeline.outcomes():
+            for message in outcome.warnings:
+                warn(message)
+            if outcome.skip is not None:
+                on_skip(outcome.skip)
+            else:
+                yield outcome
+    finally:
+        pipeline.abort()
+        pipeline.close()
+
+
+def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[Listing]:
+    """What `build` would list, page by page, in the order it writes them, writing nothing.
+
+    Files it passes over that deserve a warning in `build` get one here too, and
+    so does every page with something to say.
+    """
+    warn = on_warning or logger.warning
+
+    def on_skip(item: Skip) -> None:
+        message = skip_warning(item)
+        if message is not None:
+            warn(message)
+
+    for outcome in _listed(config, warn, on_skip):
+        assert outcome.entry is not None
+        source = LastmodSource(outcome.lastmod_source) if outcome.lastmod_source is not None else None
+        lastmod_text = outcome.row[3] if outcome.row is not None else None
+        yield Listing(outcome.relpath, outcome.entry, source, lastmod_text)
+
+
+def iter_entries(
+    config: Config, *, on_skip: Callable[[Skip], None] | None = None, on_warning: Warn | None = None
+) -> Iterator[Entry]:
+    """Every sitemap entry of the docroot, in the order `build` writes them, writing nothing."""
+    for outcome in _listed(config, on_warning or logger.warning, on_skip or (lambda _: None)):
+        assert outcome.entry is not None
+        yield outcome.entry

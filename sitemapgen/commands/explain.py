@@ -1,0 +1,142 @@
+"""Why a page is or is not listed: a view of the decisions `build` makes, for the pages asked.
+
+The pages go through the same `Pipeline` as a build, in one run for all of
+them: the walk lists only the directories on their way (so an excluded or
+symlinked directory above a page, or an earlier file with the same URL, is
+found exactly as the build finds it), then each page is decided and settled as
+in a build. Values are formatted as the sitemap writes them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import posixpath
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitemapgen.config.settings import Config
+from sitemapgen.entry import format_lastmod, format_priority
+from sitemapgen.output.outdir import check_docroot
+from sitemapgen.pipeline.decide import Outcome
+from sitemapgen.pipeline.flow import Pipeline
+from sitemapgen.skips import Skip, SkipReason, display
+from sitemapgen.urls import is_page_name
+
+logger = logging.getLogger("sitemapgen")
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why one file is or is not in the sitemap, in words for the user."""
+
+    relpath: str
+    listed: bool
+    lines: tuple[str, ...]
+
+
+def _relpath_in(config: Config, path: str) -> str:
+    """`path` (relative to the docroot, or any path to a file in it) as a docroot relpath."""
+    candidate = Path(path)
+    if os.path.lexists(candidate):  # a file by its path; else a path in the docroot, /a.html as ./a.html
+        try:
+            return os.path.relpath(os.path.abspath(candidate), os.path.abspath(config.docroot)).replace(os.sep, "/")
+        except ValueError:
+            pass
+    return posixpath.normpath(path.lstrip("/"))  # ./a.html and a//b.html as the walk spells them
+
+
+def _not_a_candidate(config: Config, relpath: str) -> str | None:
+    """Why the walk would never consider `relpath` a page, or None if it would."""
+    full = os.path.join(config.docroot, relpath)
+    if relpath.startswith("../") or relpath == "..":
+        return "outside the docroot"
+    if not os.path.lexists(full):
+        return "no such file in the docroot"
+    if os.path.isdir(full) and not os.path.islink(full):
+        return "a directory, not a page"
+    if not is_page_name(relpath):
+        return "not an HTML page (only .html and .htm files are listed)"
+    return None
+
+
+def _reason(skip: Skip) -> str:
+    """A skip in words, with the detail that says which pattern, page or target."""
+    reason, detail = skip.reason, skip.detail
+    if reason is SkipReason.EXCLUDED_DIR:
+        return f"directory {display(skip.relpath)} excluded by pattern {detail!r}"
+    if reason is SkipReason.DIR_SYMLINK and skip.relpath.endswith("/"):
+        return f"inside {display(skip.relpath)}, a directory symlink, which is not followed"
+    if reason is SkipReason.UNREADABLE and skip.relpath.endswith("/"):
+        return f"inside {display(skip.relpath)}, which cannot be read ({detail})"
+    if reason is SkipReason.EXCLUDED:
+        return f"excluded by pattern {detail!r}"
+    return reason.singular + (f" ({display(detail)})" if detail else "")
+
+
+def _above(relpath: str, found: dict[str, Outcome]) -> Skip | None:
+    """The skip of the highest directory above `relpath` that the walk did not enter."""
+    parts = relpath.split("/")
+    for depth in range(1, len(parts)):
+        outcome = found.get("/".join(parts[:depth]) + "/")
+        if outcome is not None and outcome.skip is not None:
+            return outcome.skip
+    return None
+
+
+def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
+    shown = display(relpath)
+    notes = (
+        *(f"  warning: {message}" for message in outcome.warnings),
+        *(f"  note: {kind.value}: {example}" for kind, example in outcome.notes),
+    )
+    if outcome.skip is not None:
+        return Explanation(relpath, False, (f"{shown}: not listed: {_reason(outcome.skip)}", *notes))
+    entry = outcome.entry
+    assert entry is not None
+    lines = [f"{shown}: listed as {entry.loc}"]
+    if entry.lastmod is not None:
+        lines.append(
+            f"  lastmod {format_lastmod(entry.lastmod, config.lastmod_format)} (from {outcome.lastmod_source})"
+        )
+    if entry.priority is not None:
+        lines.append(f"  priority {format_priority(entry.priority)} (from [[rules]])")
+    if entry.changefreq is not None:
+        lines.append(f"  changefreq {entry.changefreq.value} (from [[rules]])")
+    if entry.section:
+        lines.append(f"  in the sitemap series {entry.section!r} (from [[sitemaps]])")
+    lines.extend(f"  hreflang {alternate.hreflang}: {alternate.href}" for alternate in entry.alternates)
+    return Explanation(relpath, True, (*lines, *notes))
+
+
+def explain(
+    config: Config, paths: Sequence[str], *, on_warning: Callable[[str], None] | None = None
+) -> list[Explanation]:
+    """Say, for each of `paths`, why the page is or is not listed, as `build` decides.
+
+    `on_warning` hears what concerns the whole build (a missing git work tree,
+    a new content store); what concerns a page is in its explanation.
+    """
+    check_docroot(config)
+    relpaths = [_relpath_in(config, path) for path in paths]
+    early = {relpath: why for relpath in relpaths if (why := _not_a_candidate(config, relpath)) is not None}
+    found: dict[str, Outcome] = {}
+    targets = [relpath for relpath in relpaths if relpath not in early]
+    if targets:
+        pipeline = Pipeline(config, warn=on_warning or logger.warning, dry_run=True)
+        try:
+            for outcome in pipeline.outcomes(targets):
+                found.setdefault(outcome.relpath, outcome)
+        finally:
+            pipeline.abort()
+    answers = []
+    for relpath in relpaths:
+        decided = found.get(relpath)
+        if decided is None:
+            above = _above(relpath, found)
+            why = early.get(relpath) or (_reason(above) if above is not None else "not reached by the walk")
+            answers.append(Explanation(relpath, False, (f"{display(relpath)}: not listed: {why}",)))
+        else:
+            answers.append(_explained(config, relpath, decided))
+    return answers

@@ -1,0 +1,136 @@
+"""Settings from files and flags: ``sitemapgen.toml`` or ``[tool.sitemapgen]``, merged with flags.
+
+The loader's job is to say *where* a bad value came from: the file and key
+path (``sitemapgen.toml: rules[2].priority``) or the flag (``--base-url``).
+The values themselves are checked by `Config`, for library users alike.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from sitemapgen.config.checks import unknown_key
+from sitemapgen.config.settings import Config
+from sitemapgen.errors import ConfigError
+from sitemapgen.util.safeio import read_regular
+
+CONFIG_FILE = "sitemapgen.toml"
+PYPROJECT_FILE = "pyproject.toml"
+PYPROJECT_PREFIX = "tool.sitemapgen."
+
+
+#: Keys a config file may set: every Config field except the two paths, which
+#: belong to the command line (a config file is shared across checkouts).
+FILE_KEYS = tuple(f.name for f in fields(Config) if f.name not in ("docroot", "out_dir"))
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    """A config table as read from disk, before it is merged with flags."""
+
+    path: Path
+    values: Mapping[str, Any]
+    prefix: str = ""  # "tool.sitemapgen." for a pyproject.toml
+
+    @property
+    def label(self) -> str:
+        return str(self.path)
+
+
+def read_config_file(path: Path, *, pyproject: bool | None = None) -> ConfigFile | None:
+    """Read and syntax-check one TOML file; None if a pyproject.toml has no table.
+
+    Only the shape is checked here (syntax, unknown keys); values are checked
+    when the `Config` is built, so every source gets the same rules.
+    """
+    if pyproject is None:
+        pyproject = path.name == PYPROJECT_FILE
+    try:
+        text = read_regular(path).decode("utf-8")
+    except FileNotFoundError as e:
+        raise ConfigError("", "no such config file", source=str(path)) from e
+    except OSError as e:
+        raise ConfigError("", f"cannot read config file: {e.strerror or e}", source=str(path)) from e
+    except UnicodeDecodeError as e:
+        raise ConfigError("", f"cannot read config file: {e}", source=str(path)) from e
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError("", f"invalid TOML: {e}", source=str(path)) from e
+    prefix = ""
+    if pyproject:
+        table = data.get("tool", {}).get("sitemapgen")
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise ConfigError("tool.sitemapgen", "must be a table", source=str(path))
+        data, prefix = table, PYPROJECT_PREFIX
+    _check_keys(data, source=str(path), prefix=prefix)
+    return ConfigFile(path, data, prefix)
+
+
+def _check_keys(values: Mapping[str, Any], *, source: str, prefix: str) -> None:
+    """Every key is one a config file may set (`FILE_KEYS`), else an error naming `source`."""
+    for key in values:
+        if key not in FILE_KEYS:
+            raise unknown_key(key, FILE_KEYS, prefix).located(source)
+
+
+def config_from_values(docroot: Path | str, values: Mapping[str, Any], *, source: str, prefix: str = "") -> Config:
+    """A `Config` from a table of `sitemapgen.toml` keys that another tool read (a MkDocs
+    plugin's options, a Sphinx ``conf.py``): unknown keys and bad values are errors that
+    name `source` and the key, as they are for a config file."""
+    _check_keys(values, source=source, prefix=prefix)
+    try:
+        return Config(docroot=Path(docroot), **values)
+    except ConfigError as e:
+        raise e.located(source, prefix) from e
+
+
+def find_config_file(cwd: Path) -> ConfigFile | None:
+    """`sitemapgen.toml` in `cwd`, else `[tool.sitemapgen]` of its pyproject.toml."""
+    own = cwd / CONFIG_FILE
+    if own.is_file():
+        return read_config_file(own, pyproject=False)
+    pyproject = cwd / PYPROJECT_FILE
+    if pyproject.is_file():
+        return read_config_file(pyproject, pyproject=True)
+    return None
+
+
+def load_config(
+    docroot: Path | str,
+    *,
+    config_file: Path | str | None = None,
+    cwd: Path | str | None = None,
+    flags: Mapping[str, tuple[object, str]] | None = None,
+) -> Config:
+    """Merge a config file (explicit, or found in `cwd`) with flags into a `Config`.
+
+    `flags` maps a Config field to ``(value, flag name)``; a flag wins over the
+    file, and an error in it is reported under the flag's name.
+    """
+    if config_file is not None:
+        found = read_config_file(Path(config_file))
+    else:
+        found = find_config_file(Path.cwd() if cwd is None else Path(cwd))
+    values: dict[str, Any] = dict(found.values) if found else {}
+    flag_names: dict[str, str] = {}
+    for key, (value, flag) in (flags or {}).items():
+        values[key] = value
+        flag_names[key] = flag
+    if "base_url" not in values:
+        raise ConfigError("base_url", "is not set: pass --base-url URL or set base_url in sitemapgen.toml")
+    try:
+        return Config(docroot=Path(docroot), **values)
+    except ConfigError as e:
+        top = e.key.split("[", 1)[0].split(".", 1)[0]
+        if top in flag_names:
+            raise ConfigError(flag_names[top], e.problem) from e
+        if found is not None:
+            raise e.located(found.label, found.prefix) from e
+        raise

@@ -1,0 +1,82 @@
+"""The words a setting's value takes: every enum of the configuration (and the git source
+mapping), in a module that knows nothing of `Config`, so that the stages that define what a word
+does (hosts, lastmod sources) can import them without importing the settings."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+#: How many bytes of a page are read to find its head, unless told otherwise (``head_max_bytes``).
+DEFAULT_MAX_BYTES = 65_536
+
+
+class Chunking(enum.Enum):
+    """How pages are cut into sitemap files."""
+
+    STABLE = "stable"  # content-defined: one page's change rewrites one file
+    FILL = "fill"  # fill each file to the limits: fewest files, but a change shifts every later file
+
+
+class RobotsTxt(enum.Enum):
+    """What to do with the docroot's robots.txt."""
+
+    OFF = "off"  # leave it alone
+    UPDATE = "update"  # add or update the Sitemap: lines, if the file exists
+    CREATE = "create"  # the same, and create the file if it is missing
+
+
+class LastmodFormat(enum.Enum):
+    """How much of a W3C Datetime ``<lastmod>`` carries."""
+
+    DATETIME = "datetime"  # 2004-10-26T08:56:39+00:00, as `date --iso-8601=seconds -u`
+    DATE = "date"  # 2004-10-26
+
+
+class HostName(enum.Enum):
+    """The static host the docroot is published on (``--host``)."""
+
+    PLAIN = "plain"  # any static server: the URL style decides (no host files read)
+    NETLIFY = "netlify"
+    CLOUDFLARE = "cloudflare"
+    VERCEL = "vercel"
+    FIREBASE = "firebase"
+    SERVE = "serve"
+
+
+class LastmodSource(enum.Enum):
+    """The sources a ``lastmod`` chain may name (each has its `Source` in `lastmod.SOURCES`)."""
+
+    MTIME = "mtime"
+    GIT = "git"
+    META = "meta"
+    CONTENT = "content"
+
+    @property
+    def reads_heads(self) -> bool:
+        """Whether the source needs the page's head read (config refuses it with read_heads off)."""
+        return self is LastmodSource.META
+
+
+class GitDate(enum.Enum):
+    """Which of a commit's two times dates the files it touched."""
+
+    COMMIT = "commit"  # when the commit was made (or last rebased, amended, cherry-picked)
+    AUTHOR = "author"  # when its change was first written: what Hugo's .GitInfo and many users take
+
+
+@dataclass(frozen=True, slots=True)
+class GitSource:
+    """Maps a docroot page to the file in git whose history dates it (regex and replacement).
+
+    `source` is one replacement, or candidates tried in order: the first path
+    that git knows wins (``X.md``, else ``X/index.md``, else ``X/_index.md``;
+    the translated file, else the English one).
+    """
+
+    match: str
+    source: str | tuple[str, ...]
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return (self.source,) if isinstance(self.source, str) else self.source

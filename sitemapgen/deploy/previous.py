@@ -1,0 +1,309 @@
+"""The previous deploy, as a source: what it listed, and the manifest that carries lastmods over.
+
+In CI every checkout is fresh: mtimes are the checkout's and a local content
+store is gone. What survives is what was deployed. So a build can read the
+previous deploy (``--previous SOURCE``: the live index's URL, or a directory
+or index file of an earlier output) and take from it two things:
+
+- what it listed, URL -> lastmod, for the diff (`changes`) and the drop guard;
+- its manifest (`MANIFEST_NAME`, published beside the sitemaps, never listed):
+  URL -> content fingerprint and lastmod, so a page whose fingerprint is
+  unchanged keeps its lastmod (lastmod source ``content``).
+
+Files the previous index lists under the base URL are read relative to where
+the index itself was read, so a mirror, a local server or a directory can
+stand in for the live site. A first deploy (no index there: HTTP 404, or a
+directory without one) is not an error: everything is new. Everything read is
+kept in a temporary SQLite database, so a million URLs cost disk, not memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+import sqlite3
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import unquote, urljoin
+
+from sitemapgen.deploy.manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
+from sitemapgen.errors import SitemapgenError
+from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, SITEMAP_NS
+from sitemapgen.util.fetch import FetchError, get, inflate, is_url, stream
+from sitemapgen.util.safeio import open_regular, read_regular
+
+Warn = Callable[[str], None]
+
+_NS = "{" + SITEMAP_NS + "}"
+
+
+class PreviousError(SitemapgenError):
+    """The previous deploy could not be read: one line naming the file or URL."""
+
+
+class Previous:
+    """What the previous deploy listed (URL -> lastmod) and its manifest (URL -> fingerprint, lastmod)."""
+
+    def __init__(self, where: str, base_url: str | None) -> None:
+        self.where = where
+        self.base_url = base_url
+        self.found = False  # False: a first deploy, nothing there
+        self.has_manifest = False
+        self.db = sqlite3.connect("")  # a temporary database on disk, removed on close
+        self.db.execute("CREATE TABLE listed (loc TEXT PRIMARY KEY, lastmod TEXT)")
+        self.db.execute("CREATE TABLE manifest (loc TEXT PRIMARY KEY, fp BLOB NOT NULL, lastmod TEXT NOT NULL)")
+
+    def __len__(self) -> int:
+        count: int = self.db.execute("SELECT count(*) FROM listed").fetchone()[0]
+        return count
+
+    def listed(self) -> Iterator[tuple[str, str | None]]:
+        """Every URL the previous deploy listed and its lastmod, sorted by URL."""
+        yield from self.db.execute("SELECT loc, lastmod FROM listed ORDER BY loc")
+
+    def kept_lastmod(self, loc: str, fingerprint: bytes) -> datetime | None:
+        """The lastmod the previous deploy gave `loc`, if its content fingerprint is unchanged."""
+        row = self.db.execute("SELECT fp, lastmod FROM manifest WHERE loc = ?", (loc,)).fetchone()
+        if row is None or row[0] != fingerprint:
+            return None
+        try:
+            when = datetime.fromisoformat(row[1])
+        except ValueError:
+            return None  # not a date (a hand-edited manifest): the page counts as changed
+        return when if when.tzinfo is not None else None
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class _Place:
+    """Where the previous output is read from: a URL's directory or a local directory."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        if is_url(source):
+            self.index_url: str | None = source + "sitemap.xml" if source.endswith("/") else source
+            self.index_path: Path | None = None
+        else:
+            path = Path(source)
+            if not path.exists():
+                raise PreviousError(f"{source}: no such file or directory (--previous)")
+            self.index_url = None
+            self.index_path = path / "sitemap.xml" if path.is_dir() else path
+
+    @property
+    def index_name(self) -> str:
+        return self.index_url or str(self.index_path)
+
+    def read_index(self) -> bytes | None:
+        return self._read(self.index_url, self.index_path, MAX_BYTES_PER_SITEMAP)
+
+    def read_beside(self, relative: str, limit: int) -> bytes | None:
+        """A file below the index's directory, `relative` to it (percent-encoded, no dot segments)."""
+        segments = relative.split("/")
+        if relative.startswith("/") or any(
+            unquote(s) in ("", ".", "..") or "/" in unquote(s) or "\0" in unquote(s) for s in segments
+        ):
+            raise PreviousError(f"{self.index_name}: lists {relative!r}, which is not a file below it")
+        if self.index_url is not None:
+            return self._read(self.where(relative), None, limit)
+        return self._read(None, Path(self.where(relative)), limit)
+
+    @contextlib.contextmanager
+    def open_beside(self, relative: str) -> Iterator[BinaryIO | None]:
+        """A file beside the index as a stream (None if it is not there): read as it comes, never whole."""
+        if self.index_url is not None:
+            try:
+                with stream(self.where(relative)) as body:
+                    yield body
+            except FetchError as e:
+                raise PreviousError(f"{e} (--previous)") from None
+            return
+        path = Path(self.where(relative))
+        try:
+            f = open(open_regular(path), "rb")
+        except FileNotFoundError:
+            yield None
+            return
+        except OSError as e:
+            raise PreviousError(f"{path}: cannot read: {e.strerror or e} (--previous)") from None
+        with f:
+            yield f
+
+    def where(self, relative: str) -> str:
+        if self.index_url is not None:
+            return urljoin(self.index_url, relative)
+        assert self.index_path is not None
+        return str(self.index_path.parent.joinpath(*(unquote(s) for s in relative.split("/"))))
+
+    @staticmethod
+    def _read(url: str | None, path: Path | None, limit: int) -> bytes | None:
+        if url is not None:
+            try:
+                return get(url, limit=limit)
+            except FetchError as e:
+                raise PreviousError(f"{e} (--previous)") from None
+        assert path is not None
+        try:
+            data = read_regular(path, limit=limit + 1)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise PreviousError(f"{path}: cannot read: {e.strerror or e} (--previous)") from None
+        if len(data) > limit:
+            raise PreviousError(f"{path}: larger than {limit:,} bytes; not read (--previous)")
+        try:
+            return inflate(data, limit, str(path))
+        except FetchError as e:
+            raise PreviousError(f"{e} (--previous)") from None
+
+
+def _entries(data: bytes, where: str) -> tuple[str, Iterator[tuple[str, str | None]]]:
+    """The root's kind ("urlset" or "sitemapindex") and its entries, (loc, lastmod), read as a stream.
+
+    Each entry is cleared once read, so a 50 MB sitemap costs its bytes and
+    one entry's elements, not a whole tree. Entities are never expanded, no
+    DTD is loaded, nothing is fetched.
+    """
+    from lxml import etree  # imported only when a previous deploy is read
+
+    kinds = {f"{_NS}urlset": ("urlset", f"{_NS}url"), f"{_NS}sitemapindex": ("sitemapindex", f"{_NS}sitemap")}
+    events = etree.iterparse(
+        io.BytesIO(data),
+        events=("start", "end"),
+        tag=(*kinds, f"{_NS}url", f"{_NS}sitemap"),  # only these reach Python: a third of the work
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+    )
+    try:
+        event, root = next(events)
+    except etree.XMLSyntaxError as e:
+        raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
+    except StopIteration:
+        event, root = "", None
+    if root is None or event != "start" or root.tag not in kinds or root.getparent() is not None:
+        raise PreviousError(f"{where}: not a sitemap or sitemap index (--previous)")
+    kind, entry = kinds[root.tag]
+    loc_tag, lastmod_tag = f"{_NS}loc", f"{_NS}lastmod"
+
+    def entries() -> Iterator[tuple[str, str | None]]:
+        try:
+            for event, element in events:
+                if event != "end" or element.tag != entry:
+                    continue
+                loc = lastmod = None
+                for child in element:
+                    if child.tag == loc_tag:
+                        loc = child.text
+                    elif child.tag == lastmod_tag:
+                        lastmod = child.text
+                root.clear()  # the entries read so far: a stream keeps none of them
+                yield (loc or "").strip(), lastmod.strip() if lastmod is not None else None
+        except etree.XMLSyntaxError as e:
+            raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
+
+    return kind, entries()
+
+
+def _directory(url: str) -> str:
+    return url[: url.rfind("/") + 1]
+
+
+def read_previous(
+    source: str, base_url: str | None, *, warn: Warn, settings: str | None = None, manifest: bool = True
+) -> Previous:
+    """The previous deploy at `source`; `base_url` None takes the index's own directory.
+
+    `settings` is this build's `fingerprint_settings`: a manifest made with
+    others is not used (said once). Raises `PreviousError` for anything that
+    is there but cannot be read.
+    """
+    place = _Place(source)
+    previous = Previous(place.index_name, base_url)
+    try:
+        data = place.read_index()
+        if data is None:
+            return previous  # a first deploy
+        previous.found = True
+        kind, entries = _entries(data, place.index_name)
+        if kind == "urlset":
+            _add_urls(previous, entries)
+        else:
+            for loc, _ in list(entries):
+                base = previous.base_url or _directory(loc)
+                previous.base_url = base
+                if not loc.startswith(base):
+                    warn(f"{place.index_name}: lists {loc}, which is not under {base}; not read")
+                    continue
+                relative = loc[len(base) :]
+                sitemap = place.read_beside(relative, MAX_BYTES_PER_SITEMAP)
+                if sitemap is None:
+                    raise PreviousError(
+                        f"{place.where(relative)}: not found, though {place.index_name} lists it (--previous)"
+                    )
+                kind, urls = _entries(sitemap, place.where(relative))
+                if kind != "urlset":
+                    raise PreviousError(f"{place.where(relative)}: an index inside an index (--previous)")
+                _add_urls(previous, urls)
+        if manifest:
+            _read_manifest(previous, place, settings, warn)
+        return previous
+    except BaseException:
+        previous.close()
+        raise
+
+
+def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]]) -> None:
+    previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", entries)  # streamed, not gathered
+
+
+def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn: Warn) -> None:
+    where = place.where(MANIFEST_NAME)
+    with place.open_beside(MANIFEST_NAME) as raw:
+        if raw is None:
+            warn(
+                f"{where}: the previous deploy has no manifest, so no lastmod carries over from it this time"
+                " (this build publishes one)"
+            )
+            return
+        try:
+            with gzip.GzipFile(filename="", mode="rb", fileobj=raw) as lines:
+                _manifest_lines(previous, lines, where, settings, warn)
+        except (OSError, EOFError, zlib.error) as e:  # not gzip, truncated, a connection lost
+            raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
+
+
+def _manifest_row(line: bytes) -> tuple[str, bytes, str]:
+    """One manifest line as (URL, fingerprint, lastmod); ValueError if it is not one."""
+    if len(line) > MANIFEST_LINE:
+        raise ValueError(f"a line longer than {MANIFEST_LINE:,} bytes")
+    loc, fp, lastmod = json.loads(line)
+    if not isinstance(loc, str) or not isinstance(lastmod, str):
+        raise ValueError("a line is not [URL, fingerprint, lastmod]")
+    return loc, bytes.fromhex(fp), lastmod
+
+
+def _manifest_lines(previous: Previous, lines: Iterable[bytes], where: str, settings: str | None, warn: Warn) -> None:
+    """Every line of a manifest into `previous` (each checked), unless its settings are not this build's."""
+    lines = iter(lines)
+    try:
+        header = json.loads(next(lines))
+        if not isinstance(header, dict) or header.get(MANIFEST_KEY) != MANIFEST_VERSION:
+            raise ValueError("not a sitemapgen manifest of this version")
+        if settings is not None and header.get("content") != settings:
+            warn(
+                f"{where}: made with other content_ignore or content_select settings, so every page's"
+                " content counts as changed this time"
+            )
+            return
+        previous.db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?, ?)", map(_manifest_row, lines))
+    except (ValueError, TypeError, StopIteration) as e:
+        raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
+    previous.has_manifest = True

@@ -1,0 +1,63 @@
+"""The MkDocs plugin: ``plugins: [sitemapgen]`` in ``mkdocs.yml`` (the ``[mkdocs]`` extra).
+
+A thin adapter over `build`: after MkDocs has written the site, the library
+runs on ``site_dir`` with ``site_url`` as the base URL and the plugin's options,
+which are the keys of ``sitemapgen.toml``. MkDocs' own ``sitemap.xml`` and
+``sitemap.xml.gz`` (every page dated with the build's day) are never written:
+the plugin takes ``sitemap.xml`` out of the theme's static templates, and the
+raw template out of the files MkDocs copies. A bad
+option fails the build with the tool's one-line message; warnings go to MkDocs'
+log.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import Files
+
+from sitemapgen.commands.build import build
+from sitemapgen.config.loader import FILE_KEYS, config_from_values
+from sitemapgen.errors import SitemapgenError
+
+log = get_plugin_logger(__name__)
+
+#: MkDocs' own sitemap template; the gzipped copy is written from it too.
+MKDOCS_SITEMAP = "sitemap.xml"
+
+
+class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untyped-call]  # mkdocs: untyped hook
+    """Every key of ``sitemapgen.toml`` is an option, checked by sitemapgen itself."""
+
+    config_scheme = tuple((key, c.Optional(c.Type((str, int, float, bool, list, dict)))) for key in FILE_KEYS)
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        config.theme.static_templates.discard(MKDOCS_SITEMAP)  # not rendered, so no .gz either
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
+        """Not copied either: a theme file that is no longer a static template is copied raw."""
+        template = files.get_file_from_path(MKDOCS_SITEMAP)
+        docs = os.path.join(os.path.abspath(config.docs_dir), "")
+        if template is not None and not (template.abs_src_path or docs).startswith(docs):
+            files.remove(template)
+        return files
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        values: dict[str, Any] = {key: value for key, value in self.config.items() if value is not None}
+        if "base_url" not in values:
+            if not config.site_url:
+                raise PluginError("sitemapgen: set site_url in mkdocs.yml (or base_url in the plugin's options)")
+            values["base_url"] = config.site_url
+        try:
+            settings = config_from_values(config.site_dir, values, source="mkdocs.yml", prefix="plugins.sitemapgen.")
+            result = build(settings, on_warning=log.warning)
+        except SitemapgenError as e:
+            raise PluginError(f"sitemapgen: {e}") from e
+        log.info(result.summary())

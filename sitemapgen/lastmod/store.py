@@ -1,0 +1,243 @@
+"""The content store (lastmod source 'content'): URL -> (content hash, first seen), in SQLite.
+
+Kept beside the served output, never in it, and changed in one transaction
+per build, so an interrupted build leaves it as the last good build left it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sitemapgen.errors import EnvironmentFailure
+from sitemapgen.util.safeio import open_regular
+
+#: How long a build waits for another process to let go of the store, in seconds.
+BUSY_TIMEOUT = 5.0
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
+        "locked" in str(error) or "busy" in str(error)
+    )
+
+
+def _corrupt(error: sqlite3.Error) -> bool:
+    """Proven corrupt: SQLite says the file is not a database or is malformed, nothing else."""
+    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+class ContentStore:
+    """URL -> (content hash, lastmod first seen with that hash), kept in SQLite.
+
+    A rebuild that rewrites every file with the same bytes keeps every
+    lastmod; a page whose content changed gets the build time. Changes are
+    committed in one transaction at the end of a build, so an interrupted
+    build leaves the previous state intact. Rows for pages no longer on the
+    site are dropped then, so the store does not grow forever.
+    """
+
+    def __init__(
+        self, path: Path, *, build_time: datetime, on_warning: Callable[[str], None], readonly: bool = False
+    ) -> None:
+        self.path = path
+        self.build_time = build_time
+        self.run = int(build_time.timestamp())
+        self.readonly = readonly
+        self._db = self._open_readonly(on_warning) if readonly else self._open(on_warning)
+
+    def _open_readonly(self, warn: Callable[[str], None]) -> sqlite3.Connection | None:
+        """For dry runs: read what is there, create and change nothing."""
+        if not self.path.is_file():
+            warn(
+                f"{self.path}: no lastmod state store, so every page is dated with the build time"
+                " (give the --out or --state-file of the build that keeps it)"
+            )
+            return None
+        try:
+            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            db.execute("SELECT url, hash, lastmod FROM pages LIMIT 1").fetchall()
+            return db
+        except sqlite3.DatabaseError:
+            return None
+
+    def _open(self, warn: Callable[[str], None]) -> sqlite3.Connection:
+        existed = self.path.exists()
+        for attempt in (1, 2):
+            db: sqlite3.Connection | None = None
+            try:
+                db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT)
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, hash BLOB NOT NULL,"
+                    " lastmod TEXT NOT NULL, seen INTEGER NOT NULL)"
+                )
+                db.execute("SELECT url, hash, lastmod, seen FROM pages LIMIT 1").fetchall()
+                db.execute("BEGIN IMMEDIATE")
+                if not existed:  # said once it could be started: an error alone otherwise
+                    warn(
+                        f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
+                        " (in CI, keep this file between runs)"
+                    )
+                return db
+            except sqlite3.DatabaseError as e:
+                if db is not None:
+                    db.close()
+                if attempt == 2 or not _corrupt(e):
+                    raise self._failure("open", e) from e
+                aside = self._move_aside(e)
+                warn(f"{self.path}: lastmod state store is corrupt ({e}); moved to {aside.name}, starting a new one")
+        raise AssertionError("unreachable")
+
+    def _failure(self, what: str, error: sqlite3.Error) -> EnvironmentFailure:
+        """One line for a store the machine will not let us use: busy, read-only, full, missing."""
+        if _busy(error):
+            return EnvironmentFailure(
+                f"{self.path}: cannot {what} the lastmod state store: another process holds it"
+                f" (waited {BUSY_TIMEOUT:g} s); nothing new was published"
+            )
+        return EnvironmentFailure(f"{self.path}: cannot {what} the lastmod state store: {error}")
+
+    def _move_aside(self, error: sqlite3.DatabaseError) -> Path:
+        """Keep a corrupt store for whoever wants to look at it, under a name of its own."""
+        stamp = self.build_time.strftime("%Y%m%dT%H%M%SZ")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        number = 1
+        while os.path.lexists(aside):
+            number += 1
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{number}")
+        try:
+            os.rename(self.path, aside)
+        except OSError as e:
+            raise EnvironmentFailure(
+                f"{self.path}: lastmod state store is corrupt ({error}) and cannot be moved aside: {e.strerror or e}"
+            ) from e
+        return aside
+
+    def lastmod(self, url: str, digest: bytes) -> datetime:
+        """The lastmod first seen with this content, or the build time for new content."""
+        if self._db is None:
+            return self.build_time
+        row = self._db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
+        if row is not None and row[0] == digest:
+            if not self.readonly:
+                self._db.execute("UPDATE pages SET seen = ? WHERE url = ?", (self.run, url))
+            return datetime.fromisoformat(row[1])
+        if self.readonly:
+            return self.build_time
+        stamp = self.build_time.isoformat(timespec="seconds")
+        self._db.execute(
+            "INSERT OR REPLACE INTO pages (url, hash, lastmod, seen) VALUES (?, ?, ?, ?)",
+            (url, digest, stamp, self.run),
+        )
+        return self.build_time
+
+    def commit(self) -> None:
+        """Keep this build's lastmods; forget pages it did not see."""
+        if self._db is None:
+            return
+        if not self.readonly:
+            try:
+                self._db.execute("DELETE FROM pages WHERE seen != ?", (self.run,))
+                self._db.execute("COMMIT")
+            except sqlite3.Error as e:
+                self.abort()
+                raise self._failure("commit to", e) from e
+        self._db.close()
+        self._db = None
+
+    def abort(self) -> None:
+        """Leave the store as the last successful build left it."""
+        if self._db is None:
+            return
+        if not self.readonly and self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+        self._db.close()
+        self._db = None
+
+
+#: The piece of a page hashed at a time: a page of any size costs this much memory.
+DIGEST_PIECE = 1 << 20
+
+
+#: A page larger than this is fingerprinted whole, even with `content_select`: selecting parses it all.
+SELECT_LIMIT = 16 << 20
+
+
+def selected_content(path: str, select: Sequence[str]) -> bytes | None:
+    """The page's main content: the first element the first matching selector finds, as HTML.
+
+    None when no selector matches (or the page is past `SELECT_LIMIT`): the
+    caller fingerprints the whole page then. Parsed with beautifulsoup4 over
+    lxml, so markup is read as a browser reads it.
+    """
+    from bs4 import BeautifulSoup
+
+    with open(open_regular(path), "rb") as f:
+        data = f.read(SELECT_LIMIT + 1)
+    if len(data) > SELECT_LIMIT:
+        return None
+    soup = BeautifulSoup(data, "lxml")
+    for selector in select:
+        element = soup.select_one(selector)
+        if element is not None:
+            return str(element).encode("utf-8")
+    return None
+
+
+def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]], select: Sequence[str] = ()) -> bytes:
+    """A hash of the page's bytes with the volatile parts (`ignore`) removed.
+
+    With `select`, of the page's main content only (see `selected_content`),
+    so a new footer or a build stamp in the header does not count as a change.
+
+    Streamed: the page is read `DIGEST_PIECE` bytes at a time, so a 512 MiB page
+    costs a few pieces' worth of memory (the patterns' copies), not 512 MiB.
+    With `ignore` patterns, a piece is cut after its last line end (the rest
+    starts the next piece), so a pattern matches within the lines of a piece:
+    one that spans lines may miss a match that straddles a cut, on pages of a
+    MiB or more only. A smaller page is one piece, hashed exactly as a whole.
+    Never waits on a FIFO swapped in for the page.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    if select:
+        part = selected_content(path, select)
+        if part is not None:
+            digest.update(b"selected\0")  # never equal to a whole page's
+            digest.update(_without(part, ignore))
+            return digest.digest()
+    with open(open_regular(path), "rb") as f:
+        carry = b""
+        while piece := f.read(DIGEST_PIECE):
+            if not ignore:
+                digest.update(piece)
+                continue
+            piece = carry + piece
+            cut = piece.rfind(b"\n") + 1 if len(piece) >= DIGEST_PIECE else len(piece)
+            if cut <= 0:
+                cut = len(piece)  # no line end in a whole piece: cut it anyway, memory stays bounded
+            carry = piece[cut:]
+            digest.update(_without(piece[:cut], ignore))
+        if carry:
+            digest.update(_without(carry, ignore))
+    return digest.digest()
+
+
+def _without(data: bytes, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
+    for pattern in ignore:
+        data = pattern.sub(b"", data)
+    return data
+
+
+def build_time() -> datetime:
+    """Now, to the second, or SOURCE_DATE_EPOCH for reproducible builds."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=UTC)
+    return datetime.now(UTC).replace(microsecond=0)

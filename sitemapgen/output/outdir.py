@@ -1,0 +1,219 @@
+"""The output directory: the location rule, one writer at a time, and no litter on failure.
+
+What a run may remove there is only what it can prove it wrote: the journal
+(`Journal`) names every file a run is about to create, before it creates it,
+so the next run can tidy up after one that was killed, and touch nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import stat
+from collections.abc import Callable, Collection, Iterator
+from pathlib import Path
+
+from sitemapgen.config.settings import Config
+from sitemapgen.errors import DocrootError, EnvironmentFailure, SitemapgenError, os_failure
+from sitemapgen.util.safeio import create_exclusive, read_regular
+
+#: What the machine refuses (rather than what the input gets wrong).
+_MACHINE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO})
+
+#: The lock descriptors this process holds: a forked child closes its copies at
+#: once, so a worker never keeps the lock (flock belongs to the open file, which
+#: a fork shares) when the run that made it is gone.
+_HELD: set[int] = set()
+
+
+def _close_held_in_child() -> None:
+    for fd in _HELD:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_held_in_child)
+
+
+def check_output(config: Config) -> Path:
+    """The output directory, or an error if the protocol's location rule would break there."""
+    out = config.output_dir
+    if out.is_symlink() and not out.exists():
+        raise DocrootError(f"--out: a symlink to nothing: {out} -> {os.readlink(out)}")
+    if out.exists() and not out.is_dir():
+        raise DocrootError(f"--out: not a directory: {out}")
+    real_out = os.path.realpath(out)
+    real_root = os.path.realpath(config.docroot)
+    if real_out != real_root and real_out.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise DocrootError(
+            f"--out: {out} is inside the docroot, so its sitemaps would be served below the base URL,"
+            " where the protocol's location rule lets them list only the pages under their own folder;"
+            " write them to the docroot itself or outside it"
+        )
+    return out
+
+
+def check_docroot(config: Config) -> None:
+    """An error unless the docroot is a directory."""
+    if not config.docroot.is_dir():
+        what = "not found" if not config.docroot.exists() else "not a directory"
+        raise DocrootError(f"docroot {what}: {config.docroot}")
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the output directory, or fail at once.
+
+    The lock is on the directory itself (flock), so no lock file is left to be
+    deployed, and the kernel releases it when a run dies, even by SIGKILL.
+    """
+    try:
+        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as e:
+        error = EnvironmentFailure if e.errno in _MACHINE_ERRNOS else DocrootError
+        raise error(f"--out: cannot open {out}: {e.strerror or e}") from e
+    _HELD.add(fd)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SitemapgenError(
+                f"another sitemapgen run is writing to {out}; try again when it has finished"
+            ) from None
+        yield
+    finally:
+        _HELD.discard(fd)
+        os.close(fd)
+
+
+class ClaimedOutput:
+    """An output directory this run holds: created if missing, locked, and removed
+    again (if it is still empty) when the run fails or has nothing to write."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.created = False
+
+    def release_if_empty(self) -> None:
+        """Undo creating the directory, if this run created it and left it empty."""
+        if self.created:
+            with contextlib.suppress(OSError):
+                self.out.rmdir()
+
+
+@contextlib.contextmanager
+def claim_output(out: Path) -> Iterator[ClaimedOutput]:
+    """Create `out` if needed and lock it for the duration; on failure, remove it if this run created it."""
+    claimed = ClaimedOutput(out)
+    claimed.created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        error = EnvironmentFailure if e.errno in _MACHINE_ERRNOS else DocrootError
+        raise error(f"--out: cannot create {out}: {e.strerror or e}") from e
+    try:
+        with output_lock(out):
+            yield claimed
+    except BaseException:
+        claimed.release_if_empty()
+        raise
+
+
+JOURNAL_NAME = ".sitemapgen-journal"
+_JOURNAL_HEAD = "sitemapgen journal 1: the files a run was creating here; the next run removes them\n"
+_JOURNAL_LIMIT = 16 << 20
+
+
+class Journal:
+    """The files a run is creating in the output directory, each written down before it exists.
+
+    Three kinds of line: ``tmp NAME`` (a temporary file), ``new NAME DIGEST``
+    (a sitemap file placed under a fresh name) and ``old NAME DIGEST`` (a
+    published file the new index is about to stop listing). A run that ends,
+    well or not, tidies up itself and removes its journal; one that was killed
+    leaves it, and `recover` in the next run removes what it names, provided
+    no index lists it and, for sitemap files, its bytes are still the ones
+    written. No fsync: the journal guards against a dead process, and a power
+    cut at worst leaves a file that is then named in a warning, never removed.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / JOURNAL_NAME
+        try:
+            self._fd = create_exclusive(self.path, 0o600)
+        except FileExistsError:
+            raise SitemapgenError(
+                f"{self.path}: exists and is not a journal this run could read; move it away"
+            ) from None
+        except OSError as e:
+            raise os_failure(self.path, "create the journal", e) from e
+        try:
+            self._write(_JOURNAL_HEAD)
+        except OSError as e:  # a full disk: an empty journal left behind would block every later run
+            os.close(self._fd)
+            self.path.unlink(missing_ok=True)  # created exclusively just now: ours
+            raise os_failure(self.path, "write the journal", e) from e
+
+    def _write(self, line: str) -> None:
+        os.write(self._fd, line.encode("utf-8", "surrogateescape"))
+
+    def temporary(self, name: str) -> None:
+        """Write down a temporary file about to be created."""
+        self._write(f"tmp {name}\n")
+
+    def placed(self, name: str, digest: bytes) -> None:
+        """Write down a sitemap file about to appear under `name` with these bytes."""
+        self._write(f"new {name} {digest.hex()}\n")
+
+    def retiring(self, name: str, digest: bytes) -> None:
+        """Write down a published file the next index will no longer list."""
+        self._write(f"old {name} {digest.hex()}\n")
+
+    def close(self) -> None:
+        """The run is over and has tidied up after itself: the journal goes too."""
+        os.close(self._fd)
+        self.path.unlink(missing_ok=True)
+
+    @staticmethod
+    def recover(
+        out: Path, listed: Collection[str], digest_of: Callable[[Path], bytes | None], warn: Callable[[str], None]
+    ) -> int:
+        """Tidy up after a killed run, if one left its journal; the number of files removed.
+
+        `listed` are the names the published indexes list: never removed.
+        """
+        path = out / JOURNAL_NAME
+        try:
+            text = read_regular(path, limit=_JOURNAL_LIMIT, follow_symlinks=False).decode("utf-8", "surrogateescape")
+        except FileNotFoundError:
+            return 0
+        except OSError as e:
+            raise SitemapgenError(
+                f"{path}: cannot read ({e.strerror or e}); it is not a journal sitemapgen wrote: move it away"
+            ) from e
+        if not text.startswith(_JOURNAL_HEAD):
+            raise SitemapgenError(f"{path}: not a journal sitemapgen wrote; move it away")
+        removed = 0
+        for line in text[len(_JOURNAL_HEAD) :].splitlines():
+            kind, _, rest = line.partition(" ")
+            name, _, digest = rest.partition(" ")
+            if not name or "/" in name or name in (".", "..", JOURNAL_NAME) or name in listed:
+                continue
+            target = out / name
+            try:
+                st = os.lstat(target)
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            if kind == "tmp" or (kind in ("new", "old") and (digest_of(target) or b"").hex() == digest):
+                try:
+                    target.unlink()
+                    removed += 1
+                except OSError as e:
+                    warn(f"{target}: left by a run that was killed, and cannot be removed: {e.strerror or e}")
+        path.unlink()
+        return removed

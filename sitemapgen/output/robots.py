@@ -1,0 +1,143 @@
+"""The docroot's robots.txt: its ``Sitemap:`` lines (its ``Disallow`` rules are `pipeline.robots`).
+
+Only our own lines are touched: a ``Sitemap:`` line pointing at one of this
+build's index URLs is kept, one pointing at an index name of ours under the
+same base URL that this build no longer writes is removed, and missing ones are
+appended. Every other byte of the file is kept as it was, line ends included.
+
+The file is the site's, not ours: a robots.txt that is a symlink (or anything
+but a regular file) is never written through or replaced, only named in a
+warning, and the new version is written to a temporary file created
+exclusively, so nothing planted under that name is followed or truncated.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sitemapgen.errors import SitemapgenError, os_failure
+from sitemapgen.protocol import ROBOTS_FILE
+from sitemapgen.util.safeio import create_exclusive, read_regular
+
+if TYPE_CHECKING:
+    pass
+
+_SITEMAP_LINE = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE)
+_OUR_INDEX = re.compile(r"^(?:sitemap\.xml|sitemap-index-[1-9][0-9]*\.xml)$")
+
+
+_MAX_ROBOTS = 8 << 20  # far above the 500 KiB crawlers read
+
+
+def update_robots_txt(
+    docroot: Path,
+    base_url: str,
+    index_urls: Sequence[str],
+    *,
+    create: bool,
+    on_warning: Callable[[str], None] | None = None,
+) -> bool:
+    """Make robots.txt name exactly our index URLs; True if the file changed.
+
+    Without `create`, a missing robots.txt is left missing.
+    """
+    path = docroot / ROBOTS_FILE
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise os_failure(path, "read", e) from e
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        if on_warning is not None:
+            on_warning(f"{path}: is {what}, so it was left as it is (sitemapgen never writes through a link)")
+        return False
+    if st is None and not create:
+        return False
+    data = b"" if st is None else _read(path)
+    result = rewritten(data, base_url, index_urls)
+    others = other_sitemaps(result, base_url, index_urls)
+    if others and on_warning is not None:
+        on_warning(
+            f"{path}: also names {', '.join(others)}, which sitemapgen did not write (a generator's sitemap?"
+            " then remove the line: sitemapgen edits only its own)"
+        )
+    if result == data and st is not None:
+        return False
+    _replace(path, result)
+    return True
+
+
+def _read(path: Path) -> bytes:
+    try:
+        data = read_regular(path, limit=_MAX_ROBOTS + 1, follow_symlinks=False)
+    except OSError as e:
+        raise os_failure(path, "read", e) from e
+    if len(data) > _MAX_ROBOTS:
+        raise SitemapgenError(f"{path}: larger than {_MAX_ROBOTS:,} bytes; not a robots.txt to edit")
+    return data
+
+
+def rewritten(data: bytes, base_url: str, index_urls: Sequence[str]) -> bytes:
+    """`data` with exactly one ``Sitemap:`` line for each of our index URLs, and every other byte kept."""
+    lines = data.splitlines(keepends=True)
+    newline = b"\r\n" if b"\r\n" in data else b"\n"
+    wanted = [url.encode("ascii") for url in index_urls]
+    present: set[bytes] = set()
+    kept: list[bytes] = []
+    for line in lines:
+        match = _SITEMAP_LINE.match(line.rstrip(b"\r\n"))
+        if match:
+            url = match.group(1)
+            text = url.decode("utf-8", "replace")
+            ours = text.startswith(base_url) and _OUR_INDEX.match(text[len(base_url) :])
+            if url in wanted:
+                if url in present:
+                    continue  # a second copy of our own line
+                present.add(url)
+            elif ours:
+                continue  # an index this build no longer writes
+        kept.append(line)
+    missing = [url for url in wanted if url not in present]
+    if kept and not kept[-1].endswith((b"\n", b"\r")) and missing:
+        kept[-1] += newline
+    if missing and kept and kept[-1].strip():
+        kept.append(newline)  # a blank line before our group, as robots.txt groups are written
+    kept.extend(b"Sitemap: " + url + newline for url in missing)
+    return b"".join(kept)
+
+
+def other_sitemaps(data: bytes, base_url: str, index_urls: Sequence[str]) -> list[str]:
+    """The ``Sitemap:`` URLs of robots.txt `data` under `base_url` that are not our indexes."""
+    found = []
+    for line in data.splitlines():
+        match = _SITEMAP_LINE.match(line)
+        if match:
+            url = match.group(1).decode("utf-8", "replace")
+            if url.startswith(base_url) and url not in index_urls:
+                found.append(url)
+    return found
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically, through a temporary file of a name no one has."""
+    tmp = path.with_name(f".{ROBOTS_FILE}.{secrets.token_hex(8)}.tmp")
+    try:
+        with open(create_exclusive(tmp), "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise os_failure(path, "write", e) from e
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

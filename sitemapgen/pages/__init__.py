@@ -1,0 +1,18 @@
+"""The input: the docroot's pages (`walk`), each page's head read (`head`), and what a head
+says (`signals`)."""
+
+from sitemapgen.pages.head import facts_from_bytes, read_head, read_head_bytes
+from sitemapgen.pages.signals import HeadFacts
+from sitemapgen.pages.walk import Candidate, Page, Walk, iter_pages, page_at
+
+__all__ = [
+    "Candidate",
+    "HeadFacts",
+    "Page",
+    "Walk",
+    "facts_from_bytes",
+    "iter_pages",
+    "page_at",
+    "read_head",
+    "read_head_bytes",
+]

@@ -1,0 +1,317 @@
+"""The per-page decision: one candidate in, its fate out, the same for every command.
+
+Everything that can leave a page out is decided here, in this order: the
+per-path rules (patterns, robots.txt), the file itself (symlinks, FIFOs), the
+static host (`hosts`: the URL form it serves, its redirects and noindex
+headers), the URL's length, the head (noindex, canonical, redirect), and, in
+the main process, the entry's size. A listed page gets its lastmod, rules,
+alternates and section, and its ``<url>`` element formatted as the writer
+writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
+`iter_listing` all take page fates from here, through `pipeline.Pipeline`.
+
+`decide` runs in worker processes, so its result must be cheap to send: a
+plain `Listed` tuple for a page listed with no warning (nearly all; the notes
+the build counts ride along), an `Outcome` for anything else, or for every
+page when the caller wants the details (`list`, `explain`). `settle` runs in
+the main process, in walk order: it dates 'content' pages from the store and
+applies the size limit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import pathspec
+
+from sitemapgen.config.settings import Config
+from sitemapgen.entry import Alternate, Entry, Row, entry_room, row_of
+from sitemapgen.lastmod.chain import LastmodChain
+from sitemapgen.pages.head import read_head
+from sitemapgen.pages.signals import HeadFacts
+from sitemapgen.pages.walk import Candidate, Page, page_at
+from sitemapgen.pipeline.pathrules import PathRules
+from sitemapgen.pipeline.rules import RuleSet
+from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
+from sitemapgen.skips import NoteKind, Skip, SkipReason, display
+from sitemapgen.urls import normalize_url, page_url, served_files
+from sitemapgen.util.safeio import open_regular_stat
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.previous import Previous
+    from sitemapgen.hosts.base import Host
+
+Warn = Callable[[str], None]
+#: Says something of a listed page that the build counts and says once (`NoteKind`, example).
+Note = Callable[[NoteKind, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One page's fate: listed (`entry` and `row`) or left out (`skip`), and what was said of it."""
+
+    relpath: str
+    entry: Entry | None = None
+    row: Row | None = None  # the entry as the writer writes it
+    skip: Skip | None = None
+    lastmod_source: str | None = None  # a `LastmodSource` value
+    warnings: tuple[str, ...] = ()
+    key: bytes | None = None  # the lastmod source's key (content fingerprint), dated by `settle`
+    notes: tuple[tuple[NoteKind, str], ...] = ()  # said once for the build, counted (see `pipeline`)
+
+    @property
+    def listed(self) -> bool:
+        return self.skip is None
+
+    def __reduce__(self) -> tuple[type[Outcome], tuple[object, ...]]:
+        # Sent from workers for every page `list` and `explain` ask about: a constructor
+        # call pickles twice as fast as a slotted dataclass's state.
+        fields = (
+            self.relpath,
+            self.entry,
+            self.row,
+            self.skip,
+            self.lastmod_source,
+            self.warnings,
+            self.key,
+            self.notes,
+        )
+        return Outcome, fields
+
+
+#: A page listed with no warning, as it crosses from a worker: (row, lastmod source, notes).
+#: Notes (a cluster without the page itself, a canonical no file answers) are on a quarter of
+#: a multilingual site's pages: an `Outcome` would send their entry and alternates twice.
+Listed = tuple[Row, str | None, tuple[tuple[NoteKind, str], ...]]
+
+
+class Decider:
+    """Per-build state (rules, lastmod sources, path rules) and the per-page decision."""
+
+    def __init__(
+        self, config: Config, *, warn: Warn, dry_run: bool, previous: Previous | None = None, host: Host | None = None
+    ) -> None:
+        self.config = config
+        self.host = host
+        self.root = os.path.join(config.docroot, "")  # with a trailing separator, to prefix relpaths
+        self.real_root = os.path.realpath(config.docroot)
+        # A page URL is the base URL and an encoded path that normalize_url leaves as it
+        # is, so its normal form is the base URL's and the same path (tested in test_decide).
+        self.own_base = normalize_url(config.base_url)
+        self.own_origin = (urlsplit(self.own_base).scheme, urlsplit(self.own_base).netloc)
+        self.path_rules = PathRules(config)
+        self.rules = RuleSet(config.rules)
+        self.sections = [
+            (pathspec.GitIgnoreSpec.from_lines([section.pattern]), section.name)
+            for section in reversed(config.sitemaps)
+        ]
+        self.room = entry_room(config.max_bytes_per_sitemap)
+        self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
+
+    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Listed:
+        """One candidate's fate, as plain data (see the module's docstring)."""
+        relpath, is_link = candidate
+        skip = self.path_rules.check(relpath)
+        if skip is not None:
+            return Outcome(relpath, skip=skip)
+        path = self.root + relpath
+        fd: int | None = None
+        if self.config.read_heads and not is_link:
+            # One open for the page's status and its head (a stat less a page). What cannot be
+            # opened so is left to page_at, and then to the head's reading, to say why, as before.
+            try:
+                fd, status = open_regular_stat(path)
+            except OSError:
+                pass
+        try:
+            if fd is not None:
+                return self._decided(Page(relpath, path, status.st_mtime_ns), fd, detail)
+            skips: list[Skip] = []
+            page = page_at(path, relpath, is_link=is_link, real_root=self.real_root, on_skip=skips.append)
+            if page is None:
+                return Outcome(relpath, skip=skips[0])
+            return self._decided(page, None, detail)
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _decided(self, page: Page, fd: int | None, detail: bool) -> Outcome | Listed:
+        """`decide`, from the page on; `fd` is the page, open, or None."""
+        relpath = page.relpath
+        url: str | None = None
+        if self.host is not None:
+            skip, url = self.host.place(relpath)
+            if skip is not None:
+                return Outcome(relpath, skip=skip)
+        warnings: list[str] = []
+        notes: list[tuple[NoteKind, str]] = []
+        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd)
+        if entry is None:
+            return Outcome(relpath, skip=skip, warnings=tuple(warnings))
+        if lastmod_key is not None:
+            return Outcome(
+                relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key, notes=tuple(notes)
+            )
+        row = row_of(entry, self.config.lastmod_format)
+        if warnings or detail:
+            return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings), notes=tuple(notes))
+        return row, source, tuple(notes)
+
+    def _entry(
+        self, page: Page, url: str | None, warn: Warn, note: Note, fd: int | None = None
+    ) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
+        """The page's entry (or skip), and its lastmod's key and source; `url` is the path
+        the host serves it under (relative to the base URL), None for a plain server; `fd`
+        the page, open, to read its head from (or None: opened here)."""
+        config = self.config
+        loc = config.base_url + url if url is not None else page_url(config.base_url, page.relpath, config.url_style)
+        if len(loc) > MAX_URL_LENGTH:
+            return None, Skip(page.relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"), None, None
+        head: HeadFacts | None = None
+        if config.read_heads:
+            try:
+                head = read_head(page.path, loc, config.head_max_bytes, fd=fd)
+            except OSError as e:
+                return None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)), None, None
+            if head.problem:
+                warn(f"{display(page.relpath)}: {head.problem}")
+            skip, loc = self._head_skip(page, loc, head, note)
+            if skip is not None:
+                return None, skip, None, None
+        lastmod, source = self.lastmod.date(page, head, warn)
+        facts = self.rules.facts_for(page.relpath)
+        alternates = self._cluster(page, loc, head, note) if head is not None and config.hreflang else ()
+        section = (
+            next((name for spec, name in self.sections if spec.match_file(page.relpath)), "") if self.sections else ""
+        )
+        if isinstance(lastmod, bytes):
+            entry = Entry(loc, None, facts.changefreq, facts.priority, alternates, section)
+            return entry, None, lastmod, source
+        return Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section), None, None, source
+
+    def _cluster(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Alternate, ...]:
+        """The page's hreflang alternates as a cluster Google accepts: no language with two
+        URLs (dropped, see `signals`), and the page itself among them, in its ``<html lang>``.
+        Without one, or when the cluster gives that language to another URL, which version
+        the page is cannot be told: the links are kept as the head gives them, and counted."""
+        shown = display(page.relpath)
+        for conflict in head.hreflang_conflicts:
+            note(NoteKind.HREFLANG_CONFLICT, f"{shown} names {conflict!r} more than once")
+        alternates = head.alternates
+        if not alternates:
+            return ()
+        own = self.own_base + loc[len(self.config.base_url) :]
+        if not any(alternate.href == own for alternate in alternates):
+            lang = head.lang
+            if lang is None or not LANGUAGE.match(lang) or any(a.hreflang.lower() == lang.lower() for a in alternates):
+                note(NoteKind.HREFLANG_NO_SELF, shown)
+            else:
+                note(NoteKind.HREFLANG_SELF_ADDED, f"{shown} as {lang!r}")
+                alternates = (*alternates, Alternate(lang, own))
+        return self._with_x_default(alternates)
+
+    def _with_x_default(self, alternates: tuple[Alternate, ...]) -> tuple[Alternate, ...]:
+        """`hreflang_x_default` added where the head names no x-default: that URL, or the
+        cluster's link in that language (none in it: nothing added)."""
+        choice = self.config.hreflang_x_default
+        if choice is None or any(a.hreflang.lower() == "x-default" for a in alternates):
+            return alternates
+        if "://" in choice:
+            return (*alternates, Alternate("x-default", choice))
+        href = next((a.href for a in alternates if a.hreflang.lower() == choice.lower()), None)
+        return alternates if href is None else (*alternates, Alternate("x-default", href))
+
+    def _head_skip(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Skip | None, str]:
+        """What the head's signals mean for this page (not a page, noindex, redirect,
+        canonical): a skip, or None and the URL to list it under."""
+        config = self.config
+        if head.fragment:
+            return Skip(page.relpath, SkipReason.FRAGMENT), loc
+        if config.check_noindex and head.noindex:
+            return Skip(page.relpath, SkipReason.NOINDEX), loc
+        if head.refresh is None and head.canonical is None:
+            return None, loc
+        own = self.own_base + loc[len(config.base_url) :]  # normalize_url(loc), without the work
+        if config.check_redirects and head.refresh is not None and head.refresh != own:
+            return Skip(page.relpath, SkipReason.REDIRECT, f"to {head.refresh}"), loc
+        if config.check_canonical and head.canonical is not None and head.canonical != own:
+            return self._canonical(page, loc, head.canonical, note)
+        return None, loc
+
+    def _canonical(self, page: Page, loc: str, canonical: str, note: Note) -> tuple[Skip | None, str]:
+        """A canonical URL that is not the page's own, resolved against the docroot as a
+        static server would answer it (see `urls.served_files`).
+
+        Another origin: left out (for search engines the page is a duplicate of
+        a page elsewhere). This page's own file, answered directly: listed under
+        the URL it declares, the form a search engine takes (Sphinx gives
+        ``index.html`` the canonical ``/index.html``). No file at all: a search
+        engine ignores a canonical that answers 404, so the page is listed under
+        its own URL, and the note says so. Another file: left out.
+        """
+        origin = urlsplit(canonical)
+        if (origin.scheme, origin.netloc) != self.own_origin:
+            return Skip(page.relpath, SkipReason.CANONICAL_OTHER_HOST, f"to {canonical}"), loc
+        served = (
+            served_files(canonical, self.own_base, self.config.url_style)
+            if self.host is None
+            else self.host.served(canonical, self.own_base)
+        )
+        if served is None:  # this host, outside the docroot's part of it
+            return Skip(page.relpath, SkipReason.CANONICAL, f"to {canonical}"), loc
+        direct = self._first_file(served.direct)
+        if direct == page.relpath:
+            declared = self.config.base_url + canonical[len(self.own_base) :]
+            return None, declared if len(declared) <= MAX_URL_LENGTH else loc
+        if direct is None:
+            redirected = self._first_file(served.redirected)
+            if redirected == page.relpath:
+                return None, loc  # its own file after a redirect: listed under the URL that answers
+            if redirected is None:
+                note(NoteKind.CANONICAL_MISSING, f"{display(page.relpath)} names {canonical}")
+                return None, loc
+        return Skip(page.relpath, SkipReason.CANONICAL, f"to {canonical}"), loc
+
+    def _first_file(self, relpaths: tuple[str, ...]) -> str | None:
+        """The first of `relpaths` that is a file in the docroot: the one a server answers with."""
+        return next((relpath for relpath in relpaths if os.path.isfile(self.root + relpath)), None)
+
+    def settle(self, event: Outcome | Listed, relpath: str) -> Outcome | Listed:
+        """The last of the decision, in the main process and walk order: the lastmod a
+        source dates here (the content store), then the entry-size limit.
+
+        `event` is what `decide` gave for the page at `relpath` (a `Listed` tuple
+        does not carry its relpath: it is not sent back from the workers).
+        """
+        if type(event) is tuple:  # the common case: no dataclass is made for it
+            size = len(event[0][1])
+            return event if size <= self.room else self._too_large(relpath, size, ())
+        assert isinstance(event, Outcome)
+        entry = event.entry
+        if entry is None:
+            return event
+        row = event.row
+        if event.key is not None:
+            assert event.lastmod_source is not None
+            lastmod = self.lastmod.finish(event.lastmod_source, entry.loc, event.key)
+            entry = dataclasses.replace(entry, lastmod=lastmod)
+            row = row_of(entry, self.config.lastmod_format)
+            event = dataclasses.replace(event, entry=entry, row=row)  # the key stays: the manifest records it
+        assert row is not None
+        if len(row[1]) > self.room:
+            return self._too_large(relpath, len(row[1]), event.warnings)
+        return event
+
+    def _too_large(self, relpath: str, size: int, warnings: tuple[str, ...]) -> Outcome:
+        """The outcome of a page whose entry would not fit in a sitemap of the configured size."""
+        return Outcome(relpath, skip=Skip(relpath, SkipReason.ENTRY_TOO_LARGE, f"{size:,} bytes"), warnings=warnings)
+
+    def commit(self) -> None:
+        self.lastmod.commit()
+
+    def abort(self) -> None:
+        self.lastmod.abort()

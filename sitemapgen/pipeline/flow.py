@@ -1,0 +1,176 @@
+"""The one producer of page outcomes: walk -> per-page decision (in workers) -> settle, in walk order.
+
+Every command reads page fates from a `Pipeline`: `build` and `check` as
+rows to write (`rows`), `list`, `explain` and the library's iterators as
+`Outcome`s (`outcomes`). Both views come from the same events, so they cannot
+disagree about a page. The walk's own skips (excluded directories, duplicate
+URLs, directory symlinks) are put back among the pages in walk order, so
+warnings come out in the same order whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator
+from typing import TYPE_CHECKING
+
+from sitemapgen.config.settings import Config
+from sitemapgen.entry import Row
+from sitemapgen.hosts.base import load_host
+from sitemapgen.pages.walk import Candidate, Walk
+from sitemapgen.pipeline.decide import Decider, Listed, Outcome
+from sitemapgen.pipeline.tally import Tally
+from sitemapgen.skips import Skip
+from sitemapgen.util.parallel import BATCH, can_fork, ordered_map, worker_limit
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.previous import Previous
+
+Warn = Callable[[str], None]
+Progress = Callable[[int], None]
+Dated = Callable[[str, bytes, str], None]
+
+#: A task for the workers: candidates, and the walk's skips among them as (position, skip).
+_Task = tuple[list[Candidate], tuple[list[Candidate], list[tuple[int, Skip]]]]
+
+
+class Pipeline:
+    """One build's decisions, page by page. Close it with `commit` or `abort`."""
+
+    def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
+        self.host = load_host(config)
+        if self.host is not None:
+            for line in self.host.files.rejected:
+                warn(line)
+            # The host's preferred form is the style of what is not asked of it (robots.txt, reports).
+            config = dataclasses.replace(config, url_style=self.host.style)
+        self.config = config
+        self.warn = warn
+        self.previous: Previous | None = None  # the previous deploy (--previous), read before the walk
+        if config.previous is not None:
+            from sitemapgen.deploy.manifest import fingerprint_settings
+            from sitemapgen.deploy.previous import read_previous
+
+            settings = fingerprint_settings(config.content_ignore, config.content_select)
+            self.previous = read_previous(config.previous, config.base_url, warn=warn, settings=settings)
+        try:
+            self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=self.previous, host=self.host)
+        except BaseException:
+            self.close()
+            raise
+        self.jobs = (config.jobs or os.cpu_count() or 1) if can_fork() else 1
+        if self.jobs > 1:
+            limit, soft = worker_limit()
+            if self.jobs > limit:
+                warn(f"--jobs {self.jobs}: the open-file limit ({soft}) leaves room for {limit}; using {limit}")
+                self.jobs = limit
+        self.sources_used: Counter[str] = Counter()  # lastmod source -> pages `rows` listed with it
+
+    def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
+        """The walk in batches of candidates, each with the walk's skips among them."""
+        skips: list[tuple[int, Skip]] = []
+        batch: list[Candidate] = []
+        count = 0
+        walk = Walk(
+            self.config.docroot,
+            prune=self.decider.path_rules.check_dir,
+            on_skip=lambda skip: skips.append((len(batch), skip)),
+            url_style=self.config.url_style if self.host is None else None,  # a host model decides alone
+        )
+        for candidate in walk.candidates(targets):
+            batch.append(candidate)
+            if len(batch) == BATCH or len(skips) >= BATCH:
+                count += len(batch)
+                if on_progress is not None:
+                    on_progress(count)
+                yield batch, (batch, skips)
+                batch, skips = [], []
+        if batch or skips:
+            yield batch, (batch, skips)
+
+    def _events(
+        self, *, detail: bool, targets: Collection[str] | None = None, on_progress: Progress | None = None
+    ) -> Iterator[Outcome | Listed]:
+        """Every page's settled fate, and the walk's skips, in walk order."""
+        decider = self.decider
+        decide = functools.partial(decider.decide, detail=True) if detail else decider.decide
+        settle = decider.settle
+        tally = Tally()
+        for results, (candidates, walk_skips) in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
+            at = 0
+            tally.pages += len(results)
+            for i, event in enumerate(results):
+                while at < len(walk_skips) and walk_skips[at][0] <= i:
+                    yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
+                    at += 1
+                event = settle(event, candidates[i][0])
+                if type(event) is tuple:
+                    notes = event[2]
+                else:
+                    assert isinstance(event, Outcome)
+                    notes = event.notes
+                    if event.skip is not None:
+                        tally.skip(event.skip)
+                for kind, example in notes:
+                    tally.note(kind, example)
+                yield event
+            for _, skip in walk_skips[at:]:
+                yield Outcome(skip.relpath, skip=skip)
+        if targets is None:  # `explain` says each page's own notes under it
+            for line in tally.lines():
+                self.warn(line)
+
+    def rows(
+        self, on_skip: Callable[[Skip], None], on_progress: Progress | None = None, on_dated: Dated | None = None
+    ) -> Iterator[Row]:
+        """The rows to write, in walk order (what `build` writes). Warnings go to `warn`.
+
+        `on_dated` hears each page dated by its content: URL, fingerprint, lastmod.
+        """
+        sources = self.sources_used
+        warn = self.warn
+        for event in self._events(detail=False, on_progress=on_progress):
+            if type(event) is tuple:
+                row, source, _ = event
+            else:
+                assert isinstance(event, Outcome)
+                for message in event.warnings:
+                    warn(message)
+                if event.skip is not None:
+                    on_skip(event.skip)
+                    continue
+                assert event.row is not None
+                row, source = event.row, event.lastmod_source
+                if on_dated is not None and event.key is not None and event.entry is not None:
+                    lastmod = event.entry.lastmod
+                    assert lastmod is not None
+                    on_dated(row[0], event.key, lastmod.isoformat(timespec="seconds"))
+            if source is not None:
+                sources[source] += 1
+            yield row
+
+    def outcomes(self, targets: Collection[str] | None = None) -> Iterator[Outcome]:
+        """Every page's `Outcome` in walk order, with its warnings (for the caller to say).
+
+        With `targets`, only those pages, and the skips of directories above
+        them (see `Walk.candidates`).
+        """
+        for event in self._events(detail=True, targets=targets):
+            assert isinstance(event, Outcome)
+            yield event
+
+    def commit(self) -> None:
+        """Keep what the build learned (the content store)."""
+        self.decider.commit()
+
+    def abort(self) -> None:
+        """Forget what the build learned."""
+        self.decider.abort()
+
+    def close(self) -> None:
+        """Let go of the previous deploy's data (after the caller is done with its diff)."""
+        if self.previous is not None:
+            self.previous.close()

@@ -1,0 +1,50 @@
+"""The sitemap protocol's words and limits, and the file names it fixes: a leaf that imports
+nothing of ours (``shared/spec`` holds the texts these come from)."""
+
+from __future__ import annotations
+
+import enum
+import re
+
+#: The sitemap and index elements' namespace (sitemaps.org schema 0.9), and hreflang links'.
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+
+#: The index's name at the output's root, and robots.txt's, where crawlers look for them.
+INDEX_NAME = "sitemap.xml"
+ROBOTS_FILE = "robots.txt"
+
+#: What is written unless told otherwise: the limits of the protocol text in force since 2008
+#: (``shared/spec``), which every consumer accepts.
+DEFAULT_BYTES_PER_SITEMAP = 10_485_760
+DEFAULT_SITEMAPS_PER_INDEX = 1_000
+#: The current protocol's hard limits (sitemaps.org and Google since 2016): configuration may
+#: raise the defaults up to these, never past them. Older consumers still stop at the defaults.
+MAX_URLS_PER_SITEMAP = 50_000
+MAX_BYTES_PER_SITEMAP = 52_428_800
+MAX_SITEMAPS_PER_INDEX = 50_000
+#: Below this a sitemap cannot hold its own header plus one long entry.
+MIN_BYTES_PER_SITEMAP = 1_024
+
+#: The sitemaps.org schema's bounds for `<loc>`; the protocol text says "less
+#: than 2,048 characters", so 2,048 itself is already too long.
+MIN_URL_LENGTH = 12
+MAX_URL_LENGTH = 2047
+
+#: A `<loc>` as this tool writes it, and as a file of ours is read back by bytes.
+LOC = re.compile(rb"<loc>([^<]*)</loc>")
+
+#: xsd:language, which the XHTML schema requires of hreflang ("x-default" fits too).
+LANGUAGE = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
+
+
+class ChangeFreq(enum.Enum):
+    """The seven words the protocol allows in ``<changefreq>``."""
+
+    ALWAYS = "always"
+    HOURLY = "hourly"
+    DAILY = "daily"
+    WEEKLY = "weekly"
+    MONTHLY = "monthly"
+    YEARLY = "yearly"
+    NEVER = "never"

@@ -1,0 +1,29 @@
+"""The toolbox: safe file opening, worker processes, HTTP, fault injection. Nothing here knows
+what a sitemap is."""
+
+from sitemapgen.util.faults import FAULT_ENV, Faults
+from sitemapgen.util.fetch import Answer, FetchError, get, inflate, is_url, post_json, stream
+from sitemapgen.util.parallel import BATCH, INLINE, can_fork, ordered_map, worker_limit
+from sitemapgen.util.safeio import NotRegularFile, create_exclusive, open_regular, open_regular_stat, read_regular
+
+__all__ = [
+    "BATCH",
+    "FAULT_ENV",
+    "INLINE",
+    "Answer",
+    "FetchError",
+    "Faults",
+    "NotRegularFile",
+    "can_fork",
+    "create_exclusive",
+    "get",
+    "inflate",
+    "is_url",
+    "open_regular",
+    "open_regular_stat",
+    "ordered_map",
+    "post_json",
+    "read_regular",
+    "stream",
+    "worker_limit",
+]

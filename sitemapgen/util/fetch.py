@@ -1,0 +1,149 @@
+"""HTTP for the few commands that talk to the live site: GET with a size cap, POST JSON.
+
+The standard library's `urllib.request` is enough: one request at a time, a
+timeout on every one, no cookies, no proxies beyond the environment's. A body
+is read to a cap and no further, and a gzip body (sent as such, or a ``.gz``
+file) is inflated to the same cap, so a huge answer or a gzip bomb costs the
+cap, not the answer's size. Failures are one line for the user
+(`FetchError`), naming the URL; a 404 is an answer, not a failure, since the
+callers treat "not there" as a fact (a first deploy).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.message import Message
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+from sitemapgen._version import __version__
+from sitemapgen.errors import SitemapgenError
+
+#: Seconds to wait for a connection or for the next bytes of an answer.
+TIMEOUT = 20.0
+USER_AGENT = f"sitemapgen/{__version__} (+https://pypi.org/project/static-sitemapgen/)"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class FetchError(SitemapgenError):
+    """A URL that could not be read: the message names it and says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a server said: the status, its headers and the body (read to a cap)."""
+
+    status: int
+    headers: Message
+    body: bytes
+
+
+def is_url(text: str) -> bool:
+    return urlsplit(text).scheme in ("http", "https")
+
+
+def _read_capped(stream: object, limit: int, url: str) -> bytes:
+    read = getattr(stream, "read")  # noqa: B009 - an HTTPResponse or an HTTPError, both file-like
+    data: bytes = read(limit + 1)
+    if len(data) > limit:
+        raise FetchError(f"{url}: larger than {limit:,} bytes; not read")
+    return data
+
+
+def inflate(data: bytes, limit: int, where: str) -> bytes:
+    """`data` gunzipped if it is gzip (every member), to at most `limit` bytes; else as it is."""
+    if not data.startswith(_GZIP_MAGIC):
+        return data
+    out: list[bytes] = []
+    size = 0
+    rest = data
+    while rest:
+        if not rest.startswith(_GZIP_MAGIC):
+            raise FetchError(f"{where}: not gzip after its first member")
+        member = zlib.decompressobj(wbits=31)
+        try:
+            while True:
+                piece = member.decompress(rest, limit + 1 - size)
+                size += len(piece)
+                out.append(piece)
+                if size > limit:
+                    raise FetchError(f"{where}: larger than {limit:,} bytes uncompressed; not read")
+                rest = member.unconsumed_tail
+                if member.eof or not rest:
+                    break
+        except zlib.error as e:
+            raise FetchError(f"{where}: broken gzip ({e})") from None
+        if not member.eof:
+            raise FetchError(f"{where}: truncated gzip")
+        rest = member.unused_data
+    return b"".join(out)
+
+
+@contextlib.contextmanager
+def _failures(url: str, timeout: float) -> Iterator[None]:
+    """Every way a request can fail, as one `FetchError` line naming `url` (HTTP answers are not failures)."""
+    try:
+        yield
+    except urllib.error.HTTPError:
+        raise
+    except urllib.error.URLError as e:
+        raise FetchError(f"{url}: cannot connect: {getattr(e.reason, 'strerror', None) or e.reason}") from None
+    except TimeoutError:
+        raise FetchError(f"{url}: no answer within {timeout:g} s") from None
+    except (OSError, ValueError) as e:  # a reset connection, a malformed answer or URL
+        raise FetchError(f"{url}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+
+
+def _request(url: str, *, data: bytes | None, headers: dict[str, str], limit: int, timeout: float) -> Answer:
+    request = urllib.request.Request(url, data=data, headers={"User-Agent": USER_AGENT, **headers})
+    with _failures(url, timeout):
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return Answer(response.status, response.headers, _read_capped(response, limit, url))
+        except urllib.error.HTTPError as e:
+            with e:
+                return Answer(e.code, e.headers, _read_capped(e, min(limit, 65_536), url))
+
+
+def get(url: str, *, limit: int, timeout: float = TIMEOUT) -> bytes | None:
+    """The body at `url`, inflated if gzip; None for a 404 or 410. Any other failure is a `FetchError`."""
+    answer = _request(url, data=None, headers={"Accept-Encoding": "gzip"}, limit=limit, timeout=timeout)
+    if answer.status in (404, 410):
+        return None
+    if answer.status != 200:
+        raise FetchError(f"{url}: answered HTTP {answer.status}")
+    return inflate(answer.body, limit, url)
+
+
+@contextlib.contextmanager
+def stream(url: str, *, timeout: float = TIMEOUT) -> Iterator[BinaryIO | None]:
+    """The body at `url` as a stream, exactly as sent (no Accept-Encoding); None for a 404 or 410."""
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    with _failures(url, timeout):
+        try:
+            response = urllib.request.urlopen(request, timeout=timeout)
+        except urllib.error.HTTPError as e:
+            e.close()
+            if e.code not in (404, 410):
+                raise FetchError(f"{url}: answered HTTP {e.code}") from None
+            response = None
+    if response is None:
+        yield None
+        return
+    with response:
+        if response.status != 200:
+            raise FetchError(f"{url}: answered HTTP {response.status}")
+        yield response
+
+
+def post_json(url: str, body: object, *, timeout: float = TIMEOUT) -> Answer:
+    """POST `body` as JSON; every answer is returned (the caller reads the status)."""
+    data = json.dumps(body, separators=(",", ":")).encode("utf-8")
+    headers = {"Content-Type": "application/json; charset=utf-8"}
+    return _request(url, data=data, headers=headers, limit=65_536, timeout=timeout)
