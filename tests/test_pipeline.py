@@ -152,7 +152,7 @@ def test_build_list_and_explain_agree_on_generated_trees(tree: dict[str, str], s
 def test_every_page_has_one_outcome_in_walk_order(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "site", MIXED_SITE)
     config = Config(docroot=root, base_url=BASE, exclude=("drafts/",), max_bytes_per_sitemap=2048)
-    pipeline = Pipeline(config, warn=lambda _: None, dry_run=True)
+    pipeline = Pipeline(config, None, warn=lambda _: None, dry_run=True)
     try:
         outcomes = list(pipeline.outcomes())
     finally:

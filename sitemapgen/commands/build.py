@@ -16,12 +16,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sitemapgen._types import Warn
 from sitemapgen.commands.report import BuildResult, sorted_skips
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource, RobotsTxt
 from sitemapgen.deploy.manifest import ManifestWriter, fingerprint_settings, has_manifest
 from sitemapgen.entry import Entry, Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
+from sitemapgen.hosts.base import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.robots import update_robots_txt
 from sitemapgen.output.writer import WriteResult, write_rows
@@ -36,8 +38,6 @@ if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
 
 logger = logging.getLogger("sitemapgen")
-
-Warn = Callable[[str], None]
 
 
 def build(
@@ -82,7 +82,8 @@ def build(
     with claim_output(out) as claimed:
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
-        pipeline = Pipeline(config, warn=counted_warn, dry_run=dry_run)
+        config, host = effective_config(config, counted_warn)
+        pipeline = Pipeline(config, host, warn=counted_warn, dry_run=dry_run)
         try:
             written, robots, changes = _write(config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run)
             if not written.sitemaps:
@@ -131,8 +132,7 @@ def _write(
         on_skip(item)
         if changes is not None and not item.relpath.endswith("/"):
             # The writer's own skips name the URL (no relpath holds "://"); the others, the file.
-            style = pipeline.config.url_style  # a host's form (see `Pipeline`), else the configured one
-            url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, style)
+            url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, config.url_style)
             changes.left_out(url, item.reason.value)
 
     rows = pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
@@ -257,7 +257,8 @@ class Listing:
 def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iterator[Outcome]:
     """The listed pages' outcomes, in the order `build` writes them; warnings said, skips passed on."""
     check_docroot(config)
-    pipeline = Pipeline(config, warn=warn, dry_run=True)
+    config, host = effective_config(config, warn)
+    pipeline = Pipeline(config, host, warn=warn, dry_run=True)
     try:
         for outcome in pipeline.outcomes():
             for message in outcome.warnings:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import gzip
 import re
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
+from sitemapgen._types import Warn
 from sitemapgen.commands.build import build_elsewhere
 from sitemapgen.config.settings import Config
 from sitemapgen.hosts.base import page_forms
@@ -75,7 +75,7 @@ class _Why:
             self.by_url[xml_escape(self.base_url + encoded_path(form)).encode("utf-8")] = why
 
 
-def check(config: Config, *, on_warning: Callable[[str], None] | None = None, examples: int = 5) -> CheckResult:
+def check(config: Config, *, on_warning: Warn | None = None, examples: int = 5) -> CheckResult:
     """Compare the published sitemaps with a fresh build of the docroot."""
     out = config.output_dir
     published = read_published(out)

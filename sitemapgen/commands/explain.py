@@ -12,12 +12,14 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import format_lastmod, format_priority
+from sitemapgen.hosts.base import effective_config
 from sitemapgen.output.outdir import check_docroot
 from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
@@ -110,9 +112,20 @@ def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
     return Explanation(relpath, True, (*lines, *notes))
 
 
-def explain(
-    config: Config, paths: Sequence[str], *, on_warning: Callable[[str], None] | None = None
-) -> list[Explanation]:
+def _decided(config: Config, targets: list[str], warn: Warn) -> dict[str, Outcome]:
+    """The outcome of each of `targets` (and of the directories above them), as `build` decides."""
+    config, host = effective_config(config, warn)
+    pipeline = Pipeline(config, host, warn=warn, dry_run=True)
+    found: dict[str, Outcome] = {}
+    try:
+        for outcome in pipeline.outcomes(targets):
+            found.setdefault(outcome.relpath, outcome)
+    finally:
+        pipeline.abort()
+    return found
+
+
+def explain(config: Config, paths: Sequence[str], *, on_warning: Warn | None = None) -> list[Explanation]:
     """Say, for each of `paths`, why the page is or is not listed, as `build` decides.
 
     `on_warning` hears what concerns the whole build (a missing git work tree,
@@ -121,15 +134,8 @@ def explain(
     check_docroot(config)
     relpaths = [_relpath_in(config, path) for path in paths]
     early = {relpath: why for relpath in relpaths if (why := _not_a_candidate(config, relpath)) is not None}
-    found: dict[str, Outcome] = {}
     targets = [relpath for relpath in relpaths if relpath not in early]
-    if targets:
-        pipeline = Pipeline(config, warn=on_warning or logger.warning, dry_run=True)
-        try:
-            for outcome in pipeline.outcomes(targets):
-                found.setdefault(outcome.relpath, outcome)
-        finally:
-            pipeline.abort()
+    found = _decided(config, targets, on_warning or logger.warning) if targets else {}
     answers = []
     for relpath in relpaths:
         decided = found.get(relpath)

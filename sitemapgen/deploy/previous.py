@@ -25,19 +25,18 @@ import io
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote, urljoin
 
+from sitemapgen._types import Warn
 from sitemapgen.deploy.manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, SITEMAP_NS
 from sitemapgen.util.fetch import FetchError, get, inflate, is_url, stream
 from sitemapgen.util.safeio import open_regular, read_regular
-
-Warn = Callable[[str], None]
 
 _NS = "{" + SITEMAP_NS + "}"
 

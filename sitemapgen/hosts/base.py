@@ -16,6 +16,7 @@ left out, with the rule, file and line that decided.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import unquote_to_bytes, urlsplit
 
+from sitemapgen._types import Warn
 from sitemapgen.config.words import HostName
 from sitemapgen.errors import ConfigError
 from sitemapgen.hosts.files import (
@@ -645,6 +647,19 @@ def _read_files(config: Config) -> HostFiles:
     if public is not None and (top.parent / public).resolve() != Path(config.docroot).resolve():
         raise ConfigError("hosting.public", f"is {public!r}, which is not the docroot {config.docroot}", source=shown)
     return files
+
+
+def effective_config(config: Config, warn: Warn) -> tuple[Config, Host | None]:
+    """`config` as its host serves it, and the host model (None for ``plain``): the host's
+    preferred URL form becomes `url_style`, the style of what is not asked of the host
+    (robots.txt, reports). Lines of the host's files that it would reject are said through `warn`.
+    Every command resolves this once, before any stage sees the config."""
+    host = load_host(config)
+    if host is None:
+        return config, None
+    for line in host.files.rejected:
+        warn(line)
+    return dataclasses.replace(config, url_style=host.style), host
 
 
 def load_host(config: Config) -> Host | None:

@@ -17,11 +17,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 
+from sitemapgen._types import Warn
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.lastmod.git import GitDates, read_git_dates
 from sitemapgen.lastmod.store import ContentStore, build_time, content_digest
@@ -32,8 +32,6 @@ from sitemapgen.skips import display
 if TYPE_CHECKING:
     from sitemapgen.config.settings import Config
     from sitemapgen.deploy.previous import Previous
-
-Warn = Callable[[str], None]
 
 
 _W3C = re.compile(

@@ -11,10 +11,11 @@ import hashlib
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sitemapgen._types import Warn
 from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.util.safeio import open_regular
 
@@ -43,16 +44,14 @@ class ContentStore:
     site are dropped then, so the store does not grow forever.
     """
 
-    def __init__(
-        self, path: Path, *, build_time: datetime, on_warning: Callable[[str], None], readonly: bool = False
-    ) -> None:
+    def __init__(self, path: Path, *, build_time: datetime, on_warning: Warn, readonly: bool = False) -> None:
         self.path = path
         self.build_time = build_time
         self.run = int(build_time.timestamp())
         self.readonly = readonly
         self._db = self._open_readonly(on_warning) if readonly else self._open(on_warning)
 
-    def _open_readonly(self, warn: Callable[[str], None]) -> sqlite3.Connection | None:
+    def _open_readonly(self, warn: Warn) -> sqlite3.Connection | None:
         """For dry runs: read what is there, create and change nothing."""
         if not self.path.is_file():
             warn(
@@ -67,7 +66,7 @@ class ContentStore:
         except sqlite3.DatabaseError:
             return None
 
-    def _open(self, warn: Callable[[str], None]) -> sqlite3.Connection:
+    def _open(self, warn: Warn) -> sqlite3.Connection:
         existed = self.path.exists()
         for attempt in (1, 2):
             db: sqlite3.Connection | None = None

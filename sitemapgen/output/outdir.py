@@ -15,6 +15,7 @@ import stat
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
+from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import DocrootError, EnvironmentFailure, SitemapgenError, os_failure
 from sitemapgen.util.safeio import create_exclusive, read_regular
@@ -178,9 +179,7 @@ class Journal:
         self.path.unlink(missing_ok=True)
 
     @staticmethod
-    def recover(
-        out: Path, listed: Collection[str], digest_of: Callable[[Path], bytes | None], warn: Callable[[str], None]
-    ) -> int:
+    def recover(out: Path, listed: Collection[str], digest_of: Callable[[Path], bytes | None], warn: Warn) -> int:
         """Tidy up after a killed run, if one left its journal; the number of files removed.
 
         `listed` are the names the published indexes list: never removed.

@@ -17,10 +17,11 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sitemapgen._types import Warn
 from sitemapgen.errors import SitemapgenError, os_failure
 from sitemapgen.protocol import ROBOTS_FILE
 from sitemapgen.util.safeio import create_exclusive, read_regular
@@ -41,7 +42,7 @@ def update_robots_txt(
     index_urls: Sequence[str],
     *,
     create: bool,
-    on_warning: Callable[[str], None] | None = None,
+    on_warning: Warn | None = None,
 ) -> bool:
     """Make robots.txt name exactly our index URLs; True if the file changed.
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import BinaryIO
 from zlib import crc32
 
+from sitemapgen._types import Warn
 from sitemapgen.config.words import Chunking, LastmodFormat
 from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, XML_DECL, Entry, Row, entry_room, escape_xml, row_of
 from sitemapgen.errors import SitemapgenError
@@ -352,7 +353,7 @@ def write_sitemaps(
     chunking: Chunking = Chunking.STABLE,
     sections: Sequence[str] = (),
     on_skip: Callable[[Skip], None] | None = None,
-    on_warning: Callable[[str], None] | None = None,
+    on_warning: Warn | None = None,
 ) -> WriteResult:
     """Stream `entries` into chunks in `out_dir`, then publish the index files.
 
@@ -385,7 +386,7 @@ def write_rows(
     chunking: Chunking = Chunking.STABLE,
     sections: Sequence[str] = (),
     on_skip: Callable[[Skip], None] | None = None,
-    on_warning: Callable[[str], None] | None = None,
+    on_warning: Warn | None = None,
     before_publish: Callable[[], None] | None = None,
 ) -> WriteResult:
     """`write_sitemaps` for rows already formatted (the build's fast path).
@@ -482,7 +483,7 @@ def _file_names(out_dir: Path) -> list[tuple[str, bool]]:
         return sorted((e.name, e.is_file()) for e in it)
 
 
-def _check_main_index(out_dir: Path, base_url: str, warn: Callable[[str], None], names: list[tuple[str, bool]]) -> None:
+def _check_main_index(out_dir: Path, base_url: str, warn: Warn, names: list[tuple[str, bool]]) -> None:
     """Refuse to replace a main index that is not a file; say so when it is someone else's,
     and name the other sitemaps that stay beside ours (see `generators`)."""
     path = out_dir / INDEX_NAME
@@ -509,9 +510,7 @@ def _check_main_index(out_dir: Path, base_url: str, warn: Callable[[str], None],
         warn(message)
 
 
-def _name_lookalikes(
-    out_dir: Path, publisher: _Publisher, warn: Callable[[str], None], names: list[tuple[str, bool]]
-) -> None:
+def _name_lookalikes(out_dir: Path, publisher: _Publisher, warn: Warn, names: list[tuple[str, bool]]) -> None:
     """Name the files that look like ours but that no index or journal of ours accounts for."""
     ours = set(publisher.published) | {path.name for path in publisher.previous_indexes}
     strays = [

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import pathspec
 
+from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Alternate, Entry, Row, entry_room, row_of
 from sitemapgen.lastmod.chain import LastmodChain
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
     from sitemapgen.hosts.base import Host
 
-Warn = Callable[[str], None]
 #: Says something of a listed page that the build counts and says once (`NoteKind`, example).
 Note = Callable[[NoteKind, str], None]
 

@@ -10,16 +10,16 @@ warnings come out in the same order whatever the number of workers.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING
 
+from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Row
-from sitemapgen.hosts.base import load_host
+from sitemapgen.hosts.base import Host
 from sitemapgen.pages.walk import Candidate, Walk
 from sitemapgen.pipeline.decide import Decider, Listed, Outcome
 from sitemapgen.pipeline.tally import Tally
@@ -29,7 +29,6 @@ from sitemapgen.util.parallel import BATCH, can_fork, ordered_map, worker_limit
 if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
 
-Warn = Callable[[str], None]
 Progress = Callable[[int], None]
 Dated = Callable[[str, bytes, str], None]
 
@@ -40,13 +39,9 @@ _Task = tuple[list[Candidate], tuple[list[Candidate], list[tuple[int, Skip]]]]
 class Pipeline:
     """One build's decisions, page by page. Close it with `commit` or `abort`."""
 
-    def __init__(self, config: Config, *, warn: Warn, dry_run: bool) -> None:
-        self.host = load_host(config)
-        if self.host is not None:
-            for line in self.host.files.rejected:
-                warn(line)
-            # The host's preferred form is the style of what is not asked of it (robots.txt, reports).
-            config = dataclasses.replace(config, url_style=self.host.style)
+    def __init__(self, config: Config, host: Host | None, *, warn: Warn, dry_run: bool) -> None:
+        """`config` is the effective one, and `host` its host model (`hosts.effective_config`)."""
+        self.host = host
         self.config = config
         self.warn = warn
         self.previous: Previous | None = None  # the previous deploy (--previous), read before the walk
