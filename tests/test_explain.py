@@ -94,7 +94,7 @@ def test_one_pipeline_for_all_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         calls.append(directory)
         return read_git_dates(directory, date)
 
-    monkeypatch.setattr("sitemapgen.lastmod.chain.read_git_dates", counted)
+    monkeypatch.setattr("sitemapgen.lastmod.git.read_git_dates", counted)
     root = make_tree(tmp_path / "site", {"a.html": html(), "b.html": html(), "c/d.html": html()})
     config = Config(docroot=root, base_url=BASE, lastmod=(LastmodSource.GIT, LastmodSource.MTIME))
     answers = sitemapgen.explain(config, ["a.html", "b.html", "c/d.html"], on_warning=lambda _: None)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.lastmod.chain import parse_datetime
+from sitemapgen.lastmod.base import parse_datetime
 from sitemapgen.lastmod.git import read_git_dates
 
 from .conftest import BASE, CliRunner
@@ -289,7 +289,8 @@ def test_default_state_file_is_beside_the_output_not_inside(tmp_path: Path, cli:
 def test_the_source_table_and_the_names_agree() -> None:
     """A source is an enum member and a table entry; neither without the other."""
     from sitemapgen.config.words import LastmodSource
-    from sitemapgen.lastmod.chain import SOURCES, Source
+    from sitemapgen.lastmod.base import Source
+    from sitemapgen.lastmod.chain import SOURCES
 
     assert set(SOURCES) == set(LastmodSource)
     assert all(issubclass(kind, Source) for kind in SOURCES.values())

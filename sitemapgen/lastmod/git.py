@@ -1,16 +1,27 @@
-"""Last commit time of every tracked path, from one `git log` pass (lastmod source 'git')."""
+"""Lastmod source 'git': the last commit that touched the page or its source, with the last
+commit time of every tracked path read in one `git log` pass."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from sitemapgen._types import Warn
 from sitemapgen.config.words import GitDate
 from sitemapgen.errors import SitemapgenError
+from sitemapgen.lastmod.base import Source
+from sitemapgen.pages.signals import HeadFacts
+from sitemapgen.pages.walk import Page
+
+if TYPE_CHECKING:
+    from sitemapgen.config.settings import Config
+    from sitemapgen.deploy.previous import Previous
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +86,45 @@ def read_git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates 
         else:
             dates[path] = when
     return GitDates(root, dates, frozenset(unknown), shallow)
+
+
+class GitLastmod(Source):
+    """The last commit that touched the page, or the source file `[[git_sources]]` maps it to."""
+
+    def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
+        self.git: GitDates | None = read_git_dates(config.docroot, config.git_date)
+        self.prefix = ""
+        self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
+        if self.git is None:
+            warn(f"lastmod 'git': {config.docroot} is not in a git work tree; using the next source")
+            return
+        prefix = os.path.relpath(os.path.realpath(config.docroot), os.path.realpath(self.git.root))
+        self.prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
+        if self.git.shallow:
+            warn(
+                "lastmod 'git': this is a shallow clone; files last changed before its oldest commit"
+                f" ({len(self.git.shallow_paths):,} paths) get the next source's lastmod, not a made-up date."
+                " Fetch the full history (e.g. actions/checkout with fetch-depth: 0)"
+            )
+
+    def paths_of(self, relpath: str) -> list[str]:
+        """The paths in the repository whose history may date the page at `relpath`, in
+        order: the first rule that matches gives its candidates; no rule, the page's own."""
+        for pattern, sources in self.rewrites:
+            if pattern.search(relpath):
+                return [pattern.sub(source, relpath, count=1) for source in sources]
+        return [self.prefix + relpath]
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
+        """The date of the first candidate git knows; None (the next source) when git knows
+        none, or the first it knows was last changed before a shallow clone's history."""
+        git = self.git
+        if git is None:
+            return None
+        for path in self.paths_of(page.relpath):
+            when = git.dates.get(path)
+            if when is not None:
+                return when
+            if path in git.shallow_paths:
+                return None
+        return None

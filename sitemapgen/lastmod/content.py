@@ -1,0 +1,62 @@
+"""Lastmod source 'content': when the page's content was first seen, remembered by the
+previous deploy's manifest or by the local content store (`store`)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sitemapgen._types import Warn
+from sitemapgen.lastmod.base import Source
+from sitemapgen.lastmod.store import ContentStore, build_time, content_digest
+from sitemapgen.pages.signals import HeadFacts
+from sitemapgen.pages.walk import Page
+from sitemapgen.skips import display
+
+if TYPE_CHECKING:
+    from sitemapgen.config.settings import Config
+    from sitemapgen.deploy.previous import Previous
+
+
+class ContentLastmod(Source):
+    """When the page's content (less `content_ignore`, within `content_select`) was first seen.
+
+    Remembered by the previous deploy's manifest, when the build was given one
+    that has it (a fresh CI checkout has nothing else), else by the local
+    content store. With a previous deploy and no local store, none is started.
+    """
+
+    def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
+        self.ignore = [re.compile(p.encode("utf-8")) for p in config.content_ignore]
+        self.select = config.content_select
+        self.build_time = build_time()
+        self.previous = previous if previous is not None and previous.has_manifest else None
+        no_store = previous is not None and not config.state_path.exists()
+        self.store = (
+            None
+            if no_store
+            else ContentStore(config.state_path, build_time=self.build_time, on_warning=warn, readonly=dry_run)
+        )
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> bytes | None:
+        try:
+            return content_digest(page.path, self.ignore, self.select)
+        except OSError as e:
+            warn(f"{display(page.relpath)}: cannot read for lastmod 'content': {e.strerror or e}")
+            return None
+
+    def finish(self, loc: str, key: bytes) -> datetime:
+        stored = self.store.lastmod(loc, key) if self.store is not None else self.build_time
+        if self.previous is None:
+            return stored
+        kept = self.previous.kept_lastmod(loc, key)  # the live site is the truth: new there is new
+        return kept if kept is not None else self.build_time
+
+    def commit(self) -> None:
+        if self.store is not None:
+            self.store.commit()
+
+    def abort(self) -> None:
+        if self.store is not None:
+            self.store.abort()

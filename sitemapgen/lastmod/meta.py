@@ -1,0 +1,23 @@
+"""Lastmod source 'meta': the date the page's own head gives."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sitemapgen._types import Warn
+from sitemapgen.lastmod.base import Source, parse_datetime
+from sitemapgen.pages.signals import HeadFacts
+from sitemapgen.pages.walk import Page
+from sitemapgen.skips import display
+
+
+class MetaLastmod(Source):
+    """The head's modified-time meta (``article:modified_time`` and its kin)."""
+
+    def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
+        if head is None or head.modified is None:
+            return None
+        value = parse_datetime(head.modified)
+        if value is None:
+            warn(f"{display(page.relpath)}: unreadable modified-time meta {head.modified!r}")
+        return value
