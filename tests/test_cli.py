@@ -708,18 +708,18 @@ def test_byte_limit_holds_with_many_hreflang_links(site: SiteFactory, cli: CliRu
 def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from sitemapgen.cli.program import _progress
+    from sitemapgen.cli.progress import progress
 
-    with _progress(True) as off:
+    with progress(True) as off:
         assert off is None  # pytest's stderr is not a terminal: CI logs stay clean
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     threads = threading.active_count()
-    with _progress(True) as on:
+    with progress(True) as on:
         assert on is not None
         on(1000)
         # No refresh thread: the build forks its workers while this display is up.
         assert threading.active_count() == threads
-    with _progress(False) as quiet:
+    with progress(False) as quiet:
         assert quiet is None
 
 

@@ -2,7 +2,7 @@
 
 Each option sets the `Config` field it is filed under, so a flag's name and its
 field cannot drift apart, and `build`, `check`, `list` and `explain` cannot
-drift from each other (`cli._site_command` adds them all to each).
+drift from each other (`cli.program._site_command` adds them all to each).
 """
 
 from __future__ import annotations
@@ -145,6 +145,25 @@ IndexNowKeyOpt = Annotated[
         "--indexnow-key",
         help="Write DOCROOT/KEY.txt for IndexNow, to deploy with the site (then: sitemapgen indexnow).",
         show_default=False,
+    ),
+]
+SummaryMdOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--summary-md",
+        help="Write a Markdown summary here (default in GitHub Actions: $GITHUB_STEP_SUMMARY).",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+NoSummaryMdOpt = Annotated[bool, typer.Option("--no-summary-md", help="Write no Markdown summary, even in CI.")]
+ChangesFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--changes-file",
+        help="With --previous: write what changed (added, removed and why, changed) here as JSON.",
+        show_default=False,
+        dir_okay=False,
     ),
 ]
 HostOpt = Annotated[

@@ -1,66 +1,58 @@
 """The command line: typer over the library, and nothing more.
 
-Exit codes are decided here and only here: 0 done, 1 `check`, `validate` or
-`explain` found a problem, 2 bad input (a `SitemapgenError`, or a usage
-error), 3 the machine failed (an `EnvironmentFailure`, or any `OSError` or
-`MemoryError` the library did not word itself: a full disk, a read-only
-mount, a permission, a busy store), 130 interrupted (Ctrl-C), 143 terminated
-(SIGTERM, handled as Ctrl-C is: clean-up runs, nothing is half-published).
-Every one of them is one line on stderr. Any other exception is a bug and
-keeps its traceback.
-
 The options that decide what is listed and how it is written are declared
 once (`SITE_OPTIONS`) and given to every command that reads a site by
 `_site_command`, so `build`, `check`, `list` and `explain` cannot drift apart:
 a `build` line works as a `check`, `list` or `explain` line by changing the verb.
+
+Exit codes, and how an error, Ctrl-C or SIGTERM becomes one line, are in
+`exits`; the live page count a build shows is in `progress`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import json
-import signal
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, get_args
 
 import typer
 
 from sitemapgen._version import __version__
+from sitemapgen.cli.exits import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEM,
+    flags_named,
+    handled,
+    sigterm_as_interrupt,
+    stopped,
+    usage_failure,
+)
 from sitemapgen.cli.options import (
     SITE_OPTIONS,
+    ChangesFileOpt,
     ConfigOpt,
     DocrootArg,
     IndexNowKeyOpt,
     JsonOpt,
     MaxRemovedOpt,
+    NoSummaryMdOpt,
     QuietOpt,
     RobotsOpt,
+    SummaryMdOpt,
 )
+from sitemapgen.cli.progress import progress
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.build import iter_listing
 from sitemapgen.commands.explain import explain
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config
-from sitemapgen.errors import EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.skips import display, plural
 from sitemapgen.urls import normalize_base_url
-
-EXIT_OK = 0
-EXIT_PROBLEM = 1
-EXIT_BAD_INPUT = 2
-EXIT_ENVIRONMENT = 3
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the signal lands, so that every clean-up Ctrl-C runs runs too."""
-
 
 app = typer.Typer(
     add_completion=False,
@@ -94,56 +86,6 @@ def _flag(option: Any) -> str:
 
 def _warn(message: str) -> None:
     typer.echo(f"warning: {message}", err=True)
-
-
-def _one_line(message: str) -> str:
-    """A message as one line, whatever a file name or a config key put in it."""
-    return message.replace("\r", "\\r").replace("\n", "\\n")
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"error: {_one_line(message)}", err=True)
-    return typer.Exit(code)
-
-
-@contextlib.contextmanager
-def _handled() -> Iterator[None]:
-    """Turn the library's errors, the machine's, Ctrl-C and SIGTERM into one line and an exit code."""
-    try:
-        yield
-    except EnvironmentFailure as e:
-        raise _fail(str(e), EXIT_ENVIRONMENT) from None
-    except Refusal as e:
-        raise _fail(str(e), EXIT_PROBLEM) from None
-    except SitemapgenError as e:
-        raise _fail(str(e), EXIT_BAD_INPUT) from None
-    except OSError as e:  # the machine's, where the library did not word it: still one line
-        where = f"{e.filename}: " if e.filename else ""
-        raise _fail(f"{where}{e.strerror or e}", EXIT_ENVIRONMENT) from None
-    except MemoryError:
-        raise _fail("out of memory (try --jobs 1, or allow this process more memory)", EXIT_ENVIRONMENT) from None
-    except KeyboardInterrupt as e:
-        terminated = isinstance(e, Terminated)
-        typer.echo("terminated" if terminated else "interrupted", err=True)
-        raise typer.Exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM raises `Terminated` (once: a second one during clean-up is ignored)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _settings(docroot: Path, config_file: Path | None, flags: Mapping[str, tuple[object, str]]) -> Config:
@@ -182,7 +124,7 @@ def _site_command(
         def run(**kwargs: Any) -> None:
             flags = {field: (kwargs.pop(field), _flag(option)) for field, option in options.items()}
             docroot, config_file = kwargs.pop("docroot"), kwargs.pop("config_file")
-            with _handled():
+            with handled():
                 settings = _settings(docroot, config_file, flags)
             command(settings=settings, **kwargs)
 
@@ -194,64 +136,6 @@ def _site_command(
         return command
 
     return register
-
-
-@contextlib.contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
-    """A live page count on stderr, only when a person is watching a terminal.
-
-    Refreshed by the build's own calls, never by a thread of rich's: workers are
-    forked, and a fork while another thread runs can deadlock the child.
-    """
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.completed:,} pages"),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        auto_refresh=False,
-    ) as progress:
-        task = progress.add_task("walk", total=None)
-        shown = 0.0
-
-        def update(n: int) -> None:
-            nonlocal shown
-            progress.update(task, completed=n)
-            now = time.monotonic()
-            if now - shown >= 0.1:
-                progress.refresh()
-                shown = now
-
-        yield update
-
-
-SummaryMdOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--summary-md",
-        help="Write a Markdown summary here (default in GitHub Actions: $GITHUB_STEP_SUMMARY).",
-        show_default=False,
-        dir_okay=False,
-    ),
-]
-NoSummaryMdOpt = Annotated[bool, typer.Option("--no-summary-md", help="Write no Markdown summary, even in CI.")]
-
-
-ChangesFileOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--changes-file",
-        help="With --previous: write what changed (added, removed and why, changed) here as JSON.",
-        show_default=False,
-        dir_okay=False,
-    ),
-]
 
 
 @_site_command("build", extra={"robots_txt": RobotsOpt, "max_removed": MaxRemovedOpt, "indexnow_key": IndexNowKeyOpt})
@@ -275,7 +159,7 @@ def build_command(
         if annotation is not None:
             typer.echo(annotation, err=json_output)  # stdout, where the runner reads commands, but not into JSON
 
-    with _handled(), _progress(not quiet and not json_output) as on_progress:
+    with handled(), progress(not quiet and not json_output) as on_progress:
         if changes_file is not None and settings.previous is None:
             raise SitemapgenError("--changes-file: needs --previous (what to compare with)")
         result = run_build(settings, on_warning=warn, on_progress=on_progress, changes_file=changes_file)
@@ -284,7 +168,7 @@ def build_command(
         typer.echo(last, err=json_output)
     summary = None if no_summary_md else summary_md or step_summary_path()
     if summary is not None:
-        with _handled():
+        with handled():
             try:
                 write_summary(summary, ci.markdown(result), append=summary_md is None)
             except OSError as e:
@@ -302,7 +186,7 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
     """Exit 1, with a short account, if the sitemaps on disk are missing or not what build would write now."""
     from sitemapgen.commands.check import check
 
-    with _handled():
+    with handled():
         result = check(settings, on_warning=_warn if not quiet else (lambda _: None))
     if not (quiet and result.current):
         for line in result.lines:
@@ -319,33 +203,19 @@ def diff_command(
     json_output: Annotated[bool, typer.Option("--json", help="The diff as one JSON object.")] = False,
 ) -> None:
     """Print the URLs added (+), removed (-) and with a changed lastmod (~) between two deploys."""
-    from sitemapgen.deploy.changes import Changes
-    from sitemapgen.deploy.previous import read_previous
+    from sitemapgen.commands.diff import diff
 
-    with _handled():
-        earlier = read_previous(old, None, warn=_warn, manifest=False)
-        try:
-            later = read_previous(new, earlier.base_url, warn=_warn, manifest=False)
-            try:
-                if not later.found:
-                    raise SitemapgenError(f"{later.where}: no sitemap index there")
-                changes = Changes(earlier)
-                for loc, lastmod in later.listed():
-                    changes.see(loc, lastmod)
-                if json_output:
-                    typer.echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=False))
-                    return
-                for loc in changes.added():
-                    typer.echo(f"+ {loc}")
-                for loc, _ in changes.removed():
-                    typer.echo(f"- {loc}")
-                for loc, before, after in changes.changed():
-                    typer.echo(f"~ {loc} {before or '-'} -> {after or '-'}")
-                typer.echo(f"sitemapgen: {changes.counts()}", err=True)
-            finally:
-                later.close()
-        finally:
-            earlier.close()
+    with handled(), diff(old, new, on_warning=_warn) as changes:
+        if json_output:
+            typer.echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=False))
+            return
+        for loc in changes.added():
+            typer.echo(f"+ {loc}")
+        for loc, _ in changes.removed():
+            typer.echo(f"- {loc}")
+        for loc, before, after in changes.changed():
+            typer.echo(f"~ {loc} {before or '-'} -> {after or '-'}")
+        typer.echo(f"sitemapgen: {changes.counts()}", err=True)
 
 
 @app.command("indexnow")
@@ -373,29 +243,31 @@ def indexnow_command(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the requests; send nothing.")] = False,
 ) -> None:
     """Tell IndexNow (Bing, Yandex, Seznam, Naver...) the URLs a deploy added, changed or removed."""
-    from sitemapgen.config.checks import check_indexnow_key
-    from sitemapgen.deploy.changes import read_changes
-    from sitemapgen.deploy.indexnow import ENDPOINT, check_key_live, plan, submit
-    from sitemapgen.util.fetch import is_url
+    from sitemapgen.commands.indexnow import indexnow
 
-    endpoint = ENDPOINT if endpoint is None else endpoint
-    with _handled():
-        check_indexnow_key(key, "--key")
-        if not is_url(endpoint):
-            raise SitemapgenError(f"--endpoint: must be an http(s) URL, got {endpoint!r}")
-        submission = plan(read_changes(changes_file), key=key, endpoint=endpoint, key_location=key_location)
-        if not submission.urls:
+    def status(line: str) -> None:
+        typer.echo(f"sitemapgen: {line}", err=True)
+
+    with handled():
+        with flags_named({"key": "--key", "endpoint": "--endpoint"}):
+            submission = indexnow(
+                changes_file,
+                key=key,
+                endpoint=endpoint,
+                key_location=key_location,
+                check_key=check_key,
+                dry_run=dry_run,
+                on_status=status,
+            )
+        if not submission.plan.urls:
             typer.echo("sitemapgen: nothing changed; nothing sent", err=True)
             return
         if dry_run:
-            for body in submission.bodies():
-                typer.echo(f"POST {submission.endpoint}")
+            for body in submission.plan.bodies():
+                typer.echo(f"POST {submission.plan.endpoint}")
                 typer.echo(json.dumps(body, indent=1, ensure_ascii=False))
             return
-        if check_key:
-            check_key_live(submission)
-        sent = submit(submission, on_status=lambda line: typer.echo(f"sitemapgen: {line}", err=True))
-    typer.echo(f"sitemapgen: submitted {plural(sent, 'URL')} to {endpoint}", err=True)
+    typer.echo(f"sitemapgen: submitted {plural(submission.sent, 'URL')} to {submission.plan.endpoint}", err=True)
 
 
 @app.command("validate")
@@ -418,7 +290,7 @@ def validate_command(
     """Check sitemaps (any tool's) against the protocol. Exit 1 if anything is wrong."""
     from sitemapgen.commands.validate import validate  # lxml: imported only for this command
 
-    with _handled():
+    with handled():
         base = normalize_base_url(base_url) if base_url is not None else None
         report = validate(paths, base_url=base)
     for problem in report.problems:
@@ -444,7 +316,7 @@ def list_command(
     from sitemapgen.entry import format_priority
 
     write = sys.stdout.write  # buffered: a line per page, and a million pages
-    with _handled():
+    with handled():
         for item in iter_listing(settings, on_warning=_warn):
             entry = item.entry
             changefreq = entry.changefreq.value if entry.changefreq else None
@@ -473,7 +345,7 @@ def explain_command(
     ],
 ) -> None:
     """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""
-    with _handled():
+    with handled():
         answers = explain(settings, pages, on_warning=_warn)
     for answer in answers:
         for line in answer.lines:
@@ -488,25 +360,16 @@ def main(argv: list[str] | None = None) -> int:
     Usage errors are one line too (exit 2), with a pointer to ``--help``;
     no arguments at all prints the help, as a usage error.
     """
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         try:
             code = app(args=argv, prog_name="sitemapgen", standalone_mode=False)
         except typer.exceptions.TyperException as e:
-            context = getattr(e, "ctx", None)
-            if not e.format_message() and context is not None:  # no arguments: the help
-                typer.echo(context.get_help())
-                return EXIT_BAD_INPUT
-            where = f"{context.command_path}: " if context is not None else ""
-            hint = f" (see {context.command_path} --help)" if context is not None else ""
-            typer.echo(f"error: {where}{_one_line(e.format_message())}{hint}", err=True)
-            return e.exit_code
+            return usage_failure(e)
         except typer.Abort:
             typer.echo("interrupted", err=True)
             return EXIT_INTERRUPTED
         except KeyboardInterrupt as e:  # outside a command (while parsing): still not a traceback
-            terminated = isinstance(e, Terminated)
-            typer.echo("terminated" if terminated else "interrupted", err=True)
-            return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+            return stopped(e)
     return code if isinstance(code, int) else EXIT_OK
 
 

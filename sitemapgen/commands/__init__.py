@@ -1,10 +1,27 @@
 """The library's commands, each a function over a `Config` (the CLI is typer over these):
-`build`, `listing` (what `list` shows), `check`, `explain`, `diff`, and `validate` (imported
-from its module, so lxml loads only when it is used)."""
+`build`, `listing` (what `list` shows), `check`, `explain`, `diff` and `indexnow` (over deploys
+rather than a config), and `validate` (imported from its module, so lxml loads only when it is used)."""
 
 from sitemapgen.commands.build import Listing, build, iter_entries, iter_listing
-from sitemapgen.commands.check import check
+from sitemapgen.commands.check import CheckResult, Comparison, check, compare
+from sitemapgen.commands.diff import diff
 from sitemapgen.commands.explain import Explanation, explain
+from sitemapgen.commands.indexnow import Submission, indexnow
 from sitemapgen.commands.report import BuildResult
 
-__all__ = ["BuildResult", "Explanation", "Listing", "build", "check", "explain", "iter_entries", "iter_listing"]
+__all__ = [
+    "BuildResult",
+    "CheckResult",
+    "Comparison",
+    "Explanation",
+    "Listing",
+    "Submission",
+    "build",
+    "check",
+    "compare",
+    "diff",
+    "explain",
+    "indexnow",
+    "iter_entries",
+    "iter_listing",
+]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import gzip
 import re
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
@@ -75,12 +76,34 @@ class _Why:
             self.by_url[xml_escape(self.base_url + encoded_path(form)).encode("utf-8")] = why
 
 
-def check(config: Config, *, on_warning: Warn | None = None, examples: int = 5) -> CheckResult:
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """The published sitemaps against what a build would write now: what differs, if anything.
+
+    `added`, `removed` and `changed` are the <loc>s, as written, of the pages
+    whose <url> line differs, read only from the sitemap files that differ.
+    """
+
+    index: Path  # the published index
+    found: bool = True  # False: there is no index, and nothing was compared
+    current: bool = False  # the same sitemap files, byte for byte, and as many index files
+    sitemaps: int = 0  # the sitemap files a build would write now
+    pages: int = 0  # the pages it would list
+    rewritten: int = 0  # how many of those sitemap files are not among the published ones
+    added: tuple[bytes, ...] = ()
+    removed: tuple[bytes, ...] = ()
+    changed: tuple[bytes, ...] = ()
+    missing_files: tuple[str, ...] = ()  # sitemap files the published index lists that are not there
+    reasons: Mapping[bytes, str] = field(default_factory=dict)  # why a page a sitemap lists is left out now
+
+
+def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
     """Compare the published sitemaps with a fresh build of the docroot."""
     out = config.output_dir
     published = read_published(out)
-    if not (out / "sitemap.xml").is_file():
-        return CheckResult(False, (f"missing: no sitemap index at {out / 'sitemap.xml'}",))
+    index = out / "sitemap.xml"
+    if not index.is_file():
+        return Comparison(index, found=False)
     why = _Why(config.base_url)
     with tempfile.TemporaryDirectory(prefix="sitemapgen-check-") as tmp:
         fresh = build_elsewhere(config, Path(tmp), on_warning=on_warning, on_skip=why.hear)
@@ -89,32 +112,71 @@ def check(config: Config, *, on_warning: Warn | None = None, examples: int = 5) 
         if [d for d, _ in new] == [d for d, _ in old] and len(fresh.written.indexes) == sum(
             1 for _ in out.glob("sitemap-index-*.xml")
         ) + 1:
-            return CheckResult(True, (f"current: {plural(len(new), 'sitemap')}, {plural(fresh.listed, 'page')}",))
-        old_digests = {d for d, _ in old}
-        new_digests = {d for d, _ in new}
-        before: dict[bytes, bytes] = {}
-        after: dict[bytes, bytes] = {}
-        for digest, path in old:
-            if digest not in new_digests:
-                before.update(_entries(path))
-        for digest, path in new:
-            if digest not in old_digests:
-                after.update(_entries(path))
-        added = sorted(set(after) - set(before))
-        removed = sorted(set(before) - set(after))
-        changed = sorted(k for k in set(before) & set(after) if before[k] != after[k])
-        missing_files = [p.name for d, p in old if d is None]
-        changing = sum(1 for d, _ in new if d not in old_digests)
-        lines = [
-            f"stale: {plural(len(added), 'page')} added, {len(removed):,} removed, {len(changed):,} changed;"
-            f" {changing:,} of {plural(len(new), 'sitemap')} would be written (run sitemapgen build)"
-        ]
-        if missing_files:
-            lines.append(f"  listed but missing: {', '.join(missing_files)}")
-        for mark, keys in (("+", added), ("-", removed), ("~", changed)):
-            for key in keys[:examples]:
-                reason = why.by_url.get(key) if mark == "-" else None
-                lines.append(f"  {mark} {key.decode('utf-8', 'replace')}" + (f" ({reason})" if reason else ""))
-            if len(keys) > examples:
-                lines.append(f"  {mark} ... and {len(keys) - examples:,} more")
-        return CheckResult(False, tuple(lines))
+            return Comparison(index, current=True, sitemaps=len(new), pages=fresh.listed)
+        return _differing(index, old, new, why.by_url)
+
+
+def _entries_unless(files: list[tuple[bytes | None, Path]], digests: set[bytes | None]) -> dict[bytes, bytes]:
+    """loc -> the whole <url> line, for the files (digest, path) whose digest is not among `digests`."""
+    entries: dict[bytes, bytes] = {}
+    for digest, path in files:
+        if digest not in digests:
+            entries.update(_entries(path))
+    return entries
+
+
+def _differing(
+    index: Path,
+    old: list[tuple[bytes | None, Path]],
+    new: list[tuple[bytes | None, Path]],
+    reasons: Mapping[bytes, str],
+) -> Comparison:
+    """What differs, from the files that differ: `old` the published, `new` the fresh, (digest, path) each."""
+    old_digests = {d for d, _ in old}
+    new_digests = {d for d, _ in new}
+    before = _entries_unless(old, new_digests)
+    after = _entries_unless(new, old_digests)
+    return Comparison(
+        index,
+        sitemaps=len(new),
+        rewritten=sum(1 for d, _ in new if d not in old_digests),
+        added=tuple(sorted(set(after) - set(before))),
+        removed=tuple(sorted(set(before) - set(after))),
+        changed=tuple(sorted(k for k in set(before) & set(after) if before[k] != after[k])),
+        missing_files=tuple(p.name for d, p in old if d is None),
+        reasons=reasons,
+    )
+
+
+def _account(comparison: Comparison, examples: int) -> tuple[str, ...]:
+    """A comparison in a few lines: the verdict, then up to `examples` pages of each kind."""
+    if not comparison.found:
+        return (f"missing: no sitemap index at {comparison.index}",)
+    if comparison.current:
+        return (f"current: {plural(comparison.sitemaps, 'sitemap')}, {plural(comparison.pages, 'page')}",)
+    return _stale(comparison, examples)
+
+
+def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
+    """What is stale: the counts, the files missing, and up to `examples` pages added, removed and changed."""
+    added, removed, changed = comparison.added, comparison.removed, comparison.changed
+    lines = [
+        f"stale: {plural(len(added), 'page')} added, {len(removed):,} removed, {len(changed):,} changed;"
+        f" {comparison.rewritten:,} of {plural(comparison.sitemaps, 'sitemap')} would be written (run sitemapgen build)"
+    ]
+    if comparison.missing_files:
+        lines.append(f"  listed but missing: {', '.join(comparison.missing_files)}")
+    for mark, keys in (("+", added), ("-", removed), ("~", changed)):
+        reasons = comparison.reasons if mark == "-" else {}
+        for key in keys[:examples]:
+            reason = reasons.get(key)
+            lines.append(f"  {mark} {key.decode('utf-8', 'replace')}" + (f" ({reason})" if reason else ""))
+        if len(keys) > examples:
+            lines.append(f"  {mark} ... and {len(keys) - examples:,} more")
+    return tuple(lines)
+
+
+def check(config: Config, *, on_warning: Warn | None = None, examples: int = 5) -> CheckResult:
+    """Compare the published sitemaps with a fresh build of the docroot, and say how they differ."""
+    comparison = compare(config, on_warning=on_warning)
+    return CheckResult(comparison.current, _account(comparison, examples))

@@ -1,0 +1,111 @@
+"""Exit codes, and the one place an error, Ctrl-C or SIGTERM becomes one line and an exit code.
+
+Exit codes are decided here and only here: 0 done, 1 `check`, `validate` or
+`explain` found a problem, 2 bad input (a `SitemapgenError`, or a usage
+error), 3 the machine failed (an `EnvironmentFailure`, or any `OSError` or
+`MemoryError` the library did not word itself: a full disk, a read-only
+mount, a permission, a busy store), 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM, handled as Ctrl-C is: clean-up runs, nothing is half-published).
+Every one of them is one line on stderr. Any other exception is a bug and
+keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator, Mapping
+
+import typer
+
+from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the signal lands, so that every clean-up Ctrl-C runs runs too."""
+
+
+def one_line(message: str) -> str:
+    """A message as one line, whatever a file name or a config key put in it."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {one_line(message)}", err=True)
+    return typer.Exit(code)
+
+
+def stopped(interrupt: KeyboardInterrupt) -> int:
+    """Say that Ctrl-C (or SIGTERM, as `Terminated`) stopped the run; its exit code."""
+    terminated = isinstance(interrupt, Terminated)
+    typer.echo("terminated" if terminated else "interrupted", err=True)
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def handled() -> Iterator[None]:
+    """Turn the library's errors, the machine's, Ctrl-C and SIGTERM into one line and an exit code."""
+    try:
+        yield
+    except EnvironmentFailure as e:
+        raise fail(str(e), EXIT_ENVIRONMENT) from None
+    except Refusal as e:
+        raise fail(str(e), EXIT_PROBLEM) from None
+    except SitemapgenError as e:
+        raise fail(str(e), EXIT_BAD_INPUT) from None
+    except OSError as e:  # the machine's, where the library did not word it: still one line
+        where = f"{e.filename}: " if e.filename else ""
+        raise fail(f"{where}{e.strerror or e}", EXIT_ENVIRONMENT) from None
+    except MemoryError:
+        raise fail("out of memory (try --jobs 1, or allow this process more memory)", EXIT_ENVIRONMENT) from None
+    except KeyboardInterrupt as e:
+        raise typer.Exit(stopped(e)) from None
+
+
+@contextlib.contextmanager
+def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
+    """A library `ConfigError` about a parameter in `flags` (parameter -> flag) names the flag instead."""
+    try:
+        yield
+    except ConfigError as e:
+        if e.source is not None or e.key not in flags:
+            raise
+        raise ConfigError(flags[e.key], e.problem) from None
+
+
+def usage_failure(error: typer.exceptions.TyperException) -> int:
+    """A usage error as one line, with a pointer to ``--help``; no arguments at all prints the help."""
+    context = getattr(error, "ctx", None)
+    if not error.format_message() and context is not None:  # no arguments: the help
+        typer.echo(context.get_help())
+        return EXIT_BAD_INPUT
+    where = f"{context.command_path}: " if context is not None else ""
+    hint = f" (see {context.command_path} --help)" if context is not None else ""
+    typer.echo(f"error: {where}{one_line(error.format_message())}{hint}", err=True)
+    return error.exit_code
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises `Terminated` (once: a second one during clean-up is ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

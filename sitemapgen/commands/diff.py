@@ -1,0 +1,47 @@
+"""What changed between two deploys: the URLs added, removed and with a changed lastmod.
+
+Each deploy is read as a build's `previous` is (an index URL, or an output
+directory or index file), so the diff is the one a build would make. It is
+kept in the earlier deploy's temporary database, so a million URLs on each
+side cost disk, not memory: `diff` hands it out while it is open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+
+from sitemapgen._types import Warn
+from sitemapgen.deploy.changes import Changes
+from sitemapgen.deploy.previous import read_previous
+from sitemapgen.errors import SitemapgenError
+
+logger = logging.getLogger("sitemapgen")
+
+
+@contextlib.contextmanager
+def diff(old: str, new: str, *, on_warning: Warn | None = None) -> Iterator[Changes]:
+    """The `Changes` from the deploy at `old` to the one at `new`, readable inside the ``with``.
+
+    `new` is read under `old`'s base URL. Raises `SitemapgenError` if there is
+    no sitemap index at `new` (none at `old` is a first deploy: everything is
+    added), and `PreviousError` for a deploy that is there but cannot be read.
+    A sitemap an index lists outside its base URL is not read; `on_warning` hears
+    it (default: logging).
+    """
+    warn = on_warning or logger.warning
+    earlier = read_previous(old, None, warn=warn, manifest=False)
+    try:
+        later = read_previous(new, earlier.base_url, warn=warn, manifest=False)
+        try:
+            if not later.found:
+                raise SitemapgenError(f"{later.where}: no sitemap index there")
+            changes = Changes(earlier)
+            for loc, lastmod in later.listed():
+                changes.see(loc, lastmod)
+            yield changes
+        finally:
+            later.close()
+    finally:
+        earlier.close()
