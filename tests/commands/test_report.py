@@ -1,0 +1,64 @@
+"""The summary a build prints, and its JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sitemapgen.skips import plural
+
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import html
+
+
+@pytest.mark.parametrize(
+    ("n", "word", "expected"),
+    [
+        pytest.param(0, "page", "0 pages", id="zero"),
+        pytest.param(1, "sitemap", "1 sitemap", id="one"),
+        pytest.param(2, "sitemap", "2 sitemaps", id="two"),
+        pytest.param(12345, "URL", "12,345 URLs", id="thousands"),
+    ],
+)
+def test_plural(n: int, word: str, expected: str) -> None:
+    assert plural(n, word) == expected
+
+
+def test_summary_line(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html(), "404.html": html(), "b/index.html": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0
+    assert run.err == (
+        f"sitemapgen: listed 2 pages in 1 sitemap; skipped 1 excluded by pattern;"
+        f" wrote {root / 'sitemap.xml'} and {root / 'sitemap-1.xml.gz'}\n"
+    )
+
+
+def test_json_summary_and_quiet(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html(), "404.html": html()})
+    run = cli("build", root, "--base-url", BASE, "--json")
+    assert run.code == 0
+    assert run.err == ""
+    data = json.loads(run.out)
+    assert (data["listed"], data["skipped"], data["changed"]) == (1, {"excluded": 1}, 1)
+    assert data["indexes"] == [str(root / "sitemap.xml")]
+    quiet = cli("build", root, "--base-url", BASE, "--quiet")
+    assert (quiet.code, quiet.out, quiet.err) == (0, "", "")
+
+
+def test_most_pages_naming_another_host_asks_about_the_base_url(site: SiteFactory, cli: CliRunner) -> None:
+    """A site built for https://www.example.org/ and listed under BASE: every canonical names
+    the other host. One line counts them, one asks about --base-url; none a page."""
+    canonical = '<link rel="canonical" href="https://www.example.org/{}">'
+    pages = {f"p{i}.html": f"<!DOCTYPE html><head>{canonical.format(f'p{i}.html')}</head>" for i in range(5)}
+    root = site({**pages, "index.html": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    warnings = [line for line in run.err.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        "warning: 5 skipped, canonical on another host; e.g. p0.html to https://www.example.org/p0.html",
+        "warning: 5 of 6 pages name www.example.org as canonical: is --base-url (base_url) the URL this site"
+        " is served at?",
+    ]
+    assert "skipped 5 canonical on another host" in run.err

@@ -1,0 +1,163 @@
+"""The `Sitemap:` lines `build --robots-txt` keeps in DOCROOT/robots.txt."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import html, locs
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(None, None, id="missing-left-missing"),
+        pytest.param(
+            b"User-agent: *\nDisallow: /private/\n",
+            b"User-agent: *\nDisallow: /private/\n\nSitemap: https://example.com/sitemap.xml\n",
+            id="added",
+        ),
+        pytest.param(
+            b"User-agent: *\r\nDisallow:\r\n",
+            b"User-agent: *\r\nDisallow:\r\n\r\nSitemap: https://example.com/sitemap.xml\r\n",
+            id="crlf",
+        ),
+        pytest.param(
+            b"Sitemap: https://example.com/sitemap.xml\nUser-agent: *\n",
+            b"Sitemap: https://example.com/sitemap.xml\nUser-agent: *\n",
+            id="present-unchanged",
+        ),
+        pytest.param(
+            b"User-agent: *   \nSitemap: https://example.com/sitemap-index-2.xml\n"
+            b"Sitemap: https://other.example/sitemap.xml\n# end",
+            b"User-agent: *   \nSitemap: https://other.example/sitemap.xml\n# end\n\nSitemap: https://example.com/sitemap.xml\n",
+            id="stale-ours-replaced-others-kept",
+        ),
+    ],
+)
+def test_robots_txt_update(site: SiteFactory, cli: CliRunner, before: bytes | None, after: bytes | None) -> None:
+    root = site({"a.html": html()})
+    if before is not None:
+        (root / "robots.txt").write_bytes(before)
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "update")
+    assert run.code == 0
+    assert ((root / "robots.txt").read_bytes() if (root / "robots.txt").exists() else None) == after
+    assert ("updated robots.txt" in run.err) == (before != after)
+
+
+def test_robots_txt_created_only_when_asked(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    assert not (root / "robots.txt").exists()
+    assert cli("build", root, "--base-url", BASE, "--robots-txt", "create").code == 0
+    assert (root / "robots.txt").read_bytes() == b"Sitemap: https://example.com/sitemap.xml\n"
+
+
+def _symlink_out(root: Path, outside: Path) -> None:
+    (root / "robots.txt").symlink_to(outside)
+
+
+def _fifo(root: Path, outside: Path) -> None:
+    os.mkfifo(root / "robots.txt")  # no writer: reading it would wait forever
+
+
+def _planted_temp(root: Path, outside: Path) -> None:
+    (root / "robots.txt").write_bytes(b"User-agent: *\n")
+    for name in (".robots.txt.tmp", ".robots.txt.new"):  # names a careless writer would use
+        (root / name).symlink_to(outside)
+
+
+@pytest.mark.parametrize(
+    ("plant", "changed"),
+    [
+        pytest.param(_symlink_out, False, id="robots-is-a-symlink-out"),
+        pytest.param(_fifo, False, id="robots-is-a-fifo"),
+        pytest.param(_planted_temp, True, id="symlinks-planted-at-temp-names"),
+    ],
+)
+def test_robots_txt_is_never_written_through_a_link(
+    site: SiteFactory, cli: CliRunner, plant: Callable[[Path, Path], None], changed: bool
+) -> None:
+    root = site({"a.html": html()})
+    outside = root.parent / "outside.txt"
+    outside.write_bytes(b"precious\n")
+    plant(root, outside)
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "create")
+    assert run.code == 0, run.err
+    assert outside.read_bytes() == b"precious\n"
+    robots = root / "robots.txt"
+    if changed:
+        assert robots.read_bytes() == b"User-agent: *\n\nSitemap: https://example.com/sitemap.xml\n"
+        assert not robots.is_symlink()
+    else:
+        assert f"warning: {robots}: is " in run.err
+        assert "left as it is" in run.err
+        assert robots.is_symlink() or stat.S_ISFIFO(os.lstat(robots).st_mode)
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".robots.txt.") and not p.is_symlink()]
+
+
+_PAGES = ["index.html", "a.html", "private/x.html", "private/ok.html", "nogoogle/a.html", "p/q.html"]
+
+
+@pytest.mark.parametrize(
+    ("robots", "base", "left_out"),
+    [
+        pytest.param("User-agent: *\nDisallow: /private/\n", BASE, {"private/x.html", "private/ok.html"}, id="star"),
+        pytest.param(
+            "User-agent: *\nDisallow: /private/\nAllow: /private/ok.html\n", BASE, {"private/x.html"}, id="allow-wins"
+        ),
+        pytest.param(
+            # Googlebot's own group replaces '*' for it (RFC 9309): /private/ stays open to it.
+            "User-agent: *\nDisallow: /private/\n\nUser-agent: Googlebot\nDisallow: /nogoogle/\n",
+            BASE,
+            {"nogoogle/a.html"},
+            id="googlebot-group",
+        ),
+        pytest.param(
+            "User-agent: *\nDisallow: /*.html$\nAllow: /$\n", BASE, set(_PAGES) - {"index.html"}, id="wildcards"
+        ),
+        pytest.param("User-agent: *\nDisallow:\n", BASE, set(), id="empty-disallow"),
+        pytest.param(
+            "User-agent: *\nDisallow: /p\n", BASE, {"private/x.html", "private/ok.html", "p/q.html"}, id="prefix"
+        ),
+        pytest.param("User-agent: *\nDisallow: /\n", BASE + "docs/", set(), id="not-at-the-host-root"),
+        pytest.param(None, BASE, set(), id="no-robots-txt"),
+    ],
+)
+def test_pages_robots_txt_disallows_are_left_out(
+    site: SiteFactory, cli: CliRunner, robots: str | None, base: str, left_out: set[str]
+) -> None:
+    files: dict[str | bytes, str | bytes] = {page: html() for page in _PAGES}
+    if robots is not None:
+        files["robots.txt"] = robots
+    root = site(files)
+    run = cli("build", root, "--base-url", base)
+    expect_listed = set(_PAGES) - left_out
+    assert run.code == (0 if expect_listed else 2), run.err
+    if expect_listed:
+        listed = {loc.removeprefix(base) for loc in locs(root, base)}
+        assert listed == {("" if p == "index.html" else p) for p in expect_listed}
+    if left_out:
+        assert f"{len(left_out)} disallowed by robots.txt" in run.err
+    assert "warning" not in run.err  # the site's own rules: counted, not warned about
+
+
+def test_explain_names_robots_txt(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"index.html": html(), "private/x.html": html(), "robots.txt": "User-agent: *\nDisallow: /private/\n"})
+    run = cli("explain", root, "--base-url", BASE, "private/x.html")
+    assert run.out == "private/x.html: not listed: disallowed by robots.txt (for Googlebot)\n"
+
+
+def test_a_generators_sitemap_line_is_named_and_kept(site: SiteFactory, cli: CliRunner) -> None:
+    """MkDocs' sitemap.xml.gz named in robots.txt: sitemapgen edits only its own lines, and says so."""
+    before = f"User-agent: *\nSitemap: {BASE}sitemap.xml.gz\nSitemap: https://other.example/sitemap.xml\n"
+    root = site({"index.html": html(), "robots.txt": before})
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "update")
+    assert run.code == 0, run.err
+    assert f"robots.txt: also names {BASE}sitemap.xml.gz, which sitemapgen did not write" in run.err
+    assert (root / "robots.txt").read_text() == before + f"\nSitemap: {BASE}sitemap.xml\n"
