@@ -23,7 +23,7 @@ from sitemapgen.config.words import LastmodSource, RobotsTxt
 from sitemapgen.deploy.manifest import ManifestWriter, fingerprint_settings, has_manifest
 from sitemapgen.entry import Entry, Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
-from sitemapgen.hosts.base import effective_config
+from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.robots import update_robots_txt
 from sitemapgen.output.writer import WriteResult, write_rows

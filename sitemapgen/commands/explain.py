@@ -19,7 +19,7 @@ from pathlib import Path
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import format_lastmod, format_priority
-from sitemapgen.hosts.base import effective_config
+from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import check_docroot
 from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline

@@ -9,19 +9,18 @@ import pytest
 
 from sitemapgen.errors import ConfigError
 from sitemapgen.hosts.base import page_forms, says_noindex
-from sitemapgen.hosts.files import (
+from sitemapgen.hosts.firebase import read_firebase_json
+from sitemapgen.hosts.lines import read_headers_file, read_redirects_file
+from sitemapgen.hosts.netlify import read_netlify_toml
+from sitemapgen.hosts.patterns import (
     glob_pattern,
     netlify_header_pattern,
     netlify_redirect_pattern,
     path_to_regexp,
-    read_firebase_json,
-    read_headers_file,
-    read_netlify_toml,
-    read_redirects_file,
-    read_serve_json,
-    read_vercel_json,
     splat_pattern,
 )
+from sitemapgen.hosts.serve import read_serve_json
+from sitemapgen.hosts.vercel import read_vercel_json
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,8 @@ import pytest
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import HostName
-from sitemapgen.hosts.base import LINE_FILE_LIMIT, Host, load_host, page_forms
+from sitemapgen.hosts.base import Host, page_forms
+from sitemapgen.hosts.load import LINE_FILE_LIMIT, load_host
 
 from .. import hostservers, hostsite
 from ..conftest import CliRunner
