@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 import os
-from urllib.parse import unquote_to_bytes, urlsplit
+from pathlib import Path
+from urllib.parse import unquote, unquote_to_bytes, urlsplit
 
 import pytest
 from hypothesis import assume, given
@@ -18,6 +19,14 @@ from sitemapgen.urls import (
     resolve_href,
     served_files,
     url_path,
+)
+
+from .conftest import BASE, CliRunner, SiteFactory
+from .helpers import (
+    fetch,
+    html,
+    locs,
+    static_server,
 )
 
 
@@ -215,3 +224,75 @@ def test_path_references_resolve_as_urljoin_does(segments: list[str], absolute: 
 def test_an_href_read_once_resolves_as_resolve_href_on_every_page(href: str, page: str) -> None:
     """Head reading settles what it can of an href once (read_href) and the rest per page."""
     assert urls.read_href(href).resolve(page) == resolve_href(href, page)
+
+
+TRICKY_NAMES = [
+    pytest.param("with space.html", "with%20space.html", id="space"),
+    pytest.param("über.html", "%C3%BCber.html", id="u-umlaut"),
+    pytest.param("日本語.html", "%E6%97%A5%E6%9C%AC%E8%AA%9E.html", id="cjk"),
+    pytest.param("emoji-🎉.html", "emoji-%F0%9F%8E%89.html", id="emoji"),
+    pytest.param('q"uote.html', "q%22uote.html", id="double-quote"),
+    pytest.param("a<b>c.html", "a%3Cb%3Ec.html", id="angle-brackets"),
+    pytest.param("100%.html", "100%25.html", id="percent"),
+    pytest.param("%41.html", "%2541.html", id="percent-escape-lookalike"),
+    pytest.param("hash#tag.html", "hash%23tag.html", id="hash"),
+    pytest.param("what?.html", "what%3F.html", id="question-mark"),
+    pytest.param("q&a.html", "q&a.html", id="ampersand"),
+    pytest.param("it's.html", "it's.html", id="apostrophe"),
+    pytest.param("a+b;c=d,e.html", "a+b;c=d,e.html", id="sub-delims"),
+    pytest.param("back\\slash.html", "back%5Cslash.html", id="backslash"),
+    pytest.param("tab\tand\nnewline.html", "tab%09and%0Anewline.html", id="control-chars"),
+    pytest.param("-dash.html", "-dash.html", id="leading-dash"),
+    pytest.param(" lead and trail .html", "%20lead%20and%20trail%20.html", id="edge-spaces"),
+    pytest.param("x" * 250 + ".html", "x" * 250 + ".html", id="255-bytes"),
+    pytest.param("dir with space/ü/index.html", "dir%20with%20space/%C3%BC/", id="dirs"),
+]
+
+
+@pytest.mark.parametrize(("name", "encoded"), TRICKY_NAMES)
+def test_tricky_names_are_encoded_once_and_served(
+    site: SiteFactory, cli: CliRunner, name: str, encoded: str, tmp_path: Path
+) -> None:
+    content = html(name)
+    root = site({name: content})
+    with static_server(root) as served:
+        assert cli("build", root, "--base-url", served).code == 0
+        [loc] = locs(root, served)
+        assert loc == served + encoded
+        assert unquote(urlsplit(loc).path) == "/" + name.removesuffix("index.html")
+        assert fetch(loc) == content.encode()
+
+
+def test_name_that_is_not_utf8_is_encoded_from_its_raw_bytes(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({b"caf\xe9.html": html(), b"\xff\xfe/index.html": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    got = locs(root, BASE)
+    assert got == [BASE + "caf%E9.html", BASE + "%FF%FE/"]
+    # The standard library's server decodes paths as UTF-8 and cannot serve these
+    # names; a byte-transparent server (nginx, Apache) maps the raw bytes back:
+    assert [unquote_to_bytes(u[len(BASE) :]) for u in got] == [b"caf\xe9.html", b"\xff\xfe/"]
+
+
+@pytest.mark.parametrize(
+    ("style", "expected"),
+    [
+        pytest.param(None, ["", "a/", "a/b.html", "a/c.htm"], id="directory-default"),
+        pytest.param("directory", ["", "a/", "a/b.html", "a/c.htm"], id="directory"),
+        pytest.param("index", ["index.html", "a/index.html", "a/b.html", "a/c.htm"], id="index"),
+        pytest.param("extensionless", ["", "a/", "a/b", "a/c"], id="extensionless"),
+    ],
+)
+def test_url_styles(site: SiteFactory, cli: CliRunner, style: str | None, expected: list[str]) -> None:
+    root = site({"index.html": html(), "a/index.html": html(), "a/b.html": html(), "a/c.htm": html()})
+    args = ["--url-style", style] if style else []
+    assert cli("build", root, "--base-url", BASE, *args).code == 0
+    assert locs(root, BASE) == [BASE + e for e in expected]
+
+
+def test_url_style_from_config(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"a/b.html": html()})
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\nurl_style = "extensionless"\n')
+    assert cli("build", root, "--config", config).code == 0
+    assert locs(root, BASE) == [BASE + "a/b"]

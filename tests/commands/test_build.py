@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -15,7 +16,17 @@ from sitemapgen import ChangeFreq, Config, LastmodSource, Rule, SkipReason
 from sitemapgen.output.writer import read_published
 from sitemapgen.util.faults import FAULT_ENV
 
-from ..helpers import html, locs, make_tree, output_files, published
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import (
+    fetch,
+    html,
+    locs,
+    make_tree,
+    output_files,
+    published,
+    read_index,
+    static_server,
+)
 
 
 def test_build_from_python(tmp_path: Path) -> None:
@@ -290,3 +301,60 @@ def test_nothing_invalid_from_a_head_is_published(tmp_path: Path, tag: str) -> N
     assert url.alternates == (("es", "https://example.com/"),)
     assert len(warnings) == 1
     assert warnings[0].startswith("index.html: ")
+
+
+def test_build_writes_index_and_gzipped_chunk(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"index.html": html(), "a/b/index.html": html(), "a/b.html": html(), "style.css": "x"})
+    for page, mtime in (("index.html", 1_600_000_000), ("a/b/index.html", 1_700_000_000), ("a/b.html", 1_650_000_000)):
+        os.utime(root / page, (mtime, mtime))
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert run.out == ""
+    assert run.err.count("\n") == 1
+    assert "listed 3 pages in 1 sitemap" in run.err
+    # The index's lastmod is the newest page's (a/b/index.html).
+    assert read_index(root / "sitemap.xml") == [(BASE + "sitemap-1.xml.gz", "2023-11-14T22:13:20+00:00")]
+    assert locs(root, BASE) == [BASE, BASE + "a/b.html", BASE + "a/b/"]
+    assert (root / "sitemap-1.xml.gz").read_bytes()[:2] == b"\x1f\x8b"
+
+
+def test_base_url_with_path_and_port_served_from_a_parent(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"index.html": html("home"), "guide/ü x.html": html("guide")})
+    with static_server(tmp_path) as served:
+        base = served + "public/"
+        assert cli("build", root, "--base-url", base.removesuffix("/")).code == 0
+        urls = locs(root, base)
+        assert urls == [base, base + "guide/%C3%BC%20x.html"]
+        assert [loc for loc, _ in read_index(root / "sitemap.xml")] == [base + "sitemap-1.xml.gz"]
+        assert fetch(urls[1]) == html("guide").encode()
+        assert fetch(read_index(root / "sitemap.xml")[0][0]) == (root / "sitemap-1.xml.gz").read_bytes()
+
+
+def test_every_url_of_the_sample_site_resolves_on_a_static_server(cli: CliRunner, tmp_path: Path) -> None:
+    import shutil
+
+    sample = Path(__file__).parents[2] / "sample_site"
+    root = tmp_path / "sample"
+    shutil.copytree(sample, root, ignore=shutil.ignore_patterns("sitemap*.xml*"))
+    config = sample.parent / "sample_site.toml"
+    with static_server(root) as served:
+        assert cli("build", root, "--config", config, "--base-url", served).code == 0
+        urls = published(root, served)
+        assert len(urls) >= 10
+        for url in urls:
+            path = root / unquote(urlsplit(url.loc).path).lstrip("/")
+            if url.loc.endswith("/"):
+                path = path / "index.html"
+            assert fetch(url.loc) == path.read_bytes(), url.loc
+        listed = {unquote(u.loc[len(served) :]) for u in urls}
+        assert "drafts/next-post.html" not in listed
+        assert "404.html" not in listed
+        assert "docs/café.html" in listed
+
+
+def test_no_pages_is_an_error_and_writes_nothing(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"404.html": html(), "x.css": ""})
+    run = cli("build", root, "--base-url", BASE, "--out", tmp_path / "new")
+    assert run.code == 2
+    assert run.err == f"error: no pages to list under {root} (1 excluded by pattern); nothing written\n"
+    assert not (tmp_path / "new").exists()

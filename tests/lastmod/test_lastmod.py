@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -12,7 +13,7 @@ import pytest
 from sitemapgen.lastmod.base import parse_datetime
 from sitemapgen.lastmod.git import read_git_dates
 
-from ..conftest import BASE, CliRunner
+from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import git, html, make_tree, output_files, published, read_index
 
 
@@ -373,3 +374,26 @@ def test_a_busy_store_is_waited_for_then_one_line_and_nothing_published(
         (BASE + "b.html", "2020-09-13T12:26:40+00:00"),
     ]
     assert not list(tmp_path.glob("state.sqlite.corrupt*"))
+
+
+def test_lastmod_matches_date_command(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html(), "b.html": html()})
+    os.utime(root / "a.html", ns=(0, 1_098_780_999_999_999_999))  # 2004-10-26T08:56:39.999...
+    os.utime(root / "b.html", ns=(0, -1_500_000_000))  # before the epoch: date -r floors
+    assert cli("build", root, "--base-url", BASE).code == 0
+    got = [u.lastmod for u in published(root, BASE)]
+    expected = [
+        subprocess.run(
+            ["date", "--iso-8601=seconds", "-u", "-r", str(root / name)], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for name in ("a.html", "b.html")
+    ]
+    assert got == expected == ["2004-10-26T08:56:39+00:00", "1969-12-31T23:59:58+00:00"]
+
+
+def test_lastmod_date_only(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    os.utime(root / "a.html", (1098780999, 1098780999))
+    assert cli("build", root, "--base-url", BASE, "--lastmod-format", "date").code == 0
+    assert [u.lastmod for u in published(root, BASE)] == ["2004-10-26"]
+    assert read_index(root / "sitemap.xml")[0][1] == "2004-10-26"

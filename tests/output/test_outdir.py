@@ -14,7 +14,11 @@ import pytest
 from sitemapgen.output.outdir import JOURNAL_NAME, output_lock
 
 from ..conftest import BASE, CliRunner, SiteFactory
-from ..helpers import error_line, html
+from ..helpers import (
+    error_line,
+    html,
+    locs,
+)
 
 
 def test_a_second_run_on_the_same_output_fails_fast(site: SiteFactory, cli: CliRunner) -> None:
@@ -102,3 +106,31 @@ def test_a_full_disk_at_the_journals_first_line_leaves_no_journal(
     assert not (root / JOURNAL_NAME).exists()
     monkeypatch.setattr(os, "write", real_write)
     assert cli("build", root, "--base-url", BASE).code == 0  # the next run is not blocked
+
+
+def test_out_dir_outside_the_docroot(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"a.html": html()})
+    out = tmp_path / "dist" / "maps"
+    assert cli("build", root, "--base-url", BASE, "--out", out).code == 0
+    assert locs(out, BASE) == [BASE + "a.html"]
+    assert not (root / "sitemap.xml").exists()
+
+
+def test_missing_docroot(cli: CliRunner, tmp_path: Path) -> None:
+    run = cli("build", tmp_path / "nope", "--base-url", BASE)
+    assert (run.code, run.err) == (2, f"error: docroot not found: {tmp_path / 'nope'}\n")
+    assert not (tmp_path / "nope").exists()
+
+
+def test_docroot_that_is_a_file(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    run = cli("build", tmp_path / "f", "--base-url", BASE)
+    assert (run.code, run.err) == (2, f"error: docroot not a directory: {tmp_path / 'f'}\n")
+
+
+def test_out_inside_the_docroot_is_refused(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    run = cli("build", root, "--base-url", BASE, "--out", root / "maps")
+    assert run.code == 2
+    assert "location rule" in run.err
+    assert not (root / "maps").exists()

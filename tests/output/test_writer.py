@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import gzip
 import itertools
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
@@ -19,9 +20,17 @@ from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
 from sitemapgen.protocol import ChangeFreq
 from sitemapgen.skips import Skip, SkipReason
 
-from ..helpers import Url, is_cut_point, locs, output_files, read_chunk, read_index
-
-BASE = "https://example.com/"
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import (
+    Url,
+    html,
+    index_paths,
+    is_cut_point,
+    locs,
+    output_files,
+    read_chunk,
+    read_index,
+)
 
 
 @pytest.fixture
@@ -311,3 +320,80 @@ def _lastmod(entry: Entry) -> datetime:
 def _read_back(out: Path) -> list[list[Url]]:
     """The entries of each sitemap the index lists, in order, each file read once and XSD-validated."""
     return [read_chunk(out / loc.removeprefix(BASE)) for loc, _ in read_index(out / "sitemap.xml")]
+
+
+def test_xml_special_characters_are_escaped_exactly_once(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"q&a's.html": html(), "%26amp;.html": html()})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    raw = gzip.decompress((root / "sitemap-1.xml.gz").read_bytes()).decode()
+    assert "<loc>https://example.com/q&amp;a&apos;s.html</loc>" in raw
+    assert "<loc>https://example.com/%2526amp;.html</loc>" in raw
+    assert locs(root, BASE) == [BASE + "%2526amp;.html", BASE + "q&a's.html"]
+
+
+def test_index_lastmod_is_newest_in_its_chunk(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(5)})
+    times = [300, 100, 200, 500, 400]
+    for i, t in enumerate(times):
+        os.utime(root / f"p{i}.html", (t, 1_600_000_000 + t))
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "2", "--chunking", "fill").code == 0
+    got = [lastmod for _, lastmod in read_index(root / "sitemap.xml")]
+    assert got == ["2020-09-13T12:31:40+00:00", "2020-09-13T12:35:00+00:00", "2020-09-13T12:33:20+00:00"]
+
+
+def test_chunks_at_a_small_url_limit(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i:02}.html": html() for i in range(25)})
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "10", "--chunking", "fill").code == 0
+    index = read_index(root / "sitemap.xml")
+    assert [loc for loc, _ in index] == [BASE + f"sitemap-{n}.xml.gz" for n in (1, 2, 3)]
+    assert [len(read_chunk(root / f"sitemap-{n}.xml.gz")) for n in (1, 2, 3)] == [10, 10, 5]
+    assert locs(root, BASE) == [BASE + f"p{i:02}.html" for i in range(25)]
+
+
+def test_chunks_at_a_byte_limit(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"{'long-name-' * 5}{i:03}.html": html() for i in range(40)})
+    assert cli("build", root, "--base-url", BASE, "--max-bytes-per-sitemap", "1500").code == 0
+    chunks = sorted(root.glob("sitemap-*.xml.gz"))
+    assert len(chunks) > 3
+    sizes = [len(gzip.decompress(c.read_bytes())) for c in chunks]
+    assert max(sizes) <= 1500
+    assert len(locs(root, BASE)) == 40  # each page exactly once
+    assert len(set(locs(root, BASE))) == 40
+
+
+def test_more_chunks_than_one_index_may_list(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(7)})
+    run = cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "1", "--max-sitemaps-per-index", "3")
+    assert run.code == 0, run.err
+    assert [p.name for p in index_paths(root)] == ["sitemap.xml", "sitemap-index-2.xml", "sitemap-index-3.xml"]
+    assert [len(read_index(p)) for p in index_paths(root)] == [3, 3, 1]
+    assert sorted(locs(root, BASE)) == sorted(BASE + f"p{i}.html" for i in range(7))
+    assert "wrote 3 index files" in run.err
+
+
+def test_stale_files_of_a_larger_build_are_removed(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(7)})
+    assert (
+        cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "1", "--max-sitemaps-per-index", "3").code == 0
+    )
+    assert cli("build", root, "--base-url", BASE).code == 0
+    # The new chunk takes a number the published index did not use (it never overwrites a listed file).
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith("sitemap")) == ["sitemap-8.xml.gz", "sitemap.xml"]
+    assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+    assert len(locs(root, BASE)) == 7
+
+
+def test_rebuild_is_byte_identical(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    files: dict[str | bytes, str | bytes] = {f"s{i % 3}/p{i}.html": html() for i in range(30)}
+    root = site(files | {"ü.html": html()})
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "7", "--out", tmp_path / "one").code == 0
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "7", "--out", tmp_path / "two").code == 0
+    one, two = output_files(tmp_path / "one"), output_files(tmp_path / "two")
+    assert one == two
+    assert len(one) > 2
+    assert cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "7", "--out", tmp_path / "two").code == 0
+    assert output_files(tmp_path / "two") == one  # in place too: nothing changed, nothing rewritten
+    for name, data in one.items():
+        if name.endswith(".gz"):
+            assert data[4:8] == b"\0\0\0\0"  # gzip header mtime
+            assert data[3] & 0x08 == 0  # no file name in the header

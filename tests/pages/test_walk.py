@@ -13,7 +13,13 @@ from sitemapgen.pages.walk import Walk, exclusion_spec, iter_pages
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import UrlStyle
 
-from ..helpers import make_tree
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import (
+    html,
+    locs,
+    make_tree,
+    output_files,
+)
 
 
 def test_order_is_index_first_then_bytes_then_subdirectories(tmp_path: Path) -> None:
@@ -175,3 +181,50 @@ def test_names_that_share_a_url_keep_the_first(
     found = [relpath for relpath, _ in Walk(tmp_path, url_style=style, on_skip=skips.append).candidates()]
     assert {s.relpath: s.detail for s in skips if s.reason is SkipReason.DUPLICATE_URL} == duplicates
     assert sorted(found) == sorted(set(names) - set(duplicates))
+
+
+def test_index_and_htm_twins_give_one_url_and_a_warning(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"index.html": html(), "index.htm": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0
+    assert locs(root, BASE) == [BASE]
+    assert "warning: index.htm: skipped, same URL as an earlier page (index.html)" in run.err
+
+
+def test_symlinks(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.html").write_text(html("secret"))
+    root = site({"real.html": html("real"), "sub/page.html": html("sub")})
+    (root / "alias.html").symlink_to("real.html")
+    (root / "leak.html").symlink_to(outside / "secret.html")
+    (root / "broken.html").symlink_to("nowhere.html")
+    (root / "linkdir").symlink_to(root / "sub")
+    (root / "loop").symlink_to(root)
+    (root / "outdir").symlink_to(outside)
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert locs(root, BASE) == [BASE + "alias.html", BASE + "real.html", BASE + "sub/page.html"]
+    assert "warning: leak.html: skipped, symlink to outside the docroot" in run.err
+    assert "warning: broken.html: skipped, broken symlink" in run.err
+    assert str(outside) not in run.err.replace("leak.html", "")
+    assert "3 directory symlinks not followed" in run.err
+
+
+def test_unreadable_entries_warn_and_the_run_goes_on(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"ok.html": html()})
+    os.mkfifo(root / "pipe.html")  # opening it would hang: it must never be opened
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0
+    assert locs(root, BASE) == [BASE + "ok.html"]
+    assert "warning: pipe.html: skipped, not a regular file" in run.err
+
+
+def test_own_output_and_other_files_are_never_listed(site: SiteFactory, cli: CliRunner) -> None:
+    files: dict[str, str | bytes] = {"a.html": html(), "feed.xml": "<feed/>", "img.png": b"\x89PNG", "x.html.txt": ""}
+    root = site(files)
+    assert cli("build", root, "--base-url", BASE).code == 0
+    first = output_files(root)
+    assert cli("build", root, "--base-url", BASE).code == 0
+    assert locs(root, BASE) == [BASE + "a.html"]
+    assert output_files(root) == first

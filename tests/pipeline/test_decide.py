@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,15 @@ from sitemapgen.entry import row_of
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.skips import NoteKind
 
-from ..conftest import BASE
-from ..helpers import make_tree
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import (
+    HEAD_SITE,
+    head,
+    html,
+    locs,
+    make_tree,
+    published,
+)
 
 
 def _head(extra: str) -> str:
@@ -256,3 +264,74 @@ def test_an_hreflang_cluster_is_made_whole(
     assert outcome.entry is not None
     assert [(a.hreflang, a.href.removeprefix(BASE)) for a in outcome.entry.alternates] == expected
     assert [kind for kind, _ in outcome.notes] == ([note] if note else [])
+
+
+def test_long_urls_are_skipped_with_a_warning(site: SiteFactory, cli: CliRunner) -> None:
+    deep = "/".join(["ü" * 100] * 4) + "/page.html"  # each ü becomes %C3%BC: about 2,400 characters
+    root = site({deep: html(), "ok.html": html()})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0
+    assert locs(root, BASE) == [BASE + "ok.html"]
+    assert "skipped, URL of 2,048 characters or more" in run.err
+
+
+def test_head_signals_decide_what_is_listed(site: SiteFactory, cli: CliRunner) -> None:
+    root = site(HEAD_SITE)
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    urls = published(root, BASE)
+    assert [u.loc for u in urls] == [BASE, BASE + "ok.html", BASE + "de/", BASE + "en/"]
+    assert (
+        "skipped 2 noindex, 1 canonical elsewhere, 1 canonical on another host,"
+        " 1 not a page (no doctype, html, head, body or title), 1 redirect"
+    ) in run.err
+    assert "warning: 1 skipped, canonical on another host; e.g. elsewhere.html to https://other.example/x\n" in run.err
+    assert "warning: 1 skipped, not a page (no doctype, html, head, body or title); e.g. junk.html\n" in run.err
+    [en] = [u for u in urls if u.loc == BASE + "en/"]
+    assert en.alternates == (("en", BASE + "en/"), ("de", BASE + "de/"), ("x-default", BASE + "en/"))
+
+
+@pytest.mark.parametrize(
+    ("setting", "also_listed"),
+    [
+        pytest.param("check_noindex = false", ["bot.html", "hidden.html"], id="noindex-off"),
+        pytest.param("check_canonical = false", ["dupe.html", "elsewhere.html"], id="canonical-off"),
+        pytest.param("check_redirects = false", ["old/"], id="redirects-off"),
+        pytest.param(
+            "read_heads = false",
+            ["bot.html", "dupe.html", "elsewhere.html", "hidden.html", "junk.html", "old/"],
+            id="heads-off",
+        ),
+    ],
+)
+def test_each_head_check_can_be_switched_off(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path, setting: str, also_listed: list[str]
+) -> None:
+    root = site(HEAD_SITE)
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\n{setting}\n')
+    assert cli("build", root, "--config", config).code == 0
+    listed = {u.loc.removeprefix(BASE) for u in published(root, BASE)}
+    assert listed == {"", "ok.html", "de/", "en/", *also_listed}
+
+
+def test_hreflang_can_be_switched_off(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site(HEAD_SITE)
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\nhreflang = false\n')
+    assert cli("build", root, "--config", config).code == 0
+    assert all(not u.alternates for u in published(root, BASE))
+    assert b"<xhtml:link" not in gzip.decompress((root / "sitemap-1.xml.gz").read_bytes())
+
+
+def test_byte_limit_holds_with_many_hreflang_links(site: SiteFactory, cli: CliRunner) -> None:
+    langs = [f"x{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(30)]  # valid xsd:language codes
+    links = [f'<link rel="alternate" hreflang="{lang}" href="/{lang}/page-with-a-long-name.html">' for lang in langs]
+    root = site({f"{lang}/page-with-a-long-name.html": head(*links) for lang in langs})  # one cluster of 30
+    assert cli("build", root, "--base-url", BASE, "--max-bytes-per-sitemap", "8000").code == 0
+    chunks = sorted(root.glob("sitemap-*.xml.gz"))
+    assert len(chunks) > 2
+    assert max(len(gzip.decompress(c.read_bytes())) for c in chunks) <= 8000
+    urls = published(root, BASE)
+    assert len(urls) == 30
+    assert all(len(u.alternates) == 30 for u in urls)

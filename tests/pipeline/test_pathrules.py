@@ -9,7 +9,11 @@ import pytest
 from sitemapgen import Config, SkipReason
 from sitemapgen.pipeline.pathrules import PATH_RULES, PathRules, Patterns
 
-from ..conftest import BASE
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import (
+    html,
+    locs,
+)
 
 
 @pytest.mark.parametrize(
@@ -48,3 +52,51 @@ def test_sitemapignore_can_be_switched_off(tmp_path: Path) -> None:
 
 def test_the_patterns_are_the_first_rule() -> None:
     assert PATH_RULES[0] is Patterns
+
+
+def test_exclusions(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site(
+        {
+            "index.html": html(),
+            "404.html": html(),
+            "fr/404.html": html(),
+            ".hidden.html": html(),
+            ".git/x.html": html(),
+            "a/.b/c.html": html(),
+            ".well-known/keep.html": html(),
+            "drafts/x.html": html(),
+            "private/secret.html": html(),
+            "private/public.html": html(),
+            "tmp-1.html": html(),
+            ".sitemapignore": "# comment\ntmp-*.html\n",
+        }
+    )
+    config = tmp_path / "sitemapgen.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\nexclude = ["drafts/", "private/*", "!private/public.html", "!.well-known/"]\n'
+    )
+    run = cli("build", root, "--config", config)
+    assert run.code == 0, run.err
+    assert locs(root, BASE) == [BASE, BASE + ".well-known/keep.html", BASE + "private/public.html"]
+    assert "warning" not in run.err
+
+
+def test_sitemapignore_can_be_switched_off_in_a_build(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    root = site({"a.html": html(), ".sitemapignore": "a.html\n", "b.html": html()})
+    assert cli("build", root, "--base-url", BASE).code == 0
+    assert locs(root, BASE) == [BASE + "b.html"]
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\nsitemapignore = false\n')
+    assert cli("build", root, "--config", config).code == 0
+    assert locs(root, BASE) == [BASE + "a.html", BASE + "b.html"]
+
+
+def test_bad_sitemapignore(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html(), ".sitemapignore": "ok\n\\\n"})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 2
+    assert run.err.startswith(f"error: {root / '.sitemapignore'}: line 2: invalid pattern")
+    assert not (root / "sitemap.xml").exists()
+    fresh_out = cli("build", root, "--base-url", BASE, "--out", root.parent / "new-out")
+    assert fresh_out.code == 2
+    assert not (root.parent / "new-out").exists()  # the directory it would have created is gone

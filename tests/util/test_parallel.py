@@ -14,6 +14,13 @@ import pytest
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.util.parallel import INLINE, ordered_map
 
+from ..conftest import BASE
+from ..helpers import (
+    html,
+    locs,
+    make_tree,
+)
+
 
 def _square(n: int) -> tuple[int, int]:
     return n, n * n
@@ -105,3 +112,16 @@ def test_a_pool_whose_thread_cannot_start_is_an_error_not_a_hang(monkeypatch: py
         list(ordered_map(_square, _tasks(20, 512), jobs=2))
     assert time.monotonic() - started < 15
     assert multiprocessing.active_children() == []
+
+
+def test_jobs_beyond_the_open_file_limit_are_bounded(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "site", {f"d{i // 500}/p{i}.html": html() for i in range(3_000)})
+    code = (
+        "import resource, sys; from sitemapgen.cli.program import main;"
+        " resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48));"
+        f" sys.exit(main(['build', {str(root)!r}, '--base-url', {BASE!r}, '--jobs', '64', '--quiet']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("warning: --jobs 64: the open-file limit (48) leaves room for "), done.stderr
+    assert len(locs(root, BASE)) == 3_000
