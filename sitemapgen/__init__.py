@@ -6,8 +6,10 @@ The library API is what the CLI uses::
     result = sitemapgen.build(sitemapgen.Config(docroot="public", base_url="https://example.com/"))
     print(result.summary())
 
-`sitemapgen.check.check` and `sitemapgen.validate.validate` are the `check` and
-`validate` commands (imported from their modules, so lxml loads only when used).
+The other commands are library functions too, in `sitemapgen.commands`: `check`, `diff`,
+`indexnow`, and `validate` (`sitemapgen.commands.validate.validate`, imported from its module,
+so lxml loads only when it is used). The package's folders follow the data: see the README's
+development section.
 """
 
 from __future__ import annotations

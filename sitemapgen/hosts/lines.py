@@ -3,8 +3,8 @@
 
 The line formats are small and documented. Each host has its own dialect of the
 same files (Cloudflare rejects Netlify's forced ``301!`` and query conditions;
-Netlify has no detach line), so every reader takes the host's name and says, as
-a `Rejected` line, what that host would refuse.
+Netlify has no detach line), so every reader takes the host's name and says, in
+a line of `HostFiles.rejected`, what that host would refuse.
 """
 
 from __future__ import annotations
