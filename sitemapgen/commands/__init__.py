@@ -1,6 +1,8 @@
 """The library's commands, each a function over a `Config` (the CLI is typer over these):
 `build`, `listing` (what `list` shows), `check`, `explain`, `diff` and `indexnow` (over deploys
-rather than a config), and `validate` (imported from its module, so lxml loads only when it is used)."""
+rather than a config), and `validate` (imported from its module, so lxml loads only when it is
+used; it reads files with `validate_read` and judges URLs with `validate_urls`, which are not
+imported here either)."""
 
 from sitemapgen.commands.build import Listing, build, iter_entries, iter_listing
 from sitemapgen.commands.check import CheckResult, Comparison, check, compare

@@ -4,32 +4,41 @@ Problems are data (`Problem(path, line, message)`), collected rather than
 raised, so one run reports everything wrong with a set of files. The XSDs are
 the official ones, shipped in the package, so this works offline.
 
-The files may come from anywhere, so reading them is guarded. A file is read
-only to the protocol's size limit plus one byte (a gzip bomb is inflated about
-a MiB further), and every gzip member is checked to its CRC and length trailer. A
-FIFO or a directory is refused without waiting on it. Entity declarations are
+The files may come from anywhere, so reading them is guarded (`validate_read`).
+A file is read, or inflated if it is gzip, only to the protocol's size limit
+plus one byte, and every gzip member is checked to its CRC and length trailer.
+A FIFO or a directory is refused without waiting on it. Entity declarations are
 refused, so nothing is expanded, read or fetched. An index can make us read
 only files below its own directory, never through a symlink out of it, each
-file once, and never round a cycle.
+file once, and never round a cycle. What a URL must be, and where it leads, is
+`validate_urls`'.
 """
 
 from __future__ import annotations
 
 import errno
 import io
-import os
-import re
-import stat
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree
 
+from sitemapgen.commands.validate_read import (
+    NO_ENTITIES,
+    Escapes,
+    Unreadable,
+    identity,
+    is_entity_expansion,
+    open_below,
+    open_file,
+    read_limited,
+    unsafe_dtd,
+)
+from sitemapgen.commands.validate_urls import below, check_url, directory_of, path_segments, unservable
 from sitemapgen.errors import os_failure
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
@@ -37,52 +46,15 @@ from sitemapgen.protocol import (
     LOC,
     MAX_BYTES_PER_SITEMAP,
     MAX_SITEMAPS_PER_INDEX,
-    MAX_URL_LENGTH,
     MAX_URLS_PER_SITEMAP,
     SITEMAP_NS,
 )
 
-_URI_CHARS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*$")
-_BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-
 #: How deep indexes may list indexes. The protocol does not say (Google has said it follows no
 #: nested index); a bound keeps a long chain of distinct files from exhausting the stack.
 MAX_INDEX_DEPTH = 8
-#: Bytes of a gzip file inflated at a time: deflate expands at most 1,032:1, so about 1 MiB.
-_CHUNK = 1 << 10
-_GZIP_MAGIC = b"\x1f\x8b"
-# As safeio.open_regular, which has no dir_fd: never wait on a FIFO; the kind is checked after open.
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
-# Directories are only walked through: O_PATH needs no read permission on them, as a path lookup needs none.
-_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a device"),
-)
 #: Read failures that are the machine's, not the file's: exit 3, not a Problem.
 _MACHINE_ERRNOS = frozenset({errno.EIO, errno.ENOMEM, errno.ENFILE, errno.EMFILE, errno.ENOBUFS})
-_ZLIB_REASONS = {
-    "incorrect data check": "its CRC-32 does not match its data",
-    "incorrect length check": "its length trailer does not match its data",
-    "incorrect header check": "not a gzip member",
-}
-_NO_ENTITIES = "entity declarations are not allowed (nothing was expanded, read or fetched)"
-_NO_EXTERNAL_DTD = "an external DTD is not allowed (it was not fetched)"
-
-
-class _Unreadable(Exception):
-    """Why a file's content cannot be checked; becomes a Problem, never leaves this module."""
-
-
-class _Escapes(Exception):
-    """A listed file resolves (through a symlink) outside the directory it must be in."""
-
-    def __init__(self, target: str) -> None:
-        super().__init__(target)
-        self.target = target
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,210 +91,6 @@ def _schema(name: str) -> etree.XMLSchema:
         return etree.XMLSchema(etree.parse(str(path)))
 
 
-def _open_file(name: str | Path, *, dir_fd: int | None = None, follow_symlinks: bool = True) -> io.BufferedReader:
-    """`name` opened for reading if it is a regular file; a FIFO is refused, never waited on."""
-    fd = os.open(name, _READ_FLAGS if follow_symlinks else _READ_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
-            raise _Unreadable(f"not a file: it is {kind}")
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return open(fd, "rb")
-
-
-def _open_below(directory: Path, parts: Sequence[str]) -> io.BufferedReader:
-    """The file `directory`/`parts` opened for reading, only if it really is below `directory`.
-
-    A symlink inside the directory is followed (a deploy may link its files)
-    as long as it resolves below it. The resolved path is then opened one
-    component at a time, following no link, so a link swapped in after the
-    check is refused instead of followed out.
-    """
-    top = os.path.realpath(directory)
-    target = os.path.realpath(os.path.join(top, *parts))
-    if target != top and os.path.commonpath((top, target)) != top:
-        raise _Escapes(target)
-    *dirs, name = os.path.relpath(target, top).split(os.sep)
-    dir_fd = os.open(top, _DIR_FLAGS)
-    try:
-        for part in dirs:
-            inner = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
-            os.close(dir_fd)
-            dir_fd = inner
-        return _open_file(name, dir_fd=dir_fd, follow_symlinks=False)
-    finally:
-        os.close(dir_fd)
-
-
-def _identity(f: io.BufferedReader) -> tuple[int, int]:
-    """Which file this is, whatever the path (symlinks, hard links) that led to it."""
-    st = os.fstat(f.fileno())
-    return st.st_dev, st.st_ino
-
-
-def _read_limited(f: io.BufferedReader, limit: int) -> bytes:
-    """The content, gunzipped if it is gzip; `_Unreadable` as soon as it passes `limit` bytes.
-
-    A plain file is read to `limit` + 1 bytes at most, a gzip file inflated to
-    about a MiB past the limit at most, so neither a huge file nor a gzip bomb
-    is held in memory.
-    """
-    if f.peek(2)[:2] == _GZIP_MAGIC:
-        return _gunzip(f, limit)
-    data = f.read(limit + 1)
-    if len(data) > limit:
-        raise _too_large(limit)
-    return data
-
-
-def _too_large(limit: int) -> _Unreadable:
-    return _Unreadable(f"larger than {limit:,} bytes uncompressed")
-
-
-def _gunzip(f: io.BufferedReader, limit: int) -> bytes:
-    """Inflate every gzip member of `f`, each checked to its CRC and length, to at most `limit` bytes.
-
-    What follows a member must be another member: trailing garbage, even
-    zeros, is corrupt, as a strict client (Go's gzip reader) finds it. Input
-    goes in small chunks, so a bomb is stopped about a MiB past the limit, and
-    the pieces are joined only when all is read.
-    """
-    pieces: list[bytes] = []
-    size = 0
-    member = 1
-    inflater = zlib.decompressobj(wbits=31)  # gzip framing: zlib checks the CRC-32 and ISIZE trailer
-    data = b""
-    try:
-        while True:
-            if inflater.eof:
-                data = inflater.unused_data or f.read(_CHUNK)
-                if not data:
-                    return b"".join(pieces)
-                member += 1
-                inflater = zlib.decompressobj(wbits=31)
-            elif not data:
-                data = f.read(_CHUNK)
-                if not data:
-                    raise _Unreadable(f"truncated gzip: member {member} ends before its CRC and length trailer")
-            piece = inflater.decompress(data)  # all of it: no output is left pending in zlib
-            size += len(piece)
-            if size > limit:
-                raise _too_large(limit)
-            pieces.append(piece)
-            data = b""
-    except zlib.error as e:
-        reason = str(e).rpartition(": ")[2]  # "Error -3 while decompressing data: incorrect data check"
-        raise _Unreadable(f"corrupt gzip: member {member}: {_ZLIB_REASONS.get(reason, reason)}") from e
-
-
-def _check_url(url: str, what: str) -> list[str]:
-    problems = []
-    if len(url) > MAX_URL_LENGTH:
-        problems.append(f"{what} is {len(url):,} characters; the protocol requires fewer than 2,048")
-    if not _URI_CHARS.match(url):
-        bad = sorted({ch for ch in url if not _URI_CHARS.match(ch)})
-        problems.append(f"{what} {url!r} has characters that must be percent-encoded (RFC 3986): {''.join(bad)!r}")
-    if _BAD_PERCENT.search(url):
-        problems.append(f"{what} {url!r} has a '%' not followed by two hex digits")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        problems.append(f"{what} {url!r} is not an absolute http(s) URL")
-    return problems
-
-
-def _directory(url: str) -> str:
-    return url.rpartition("/")[0] + "/"
-
-
-def _segments(url: str) -> list[str]:
-    """The URL's path segments, percent-decoded as a server decodes them; dot segments kept.
-
-    Bytes that are not UTF-8 decode as the file system's own names do
-    (surrogateescape), so a segment can be opened as a file name.
-    """
-    return [unquote(segment, errors="surrogateescape") for segment in urlsplit(url).path.split("/")]
-
-
-def _resolved(segments: Sequence[str]) -> list[str]:
-    """`segments` with '.' and '..' resolved (RFC 3986, 5.2.4): what a server serves."""
-    out: list[str] = []
-    for segment in segments:
-        if segment == "..":
-            if len(out) > 1:
-                out.pop()
-        elif segment != ".":
-            out.append(segment)
-    if segments and segments[-1] in (".", ".."):
-        out.append("")
-    return out
-
-
-def _below(url: str, directory: str) -> list[str] | None:
-    """The resolved path segments of `url` below `directory` (a URL ending in '/'); None if not below.
-
-    Compared after percent-decoding and resolving dot segments, so neither
-    ``../`` nor ``%2e%2e/`` passes for a path under the directory.
-    """
-    target, base = urlsplit(url), urlsplit(directory)
-    if (target.scheme, target.netloc) != (base.scheme, base.netloc):
-        return None
-    inside = _resolved(_segments(directory))[:-1]
-    path = _resolved(_segments(url))
-    if len(path) <= len(inside) or path[: len(inside)] != inside:
-        return None
-    return path[len(inside) :]
-
-
-def _unservable(segments: Sequence[str]) -> str | None:
-    """Why a URL path cannot safely name a file below an index's directory; None if it can.
-
-    Strict on purpose: a dot segment, an encoded '/', a backslash (a separator
-    to some servers) or a NUL could each lead a server, or us, somewhere else.
-    """
-    names = segments[1:]
-    if not names or not names[-1]:
-        return "does not name a file"
-    for name in names:
-        if name in (".", ".."):
-            return f"has a {name!r} segment (percent-encoded or not)"
-        if not name:
-            return "has an empty segment ('//')"
-        for ch in ("/", "\\", "\0"):
-            if ch in name:
-                return f"has {ch!r} inside a segment (percent-encoded or not)"
-    return None
-
-
-def _is_entity_expansion(error: etree._LogEntry) -> bool:
-    """Whether libxml2 stopped because entities expanded past its limits (billion laughs).
-
-    Its other resource limits (a token over 10,000,000 bytes) are a plain
-    syntax error, so the message is read too.
-    """
-    if error.type == etree.ErrorTypes.ERR_ENTITY_LOOP:
-        return True
-    return error.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT and "entity" in error.message.lower()
-
-
-def _unsafe_dtd(root: etree._Element) -> str | None:
-    """Why the document's DTD is refused, or None: it may not declare entities or load anything.
-
-    The parser expanded, read and fetched nothing; this makes the attempt a
-    problem rather than something passed over (or an XSD validator's crash on
-    an unexpanded entity).
-    """
-    docinfo = root.getroottree().docinfo
-    if docinfo.system_url or docinfo.public_id:
-        return _NO_EXTERNAL_DTD
-    if docinfo.internalDTD is not None and any(True for _ in docinfo.internalDTD.iterentities()):
-        return _NO_ENTITIES
-    return None
-
-
 class _Validator:
     def __init__(self, base_url: str | None) -> None:
         self.report = Report()
@@ -348,18 +116,18 @@ class _Validator:
     def named(self, path: Path, own_url: str | None) -> None:
         """Validate a file named by the caller, unless it was already read (named twice, or listed)."""
         try:
-            f = _open_file(path)
+            f = open_file(path)
         except FileNotFoundError:
             self.problem(path, None, "no such file")
             return
-        except _Unreadable as e:
+        except Unreadable as e:
             self.problem(path, None, str(e))
             return
         except OSError as e:
             self.cannot_read(path, e)
             return
         with f:
-            key = _identity(f)
+            key = identity(f)
             if key not in self.done:
                 self._read(path, own_url, f, key, None, 0)
 
@@ -393,8 +161,8 @@ class _Validator:
     def _parse(self, path: Path, f: io.BufferedReader) -> etree._Element | None:
         """The file's root element; None (and a problem) if it cannot be read or is not safe, well-formed XML."""
         try:
-            data = _read_limited(f, MAX_BYTES_PER_SITEMAP)
-        except _Unreadable as e:
+            data = read_limited(f, MAX_BYTES_PER_SITEMAP)
+        except Unreadable as e:
             self.problem(path, None, str(e))
             return None
         except OSError as e:
@@ -409,12 +177,12 @@ class _Validator:
         try:
             root = etree.fromstring(data, parser)
         except etree.XMLSyntaxError as e:
-            if any(_is_entity_expansion(error) for error in e.error_log):
-                self.problem(path, None, _NO_ENTITIES)  # expansion past libxml2's limits: billion laughs
+            if any(is_entity_expansion(error) for error in e.error_log):
+                self.problem(path, None, NO_ENTITIES)  # expansion past libxml2's limits: billion laughs
             else:
                 self.problem(path, e.lineno, f"not well-formed XML (unescaped & or <?): {e.msg}")
             return None
-        unsafe = _unsafe_dtd(root)
+        unsafe = unsafe_dtd(root)
         if unsafe is not None:
             self.problem(path, None, unsafe)
             return None
@@ -435,19 +203,19 @@ class _Validator:
         for element in root.iterfind(f"{{{SITEMAP_NS}}}{tag}/{{{SITEMAP_NS}}}loc"):
             url = (element.text or "").strip()
             line = element.sourceline
-            for message in _check_url(url, "loc"):
+            for message in check_url(url, "loc"):
                 self.problem(path, line, message)
             host = urlsplit(url).netloc
             if self.host is None:
                 self.host = host
             elif host != self.host:
                 self.problem(path, line, f"loc {url!r} is on host {host!r}; a sitemap lists one host ({self.host!r})")
-            if own_url is not None and _below(url, _directory(own_url)) is None:
+            if own_url is not None and below(url, directory_of(own_url)) is None:
                 unread = "; not read" if tag == "sitemap" else ""
                 self.problem(
                     path,
                     line,
-                    f"loc {url!r} is outside {_directory(own_url)}, where this file lives (location rule){unread}",
+                    f"loc {url!r} is outside {directory_of(own_url)}, where this file lives (location rule){unread}",
                 )
             yield url, line or 0
 
@@ -471,7 +239,7 @@ class _Validator:
             self.problem(path, None, f"{len(entries):,} sitemaps; an index may list at most {MAX_SITEMAPS_PER_INDEX:,}")
         elif len(entries) > DEFAULT_SITEMAPS_PER_INDEX:
             self.note(path, f"{len(entries):,} sitemaps, more than {DEFAULT_SITEMAPS_PER_INDEX:,}")
-        directory = _directory(own_url) if own_url else None
+        directory = directory_of(own_url) if own_url else None
         for url, line in entries:
             self._entry(path, line, url, directory, depth + 1)
 
@@ -482,15 +250,15 @@ class _Validator:
         file's path below the index's directory; without it, the entry's last
         segment names a file beside the index.
         """
-        segments = _segments(url)
+        segments = path_segments(url)
         if directory is None:
             parts = segments[-1:]
         else:
-            below = _below(url, directory)
-            if below is None:
+            inside = below(url, directory)
+            if inside is None:
                 return  # outside: _locs said so (location rule)
-            parts = below
-        why = _unservable(segments)
+            parts = inside
+        why = unservable(segments)
         if why is not None:
             self.problem(index, line, f"lists {url}, whose path {why}; not read")
             return
@@ -499,21 +267,21 @@ class _Validator:
             return
         local = index.parent.joinpath(*parts)
         try:
-            f = _open_below(index.parent, parts)
+            f = open_below(index.parent, parts)
         except FileNotFoundError:
             self.problem(index, line, f"lists {url}, but {local} does not exist")
             return
-        except _Escapes as e:
+        except Escapes as e:
             self.problem(index, line, f"lists {url}, but {local} leads to {e.target}, outside {index.parent}; not read")
             return
-        except _Unreadable as e:
+        except Unreadable as e:
             self.problem(local, None, str(e))
             return
         except OSError as e:
             self.cannot_read(local, e)
             return
         with f:
-            key = _identity(f)
+            key = identity(f)
             if key in self.reading:
                 cycle = "itself" if key == self.reading[-1] else f"{url}, which lists this index: a cycle"
                 self.problem(index, line, f"lists {cycle}; not read again")

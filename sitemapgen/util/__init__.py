@@ -1,10 +1,31 @@
-"""The toolbox: safe file opening, worker processes, HTTP, fault injection. Nothing here knows
-what a sitemap is."""
+"""The toolbox: safe file opening, worker processes, HTTP and bounded gunzip, fault injection. Nothing
+here knows what a sitemap is."""
 
 from sitemapgen.util.faults import FAULT_ENV, Faults
-from sitemapgen.util.fetch import Answer, FetchError, get, inflate, is_url, post_json, stream
+from sitemapgen.util.fetch import (
+    Answer,
+    FetchError,
+    GzipCorrupt,
+    GzipError,
+    GzipTooLarge,
+    GzipTruncated,
+    get,
+    gunzip,
+    inflate,
+    is_gzip,
+    is_url,
+    post_json,
+    stream,
+)
 from sitemapgen.util.parallel import BATCH, INLINE, can_fork, ordered_map, worker_limit
-from sitemapgen.util.safeio import NotRegularFile, create_exclusive, open_regular, open_regular_stat, read_regular
+from sitemapgen.util.safeio import (
+    NotRegularFile,
+    create_exclusive,
+    open_regular,
+    open_regular_below,
+    open_regular_stat,
+    read_regular,
+)
 
 __all__ = [
     "BATCH",
@@ -13,13 +34,20 @@ __all__ = [
     "Answer",
     "FetchError",
     "Faults",
+    "GzipCorrupt",
+    "GzipError",
+    "GzipTooLarge",
+    "GzipTruncated",
     "NotRegularFile",
     "can_fork",
     "create_exclusive",
     "get",
+    "gunzip",
     "inflate",
+    "is_gzip",
     "is_url",
     "open_regular",
+    "open_regular_below",
     "open_regular_stat",
     "ordered_map",
     "post_json",

@@ -13,16 +13,32 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Sequence
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+# Directories are only walked through: O_PATH needs no read permission on them, as a path lookup needs none.
+_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+)
 
 
 class NotRegularFile(OSError):
     """The path is a FIFO, a device, a socket or a directory, not a file to read."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], mode: int) -> None:
         super().__init__(errno.EINVAL, "not a regular file", os.fspath(path))
+        self.mode = mode  # the file's st_mode
+
+    @property
+    def kind(self) -> str:
+        """What the path is instead: "a directory", "a FIFO", "a socket", "a device" or "not a regular file"."""
+        return next((what for test, what in _KINDS if test(self.mode)), "not a regular file")
 
 
 def open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> int:
@@ -34,21 +50,42 @@ def open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool = True) 
     return open_regular_stat(path, follow_symlinks=follow_symlinks)[0]
 
 
-def open_regular_stat(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> tuple[int, os.stat_result]:
+def open_regular_stat(
+    path: str | os.PathLike[str], *, follow_symlinks: bool = True, dir_fd: int | None = None
+) -> tuple[int, os.stat_result]:
     """`open_regular`, and the file's status, as a `stat` would give it (a page's mtime
-    without a second system call)."""
+    without a second system call). With `dir_fd`, a relative `path` is relative to that directory."""
     flags = _READ_FLAGS if follow_symlinks else _READ_FLAGS | os.O_NOFOLLOW
-    fd = os.open(path, flags)
+    fd = os.open(path, flags) if dir_fd is None else os.open(path, flags, dir_fd=dir_fd)  # per page: no keyword
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise NotRegularFile(path)
+            raise NotRegularFile(path, status.st_mode)
         # Left non-blocking: reading a regular file ignores O_NONBLOCK, and clearing it
         # was one system call more for every page.
     except BaseException:
         os.close(fd)
         raise
     return fd, status
+
+
+def open_regular_below(directory: str | os.PathLike[str], parts: Sequence[str]) -> tuple[int, os.stat_result]:
+    """`open_regular_stat` of the file `directory`/`parts`, opened one component at a time, following no link.
+
+    `directory` itself is followed; below it, a symlink at any component is
+    refused instead of followed, so a link swapped in after a check of the
+    path cannot lead the open anywhere else.
+    """
+    *dirs, name = parts
+    dir_fd = os.open(directory, _DIR_FLAGS)
+    try:
+        for part in dirs:
+            inner = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+            os.close(dir_fd)
+            dir_fd = inner
+        return open_regular_stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    finally:
+        os.close(dir_fd)
 
 
 def read_regular(path: str | os.PathLike[str], *, limit: int | None = None, follow_symlinks: bool = True) -> bytes:

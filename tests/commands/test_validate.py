@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.commands import validate as validate_module
-from sitemapgen.commands.validate import MAX_INDEX_DEPTH, Report, _resolved, _segments, validate
+from sitemapgen.commands.validate import MAX_INDEX_DEPTH, Report, validate
+from sitemapgen.commands.validate_urls import path_segments, resolved
 from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.protocol import DEFAULT_BYTES_PER_SITEMAP, MAX_BYTES_PER_SITEMAP
 
@@ -442,7 +443,7 @@ def test_validate_leaves_a_failing_disk_to_the_machine(tmp_path: Path, monkeypat
 
     path = tmp_path / "sitemap.xml"
     path.write_text(GOOD)
-    monkeypatch.setattr(validate_module, "_read_limited", failing)
+    monkeypatch.setattr(validate_module, "read_limited", failing)
     with pytest.raises(EnvironmentFailure, match=re.escape(f"{path}: cannot read: Input/output error")):
         validate([path])
 
@@ -788,7 +789,7 @@ def test_paths_resolve_as_urljoin_resolves_them(segments: list[str]) -> None:
     """
     path = "/" + "/".join(segments)
     expected = urlsplit(urljoin("https://example.com/x/", unquote(path))).path
-    assert "/".join(_resolved(_segments("https://example.com" + path))) == expected
+    assert "/".join(resolved(path_segments("https://example.com" + path))) == expected
 
 
 @pytest.mark.parametrize("listed", [False, True], ids=["named", "listed"])

@@ -85,3 +85,38 @@ def test_nothing_listening_is_one_line() -> None:
         pass
     with pytest.raises(fetch.FetchError, match=r": cannot connect: Connection refused$"):
         fetch.get(base + "/ok", limit=100)
+
+
+_MEMBER = gzip.compress(b"hello", mtime=0)
+
+
+@pytest.mark.parametrize(
+    ("data", "limit", "expected"),
+    [
+        pytest.param(b"hello", 5, b"hello", id="not-gzip-as-it-is"),
+        pytest.param(_MEMBER + _MEMBER, 10, b"hellohello", id="two-members"),
+        pytest.param(
+            zlib.compress(bytes(1_000), 9, wbits=31), 999, "larger than 999 bytes uncompressed; not read", id="over"
+        ),
+        pytest.param(_MEMBER[:-8], 100, "truncated gzip", id="cut"),
+        pytest.param(_MEMBER + _MEMBER[:-1], 100, "truncated gzip", id="second-member-cut"),
+        pytest.param(_MEMBER + b"\x1f\x8b", 100, "truncated gzip", id="second-member-only-its-magic"),
+        pytest.param(_MEMBER + b"\n", 100, "not gzip after its first member", id="one-byte-after"),
+        pytest.param(_MEMBER + b"\x1f", 100, "not gzip after its first member", id="half-a-magic-after"),
+        pytest.param(_MEMBER + bytes(8), 100, "not gzip after its first member", id="zeros-after"),
+        pytest.param(
+            _MEMBER[:-8] + bytes([_MEMBER[-8] ^ 1]) + _MEMBER[-7:],
+            100,
+            "broken gzip (Error -3 while decompressing data: incorrect data check)",
+            id="bad-crc",
+        ),
+    ],
+)
+def test_inflate(data: bytes, limit: int, expected: bytes | str) -> None:
+    """Every member, to the limit; what is wrong said in one line naming where the data came from."""
+    if isinstance(expected, bytes):
+        assert fetch.inflate(data, limit, "W") == expected
+    else:
+        with pytest.raises(fetch.FetchError) as failure:
+            fetch.inflate(data, limit, "W")
+        assert str(failure.value) == f"W: {expected}"

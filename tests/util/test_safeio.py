@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.util.safeio import NotRegularFile, create_exclusive, open_regular, read_regular
+from sitemapgen.util.safeio import NotRegularFile, create_exclusive, open_regular, open_regular_below, read_regular
 
 
 def test_reads_a_regular_file(tmp_path: Path) -> None:
@@ -23,8 +23,9 @@ def test_refuses_what_is_not_a_file_without_waiting(tmp_path: Path, kind: str) -
         os.mkfifo(path)  # no writer: a blocking open would wait forever
     else:
         path.mkdir()
-    with pytest.raises(NotRegularFile, match="not a regular file"):
+    with pytest.raises(NotRegularFile, match="not a regular file") as refused:
         open_regular(path)
+    assert refused.value.kind == {"fifo": "a FIFO", "directory": "a directory"}[kind]
 
 
 def test_refuses_a_symlink_when_asked(tmp_path: Path) -> None:
@@ -33,6 +34,22 @@ def test_refuses_a_symlink_when_asked(tmp_path: Path) -> None:
     assert read_regular(tmp_path / "link") == b"x"
     with pytest.raises(OSError, match="symbolic link"):  # ELOOP
         read_regular(tmp_path / "link", follow_symlinks=False)
+
+
+def test_opens_below_a_directory_following_no_link_under_it(tmp_path: Path) -> None:
+    (tmp_path / "top" / "sub").mkdir(parents=True)
+    (tmp_path / "top" / "sub" / "a").write_bytes(b"below")
+    (tmp_path / "top" / "link").symlink_to(tmp_path / "top" / "sub")
+    (tmp_path / "top" / "sub" / "b").symlink_to(tmp_path / "top" / "sub" / "a")
+    (tmp_path / "via").symlink_to(tmp_path / "top")
+    fd, status = open_regular_below(tmp_path / "via", ["sub", "a"])  # the directory itself is followed
+    with open(fd, "rb") as f:
+        assert (f.read(), status.st_size) == (b"below", 5)
+    for parts in (["link", "a"], ["sub", "b"]):  # a link is never followed below the directory
+        with pytest.raises(OSError, match="Not a directory|symbolic link"):  # ENOTDIR (Linux: O_PATH) or ELOOP
+            open_regular_below(tmp_path / "top", parts)
+    with pytest.raises(NotRegularFile):
+        open_regular_below(tmp_path / "top", ["sub"])
 
 
 @pytest.mark.parametrize("planted", ["file", "symlink", "dangling symlink"])
