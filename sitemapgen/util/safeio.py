@@ -3,7 +3,7 @@
 A path checked with `stat` can be swapped for a FIFO before it is opened, and
 opening a FIFO for reading waits for a writer forever. So the kind of file is
 checked after `open`, on the descriptor (`fstat`), and the open itself never
-waits (``O_NONBLOCK``, cleared again for a regular file). Files this tool
+waits (``O_NONBLOCK``, which reading a regular file ignores). Files this tool
 creates are created exclusively (``O_EXCL``), which also refuses to follow a
 symlink planted under the chosen name.
 """
