@@ -321,17 +321,18 @@ def real_heads(repeat: int) -> list[str]:
     as the real tree carries them (with `_extras`: scripts, styles, preloads): per page, the
     microseconds from head bytes to `HeadFacts` (no file reading), and how many heads the fast
     scanner hands to beautifulsoup4. Table rows, in Markdown."""
-    from sitemapgen.pages import head
-    from sitemapgen.pages.head import decode_head, facts_from_bytes, says_nothing, scan_tags_fast
+    from sitemapgen.pages.encoding import decode_head
+    from sitemapgen.pages.head import facts_from_bytes, says_nothing
+    from sitemapgen.pages.scanner import forget_seen, scan_tags_fast
 
     def best_of(copies: list[list[tuple[bytes, str]]]) -> float:
         # Each pass over another copy of the site, as in a tree: what a page shares with the
-        # other pages of its site (read once, see head._TAGS) is shared, its own URLs are not.
+        # other pages of its site (read once, see scanner._TAGS) is shared, its own URLs are not.
         # Each pass starts with nothing read, as a build does: a tag read in the pass before
         # would be read again in a tree, where no page is seen twice.
         best = float("inf")
         for _ in range(repeat):
-            head.forget_seen()
+            forget_seen()
             started = time.perf_counter()
             for heads in copies:
                 for data, url in heads:

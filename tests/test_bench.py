@@ -15,7 +15,9 @@ from types import ModuleType
 
 import pytest
 
-from sitemapgen.pages.head import decode_head, read_head_bytes, scan_tags_fast
+from sitemapgen.pages.encoding import decode_head
+from sitemapgen.pages.head import read_head_bytes
+from sitemapgen.pages.scanner import scan_tags_fast
 from sitemapgen.pages.signals import facts_from_tags
 from sitemapgen.urls import page_url
 

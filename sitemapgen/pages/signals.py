@@ -6,10 +6,10 @@ time). Each entry names its tag, the words one of whose presence (lower-cased,
 in the tag's text) is necessary for the tag to carry the signal, and the code
 that reads it, in two steps: what the tag says (read once per tag text, as a
 site repeats its tags on every page) and what that means on one page (where
-its URL resolves relative hrefs). Head reading (`head.py`) derives its
-prefilters from those words: a head or tag holding none of them, and no ``&``
-that could spell one, is never parsed. So adding a signal is one `Signal`
-entry and its two functions, and the prefilters follow; `tests/test_signals.py`
+its URL resolves relative hrefs). Head reading (`head.py`, `scanner.py`)
+derives its prefilters from those words: a head or tag holding none of them,
+and no ``&`` that could spell one, is never parsed. So adding a signal is one
+`Signal` entry and its two functions, and the prefilters follow; `tests/test_signals.py`
 checks both directions (every word reaches its reader; no reader acts on a tag
 without one).
 
@@ -67,6 +67,8 @@ class _Found:
 
 
 Attrs = Mapping[str, str]
+#: A tag as head reading finds it: its name and its attributes, names lower-cased.
+Tag = tuple[str, dict[str, str]]
 T = TypeVar("T")
 
 
@@ -78,7 +80,7 @@ class Signal(Generic[T]):
     not carry the signal); `apply` takes that to one page's findings. A site
     repeats its tags page after page (twenty hreflang links to each language's
     home, a robots meta), so head reading runs `says` once per tag text (see
-    `head._TAGS`) and only `apply`, with what depends on the page's URL, per page.
+    `scanner._TAGS`) and only `apply`, with what depends on the page's URL, per page.
     """
 
     name: str
@@ -252,7 +254,7 @@ def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:
     return tuple(said)
 
 
-def facts_from_tags(tags: list[tuple[str, dict[str, str]]], page_url: str) -> HeadFacts:
+def facts_from_tags(tags: list[Tag], page_url: str) -> HeadFacts:
     """What the tags (name, lower-cased attributes) say; `page_url` resolves relative hrefs."""
     return facts_from_said([(tag, said_by(*tag)) for tag in tags], page_url)
 

@@ -11,18 +11,11 @@ from hypothesis import strategies as st
 
 from sitemapgen.entry import Alternate
 from sitemapgen.pages import head as head_module
-from sitemapgen.pages.head import (
-    MAX_TANGLE,
-    decode_head,
-    may_decide,
-    parse_head,
-    read_head,
-    read_head_bytes,
-    scan_tags_bs4,
-    scan_tags_fast,
-    sniff_encoding,
-    tangle,
-)
+from sitemapgen.pages import scanner
+from sitemapgen.pages.encoding import decode_head, sniff_encoding
+from sitemapgen.pages.head import parse_head, read_head, read_head_bytes
+from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
+from sitemapgen.pages.scanner import may_decide, scan_tags_fast
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts
 from sitemapgen.urls import UrlStyle, normalize_base_url, normalize_url, page_url, url_path
 
@@ -544,18 +537,16 @@ _LINE_PIECES = st.lists(
 @settings(max_examples=800, deadline=None)
 @given(_LINE_PIECES, _LINE_PIECES)
 def test_a_head_is_read_line_by_line_as_the_whole_would_be(pieces: list[str], before: list[str]) -> None:
-    # _read_fast reads each line not seen before (plain markup? which tags?) and keeps it; it
+    # read_fast reads each line not seen before (plain markup? which tags?) and keeps it; it
     # checks and searches the whole only when a line is not plain. What it finds must be what
     # the whole gives, cold, warm, and after another head's lines were kept.
-    from sitemapgen.pages import head
-
     text = "".join(pieces)
-    head.forget_seen()
-    stripped = head._without_skipped(text)
-    whole = None if "\x00" in text or stripped is None else head._read_whole(stripped)
+    scanner.forget_seen()
+    stripped = scanner._without_skipped(text)
+    whole = None if "\x00" in text or stripped is None else scanner._read_whole(stripped)
     expected = None if whole is None else [tag for tag, _ in whole]
     for other in (None, "".join(before), text):
-        head.forget_seen()
+        scanner.forget_seen()
         if other is not None:
             scan_tags_fast(other)
         assert scan_tags_fast(text) == expected, text
@@ -575,20 +566,18 @@ def test_a_head_is_read_line_by_line_as_the_whole_would_be(pieces: list[str], be
     )
 )
 def test_a_tag_read_before_says_what_it_said(pieces: list[str]) -> None:
-    # The fast scanner reads each tag text once (head._TAGS) and looks at the meta and link tags
+    # The fast scanner reads each tag text once (scanner._TAGS) and looks at the meta and link tags
     # html.parser sees: what it finds from its cache is what it finds afresh, and what filtering
     # every such tag by may_decide finds.
-    from sitemapgen.pages import head
-
     text = "".join(pieces)
     warm = scan_tags_fast(text)
-    head.forget_seen()
+    scanner.forget_seen()
     cold = scan_tags_fast(text)
     assert warm == cold == scan_tags_fast(text)
     if cold is not None:
-        stripped = head._without_skipped(text)
+        stripped = scanner._without_skipped(text)
         assert stripped is not None
-        expected = [n for n, b in head._META_LINK.findall(stripped) if may_decide(b)]
+        expected = [n for n, b in scanner._META_LINK.findall(stripped) if may_decide(b)]
         assert [name for name, _ in cold] == [n.lower() for n in expected], text
 
 
@@ -747,16 +736,16 @@ def test_real_heads_changed_at_random_still_agree_with_bs4(
 def test_what_head_reading_keeps_between_pages_stays_small() -> None:
     # A minified head is one line a page, and a tag may be as long as a head: neither is kept
     # (each would be met once), so the caches stay a few MB however the site is written.
-    head_module.forget_seen()
+    scanner.forget_seen()
     for k in range(50):
         line = f'<meta name="description" content="{"x" * 5_000} {k}"><link rel="canonical" href="/p{k}/{"y" * 600}">'
         parse_head(f"<title>t</title>{line}", f"https://example.com/{k}/")
-    assert all(len(text) <= head_module._KEPT_LENGTH for text in head_module._TAGS)
-    assert all(len(line) <= head_module._KEPT_LENGTH for line in head_module._LINES)
-    assert not head_module._TAGS  # both tags were long
+    assert all(len(text) <= scanner._KEPT_LENGTH for text in scanner._TAGS)
+    assert all(len(line) <= scanner._KEPT_LENGTH for line in scanner._LINES)
+    assert not scanner._TAGS  # both tags were long
     # Short ones are kept, up to a bound: past it, what is kept is forgotten and kept anew.
-    for k in range(head_module._LINES_KEPT + 100):
+    for k in range(scanner._LINES_KEPT + 100):
         parse_head(f'<title>t</title>\n<link rel="canonical" href="/p{k}/">', f"https://example.com/{k}/")
-        assert len(head_module._TAGS) <= head_module._TAGS_KEPT
-        assert len(head_module._LINES) <= head_module._LINES_KEPT
-    assert f'<link rel="canonical" href="/p{k}/">' in head_module._LINES  # the last, kept anew
+        assert len(scanner._TAGS) <= scanner._TAGS_KEPT
+        assert len(scanner._LINES) <= scanner._LINES_KEPT
+    assert f'<link rel="canonical" href="/p{k}/">' in scanner._LINES  # the last, kept anew

@@ -7,7 +7,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from sitemapgen.entry import Alternate
-from sitemapgen.pages.head import may_decide, parse_head, says_nothing
+from sitemapgen.pages.head import parse_head, says_nothing
+from sitemapgen.pages.scanner import may_decide
 from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, HeadFacts, facts_from_tags
 
 PAGE = "https://example.com/a/page.html"
