@@ -126,8 +126,8 @@ class Row(NamedTuple):
 
     Rows cross from worker processes as plain tuples (`RowFields`): a plain tuple
     pickles in less than half the time of a NamedTuple. The main process makes
-    them `Row`s again with ``tuple.__new__(Row, fields)``, a C call that costs
-    half of `Row._make`.
+    them `Row`s again with ``tuple.__new__(Row, fields)``, a C call (`Row(...)`
+    and `Row._make` run Python).
     """
 
     loc: str

@@ -20,6 +20,9 @@ Only what this tool can prove it wrote is ever removed: the files an index of
 ours lists (an index is ours when it has our writer's exact layout), and what
 the journal (`outdir.Journal`) of a killed run names. A file that merely looks
 like ours (a hand-made ``sitemap-news-1.xml.gz``) is left alone, and named.
+
+The chunk being written and the publisher that names it are in `chunks`;
+reading a published set back (which files are ours) is in `published`.
 """
 
 from __future__ import annotations
@@ -321,7 +324,7 @@ def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[
 
 
 def _remove_stale(publisher: Publisher, stale: list[str], stale_indexes: list[str]) -> int:
-    """Remove the previous set's files the new one no longer lists; the chunk files removed."""
+    """Remove the previous set's files that the new one no longer lists; return how many were chunks."""
     removed = 0
     for name in [*stale, *stale_indexes]:
         publisher.faults.step()

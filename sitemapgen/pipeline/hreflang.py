@@ -11,12 +11,12 @@ hosts cannot be checked here and are kept; a page's link to itself always is.
 That needs every page's links before any page is written, so this stage sits
 between the pipeline and the writer, in the main process: rows pass straight
 through until the first that carries links; from there every row is spooled,
-in order (a few hundred a pickle, as plain tuples), to an unnamed temporary file, and every link
-to another URL of this site into a temporary on-disk SQLite table (nothing is
-written where the site is, and memory stays flat however many pages there
-are). Once the walk is done the spool is read back, each row's links are
-checked against the table, and the row goes on to the writer, less what is
-dropped.
+in order (a few hundred a pickle, as plain tuples: see `entry.Row`), to an
+unnamed temporary file, and every link to another URL of this site into a
+temporary on-disk SQLite table (nothing is written where the site is, and
+memory stays flat however many pages there are). Once the walk is done the
+spool is read back, each row's links are checked against the table, and the
+row goes on to the writer, less what is dropped.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class Reciprocity:
         spooled: list[RowFields] = []
         for seq, row in enumerate(rows):
             links = _links(row.xml) if b"<xhtml:link" in row.xml else None
-            spooled.append(row[:])  # a plain tuple: see `entry.Row`
+            spooled.append(row[:])  # its fields as a plain tuple
             if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
