@@ -148,11 +148,7 @@ def _write(
             rows,
             out,
             base_url=config.base_url,
-            max_urls=config.max_urls_per_sitemap,
-            max_bytes=config.max_bytes_per_sitemap,
-            max_sitemaps_per_index=config.max_sitemaps_per_index,
-            chunking=config.chunking,
-            sections=[section.name for section in config.sitemaps],
+            limits=config.limits,
             on_skip=skip,
             on_warning=warn,
             before_publish=before_publish,
@@ -228,7 +224,7 @@ def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:
     """The rows, each told to `changes` as it passes to the writer."""
     see = changes.see
     for row in rows:
-        see(row[0], row[3])
+        see(row.loc, row.lastmod_text)
         yield row
 
 
@@ -288,7 +284,7 @@ def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[
     for outcome in _listed(config, warn, on_skip):
         assert outcome.entry is not None
         source = LastmodSource(outcome.lastmod_source) if outcome.lastmod_source is not None else None
-        lastmod_text = outcome.row[3] if outcome.row is not None else None
+        lastmod_text = outcome.row.lastmod_text if outcome.row is not None else None
         yield Listing(outcome.relpath, outcome.entry, source, lastmod_text)
 
 

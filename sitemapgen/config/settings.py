@@ -26,6 +26,7 @@ from sitemapgen.config.checks import (
     check_tables,
     enum_value,
 )
+from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import (
     DEFAULT_MAX_BYTES,
     Chunking,
@@ -303,6 +304,17 @@ class Config:
     def output_dir(self) -> Path:
         """Where the files go: `out_dir`, or the docroot itself."""
         return self.docroot if self.out_dir is None else self.out_dir
+
+    @property
+    def limits(self) -> Limits:
+        """The writer's limits: the sitemap and index sizes, the chunking and the sections."""
+        return Limits(
+            self.max_urls_per_sitemap,
+            self.max_bytes_per_sitemap,
+            self.max_sitemaps_per_index,
+            self.chunking,
+            tuple(section.name for section in self.sitemaps),
+        )
 
     @property
     def state_path(self) -> Path:

@@ -1,10 +1,12 @@
-"""What a build leaves on disk: the sitemaps and their index (`writer`), the output directory's
-claim and journal (`outdir`), robots.txt's ``Sitemap:`` lines (`robots`), and the names other
-generators give their sitemaps (`generators`)."""
+"""What a build leaves on disk: the sitemaps and their index (`writer`), the chunk being written
+and the publisher that names it (`chunks`), a published set read back (`published`), the output
+directory's claim and journal (`outdir`), robots.txt's ``Sitemap:`` lines (`robots`), and the
+names other generators give their sitemaps (`generators`)."""
 
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
+from sitemapgen.output.published import file_digest, read_published
 from sitemapgen.output.robots import update_robots_txt
-from sitemapgen.output.writer import SitemapFile, WriteResult, file_digest, read_published, write_rows, write_sitemaps
+from sitemapgen.output.writer import SitemapFile, WriteResult, write_rows, write_sitemaps
 
 __all__ = [
     "ClaimedOutput",

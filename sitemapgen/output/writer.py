@@ -20,46 +20,37 @@ Only what this tool can prove it wrote is ever removed: the files an index of
 ours lists (an index is ours when it has our writer's exact layout), and what
 the journal (`outdir.Journal`) of a killed run names. A file that merely looks
 like ours (a hand-made ``sitemap-news-1.xml.gz``) is left alone, and named.
+
+The chunk being written and the publisher that names it are in `chunks`;
+reading a published set back (which files are ours) is in `published`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gzip
-import hashlib
-import html
 import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 from zlib import crc32
 
 from sitemapgen._types import Warn
+from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import Chunking, LastmodFormat
-from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, XML_DECL, Entry, Row, entry_room, escape_xml, row_of
+from sitemapgen.entry import URLSET_CLOSE, Entry, Row, entry_room, escape_xml, row_of
 from sitemapgen.errors import SitemapgenError
+from sitemapgen.output.chunks import Chunk, Publisher, temp_name
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice
 from sitemapgen.output.outdir import Journal
-from sitemapgen.protocol import DEFAULT_BYTES_PER_SITEMAP, DEFAULT_SITEMAPS_PER_INDEX, INDEX_NAME, LOC, SITEMAP_NS
+from sitemapgen.output.published import INDEX_CLOSE, INDEX_OPEN, file_digest, index_name, our_index, read_published
+from sitemapgen.protocol import DEFAULT_BYTES_PER_SITEMAP, DEFAULT_SITEMAPS_PER_INDEX, INDEX_NAME, MAX_URLS_PER_SITEMAP
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.util.faults import Faults
-from sitemapgen.util.safeio import create_exclusive, open_regular, read_regular
+from sitemapgen.util.safeio import create_exclusive
 
-_EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
 _OWN_FILE = re.compile(r"^sitemap-(?:(?:[a-z0-9_-]+-)?[1-9][0-9]*\.xml\.gz|index-[1-9][0-9]*\.xml)$")
-_CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
 _TEMP_FILE = re.compile(r"^\.sitemap.*\.tmp$")
-#: The body of an index as `_write_index` writes it, and nothing else.
-_OUR_INDEX_BODY = re.compile(rb"(?:<sitemap><loc>[^<]*</loc>(?:<lastmod>[^<]*</lastmod>)?</sitemap>\n)+")
-_INDEX_LIMIT = 16 << 20  # an index of 1,000 entries is ~150 KB
-
-_INDEX_OPEN = XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
-_INDEX_CLOSE = b"</sitemapindex>\n"
-_GZIP_LEVEL = 6  # level 9 costs twice the time for ~1% smaller files
-_GZIP_BUFFER = 131_072
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,242 +86,18 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-class _HashingFile:
-    """A file opened for writing that hashes what goes through it."""
-
-    def __init__(self, path: Path) -> None:
-        self.raw: BinaryIO = open(create_exclusive(path), "wb")  # closed by the owner
-        self.digest = hashlib.blake2b(digest_size=20)
-
-    def write(self, data: bytes) -> int:
-        self.digest.update(data)
-        return self.raw.write(data)
-
-    def flush(self) -> None:
-        self.raw.flush()
-
-
-def file_digest(path: Path) -> bytes | None:
-    """The same digest `_HashingFile` computes, of a file on disk; None if unreadable."""
-    digest = hashlib.blake2b(digest_size=20)
-    try:
-        with open(open_regular(path, follow_symlinks=False), "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-    except OSError:
-        return None
-    return digest.digest()
-
-
-class _Chunk:
-    """One sitemap being streamed into gzip, under a temporary name."""
-
-    def __init__(self, tmp: Path, faults: Faults) -> None:
-        faults.step()
-        self.tmp = tmp
-        self.file = _HashingFile(tmp)
-        try:
-            self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, mtime=0, compresslevel=_GZIP_LEVEL)
-            self.gz.write(URLSET_OPEN)
-        except BaseException:  # not yet the caller's to abort: remove the file here
-            _discard(self.file.raw, tmp)
-            raise
-        self.size = len(URLSET_OPEN)
-        self.urls = 0
-        self.lastmod_key: float | None = None
-        self.lastmod: str | None = None
-        self.buffer: list[bytes] = []
-        self.buffered = 0
-
-    def _flush(self) -> None:
-        self.gz.write(b"".join(self.buffer))
-        self.buffer.clear()
-        self.buffered = 0
-
-    def add(self, xml: bytes, size: int, lastmod_key: float | None, lastmod_text: str | None) -> None:
-        # Buffered: one gzip write per 128 KiB, not per entry (GzipFile.write costs a
-        # Python call and a crc32 update each time).
-        self.buffer.append(xml)
-        self.buffered += size
-        if self.buffered >= _GZIP_BUFFER:
-            self._flush()
-        self.size += size
-        self.urls += 1
-        if lastmod_key is not None and (self.lastmod_key is None or lastmod_key > self.lastmod_key):
-            self.lastmod_key, self.lastmod = lastmod_key, lastmod_text
-
-    def finish(self, faults: Faults) -> bytes:
-        """Close and fsync the temporary file; return its digest."""
-        self._flush()
-        self.gz.write(URLSET_CLOSE)
-        self.size += len(URLSET_CLOSE)
-        self.gz.close()
-        self.file.flush()
-        faults.step()
-        os.fsync(self.file.raw.fileno())
-        self.file.raw.close()
-        return self.file.digest.digest()
-
-    def abort(self) -> None:
-        """Close and remove the temporary file; never raises for the write errors (a full
-        disk) that made the caller abort, so the rest of its clean-up still runs."""
-        with contextlib.suppress(OSError):
-            self.gz.close()  # writes the gzip trailer: may fail again
-        _discard(self.file.raw, self.tmp)
-
-
-def _discard(raw: BinaryIO, tmp: Path) -> None:
-    """Close (a failing flush still closes the descriptor) and remove a temporary file."""
-    with contextlib.suppress(OSError):
-        raw.close()
-    tmp.unlink(missing_ok=True)
-
-
-def _chunk_name(section: str, number: int) -> str:
-    return f"sitemap-{section}-{number}.xml.gz" if section else f"sitemap-{number}.xml.gz"
-
-
-def index_name(number: int) -> str:
-    """``sitemap.xml`` for the first index, ``sitemap-index-N.xml`` after it."""
-    return INDEX_NAME if number == 1 else _EXTRA_INDEX_NAME.format(number)
-
-
-def _our_index(path: Path) -> bytes | None:
-    """The bytes of the index file at `path` if it has our writer's exact layout, else None."""
-    try:
-        data = read_regular(path, limit=_INDEX_LIMIT + 1, follow_symlinks=False)
-    except OSError:
-        return None
-    body = data[len(_INDEX_OPEN) : -len(_INDEX_CLOSE)]
-    if not (data.startswith(_INDEX_OPEN) and data.endswith(_INDEX_CLOSE) and _OUR_INDEX_BODY.fullmatch(body)):
-        return None
-    return data
-
-
-def our_indexes(out_dir: Path) -> list[tuple[Path, bytes]]:
-    """The index files of ours in `out_dir`, in order: ``sitemap.xml``, ``sitemap-index-2.xml``, …
-    as far as they go on unbroken."""
-    found: list[tuple[Path, bytes]] = []
-    while True:
-        path = out_dir / index_name(len(found) + 1)
-        data = _our_index(path)
-        if data is None:
-            return found
-        found.append((path, data))
-
-
-def read_published(out_dir: Path) -> list[str]:
-    """The chunk file names our published index files list, in order.
-
-    Read leniently: anything unreadable, or an index another tool wrote, simply
-    lists nothing, which only means this run will neither reuse nor remove
-    those files.
-    """
-    names: list[str] = []
-    for _, data in our_indexes(out_dir):
-        for raw in LOC.findall(data):
-            name = html.unescape(raw.decode("utf-8", "replace")).rstrip("/").rpartition("/")[2]
-            if _CHUNK_FILE.match(name):
-                names.append(name)
-    return names
-
-
-class _Publisher:
-    """Decides each finished chunk's file name without touching published files or anyone else's."""
-
-    def __init__(self, out_dir: Path, faults: Faults, journal: Journal) -> None:
-        self.out_dir = out_dir
-        self.faults = faults
-        self.journal = journal
-        self.previous_indexes = [path for path, _ in our_indexes(out_dir)]
-        self.published = read_published(out_dir)
-        self.digests: dict[str, bytes] = {}
-        # digest -> (file name, section): what an identical new chunk may keep.
-        self.by_digest: dict[bytes, tuple[str, str]] = {}
-        for name in self.published:
-            digest = file_digest(out_dir / name)
-            match = _CHUNK_FILE.match(name)
-            if digest is not None and match is not None:
-                self.digests[name] = digest
-                self.by_digest[digest] = (name, match.group(1) or "")
-        self.taken: set[str] = set(self.published)
-        self.next_number: dict[str, int] = {}
-        self.created: list[Path] = []  # new files not yet listed by any index
-        self.listed_new = False  # once the main index lists the new files, they are not ours to discard
-
-    def _fresh_name(self, section: str) -> str:
-        """The first number of the section that no file in the directory has, ours or not."""
-        number = self.next_number.get(section, 1)
-        while _chunk_name(section, number) in self.taken or os.path.lexists(
-            self.out_dir / _chunk_name(section, number)
-        ):
-            number += 1
-        self.next_number[section] = number + 1
-        name = _chunk_name(section, number)
-        self.taken.add(name)
-        return name
-
-    def place(self, chunk: _Chunk, digest: bytes, section: str) -> tuple[Path, bool]:
-        """Keep the identical published file, or link the new one in under a fresh name."""
-        kept = self.by_digest.pop(digest, None)
-        if kept is not None and kept[1] == section:
-            self.faults.step()
-            chunk.tmp.unlink()
-            return self.out_dir / kept[0], False
-        name = self._fresh_name(section)
-        self.journal.placed(name, digest)
-        self.faults.step()
-        _link_into_place(chunk.tmp, self.out_dir / name)
-        self.created.append(self.out_dir / name)
-        return self.out_dir / name, True
-
-    def discard_created(self) -> None:
-        """After a failure: remove the new files no index lists (after a SIGKILL, the journal does)."""
-        if self.listed_new:
-            return
-        for path in self.created:
-            path.unlink(missing_ok=True)
-
-
-def _link_into_place(tmp: Path, final: Path) -> None:
-    """Give the finished file `tmp` the name `final`, which must not exist: a hard link fails
-    rather than replace anything; where there are none (some mounts), a checked rename."""
-    try:
-        os.link(tmp, final, follow_symlinks=False)
-    except FileExistsError:
-        raise
-    except OSError:
-        if os.path.lexists(final):
-            raise FileExistsError(17, "File exists", str(final)) from None
-        os.replace(tmp, final)
-        return
-    tmp.unlink()
-
-
-def _temp_name(out_dir: Path, stem: str, journal: Journal) -> Path:
-    """A temporary name no file has yet (one left alone by an earlier run may hold the first),
-    written down in the journal before it is created."""
-    number = 1
-    while True:
-        name = f".{stem}.tmp" if number == 1 else f".{stem}.{number}.tmp"
-        if not os.path.lexists(out_dir / name):
-            journal.temporary(name)
-            return out_dir / name
-        number += 1
-
-
 def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: Faults, journal: Journal) -> None:
-    tmp = _temp_name(path.parent, path.name, journal)
+    tmp = temp_name(path.parent, path.name, journal)
     faults.step()
     try:
         with open(create_exclusive(tmp), "wb") as out:
-            out.write(_INDEX_OPEN)
+            out.write(INDEX_OPEN)
             for sitemap in sitemaps:
                 line = f"<sitemap><loc>{escape_xml(sitemap.url)}</loc>"
                 if sitemap.lastmod is not None:
                     line += f"<lastmod>{sitemap.lastmod}</lastmod>"
                 out.write((line + "</sitemap>\n").encode("utf-8"))
-            out.write(_INDEX_CLOSE)
+            out.write(INDEX_CLOSE)
             out.flush()
             faults.step()
             os.fsync(out.fileno())
@@ -347,7 +114,7 @@ def write_sitemaps(
     *,
     base_url: str,
     lastmod_format: LastmodFormat = LastmodFormat.DATETIME,
-    max_urls: int = 50_000,
+    max_urls: int = MAX_URLS_PER_SITEMAP,
     max_bytes: int = DEFAULT_BYTES_PER_SITEMAP,
     max_sitemaps_per_index: int = DEFAULT_SITEMAPS_PER_INDEX,
     chunking: Chunking = Chunking.STABLE,
@@ -365,11 +132,7 @@ def write_sitemaps(
         (row_of(entry, lastmod_format) for entry in entries),
         out_dir,
         base_url=base_url,
-        max_urls=max_urls,
-        max_bytes=max_bytes,
-        max_sitemaps_per_index=max_sitemaps_per_index,
-        chunking=chunking,
-        sections=sections,
+        limits=Limits(max_urls, max_bytes, max_sitemaps_per_index, chunking, tuple(sections)),
         on_skip=on_skip,
         on_warning=on_warning,
     )
@@ -380,16 +143,12 @@ def write_rows(
     out_dir: Path,
     *,
     base_url: str,
-    max_urls: int = 50_000,
-    max_bytes: int = DEFAULT_BYTES_PER_SITEMAP,
-    max_sitemaps_per_index: int = DEFAULT_SITEMAPS_PER_INDEX,
-    chunking: Chunking = Chunking.STABLE,
-    sections: Sequence[str] = (),
+    limits: Limits,
     on_skip: Callable[[Skip], None] | None = None,
     on_warning: Warn | None = None,
     before_publish: Callable[[], None] | None = None,
 ) -> WriteResult:
-    """`write_sitemaps` for rows already formatted (the build's fast path).
+    """`write_sitemaps` for rows already formatted (the build's fast path), within `limits`.
 
     `before_publish` runs once every new chunk is on disk and before any index
     changes (the build commits its content store there): if it fails, nothing
@@ -403,42 +162,28 @@ def write_rows(
     _check_main_index(out_dir, base_url, warn, names)
     journal = Journal(out_dir)
     try:
-        publisher = _Publisher(out_dir, faults, journal)
+        publisher = Publisher(out_dir, faults, journal)
         _name_lookalikes(out_dir, publisher, warn, names)
-        return _write(
-            rows,
-            publisher,
-            base_url,
-            max_urls,
-            max_bytes,
-            max_sitemaps_per_index,
-            chunking,
-            sections,
-            skip,
-            before_publish,
-        )
+        return _write(rows, publisher, base_url, limits, skip, before_publish)
     finally:
         journal.close()
 
 
 def _write(
     rows: Iterable[Row],
-    publisher: _Publisher,
+    publisher: Publisher,
     base_url: str,
-    max_urls: int,
-    max_bytes: int,
-    max_sitemaps_per_index: int,
-    chunking: Chunking,
-    sections: Sequence[str],
+    limits: Limits,
     skip: Callable[[Skip], None],
     before_publish: Callable[[], None] | None,
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
+    max_urls, max_bytes = limits.max_urls, limits.max_bytes
     room = entry_room(max_bytes)
-    every = max(1, max_urls // 5) if chunking is Chunking.STABLE else 0
-    order = ["", *sections]
+    every = max(1, max_urls // 5) if limits.chunking is Chunking.STABLE else 0
+    order = ["", *limits.sections]
     done: dict[str, list[SitemapFile]] = {s: [] for s in order}
-    open_chunks: dict[str, _Chunk] = {}
+    open_chunks: dict[str, Chunk] = {}
 
     def close(section: str) -> None:
         chunk = open_chunks[section]  # still there if finishing fails: the handler below removes it
@@ -448,6 +193,7 @@ def _write(
         done[section].append(SitemapFile(path, base_url + path.name, chunk.urls, chunk.size, chunk.lastmod, changed))
 
     try:
+        # A row unpacked in its fields' order: the cheapest way to read all five.
         for loc, xml, lastmod_key, lastmod_text, section in rows:
             size = len(xml)
             if size > room:
@@ -458,7 +204,7 @@ def _write(
                 close(section)
                 chunk = None
             if chunk is None:
-                chunk = open_chunks[section] = _Chunk(_temp_name(out_dir, "sitemap-new.xml.gz", journal), faults)
+                chunk = open_chunks[section] = Chunk(temp_name(out_dir, "sitemap-new.xml.gz", journal), faults)
             chunk.add(xml, size, lastmod_key, lastmod_text)
             # A content-defined cut point: about one URL in `every`, decided by the URL alone.
             if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
@@ -469,7 +215,7 @@ def _write(
         written = [s for section in order for s in done[section]]
         if written and before_publish is not None:
             before_publish()
-        return _publish(written, publisher, max_sitemaps_per_index)
+        return _publish(written, publisher, limits.max_sitemaps_per_index)
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
@@ -497,7 +243,7 @@ def _check_main_index(out_dir: Path, base_url: str, warn: Warn, names: list[tupl
         if not stat.S_ISREG(st.st_mode):
             what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
             raise SitemapgenError(f"{path}: is {what}; sitemapgen replaces only a file it wrote there: move it away")
-        if _our_index(path) is None:
+        if our_index(path) is None:
             replaced = True
             others = listed_by(path, out_dir, base_url)
     others += [
@@ -510,7 +256,7 @@ def _check_main_index(out_dir: Path, base_url: str, warn: Warn, names: list[tupl
         warn(message)
 
 
-def _name_lookalikes(out_dir: Path, publisher: _Publisher, warn: Warn, names: list[tuple[str, bool]]) -> None:
+def _name_lookalikes(out_dir: Path, publisher: Publisher, warn: Warn, names: list[tuple[str, bool]]) -> None:
     """Name the files that look like ours but that no index or journal of ours accounts for."""
     ours = set(publisher.published) | {path.name for path in publisher.previous_indexes}
     strays = [
@@ -528,24 +274,45 @@ def _name_lookalikes(out_dir: Path, publisher: _Publisher, warn: Warn, names: li
         )
 
 
-def _publish(written: list[SitemapFile], publisher: _Publisher, max_sitemaps_per_index: int) -> WriteResult:
+def _publish(written: list[SitemapFile], publisher: Publisher, max_sitemaps_per_index: int) -> WriteResult:
     """Write the index files over the chunks in place, then remove what they no longer list."""
     if not written:
         return WriteResult((), ())
-    out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     groups = [written[i : i + max_sitemaps_per_index] for i in range(0, len(written), max_sitemaps_per_index)]
-    indexes = [out_dir / index_name(n) for n in range(1, len(groups) + 1)]
+    indexes = _index_paths(publisher, len(groups))
+    stale, stale_indexes = _retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
+    _write_indexes(publisher, indexes, groups)
+    removed = _remove_stale(publisher, stale, stale_indexes)
+    return WriteResult(tuple(written), tuple(indexes), removed)
+
+
+def _index_paths(publisher: Publisher, count: int) -> list[Path]:
+    """The paths of `count` index files, the main one first; refused where one after it is
+    a file sitemapgen did not write."""
+    indexes = [publisher.out_dir / index_name(n) for n in range(1, count + 1)]
     previous = {path.name for path in publisher.previous_indexes}
     for path in indexes[1:]:
         if path.name not in previous and os.path.lexists(path):
             raise SitemapgenError(f"{path}: exists and sitemapgen did not write it; move it away")
-    keep = {p.name for p in indexes} | {s.path.name for s in written}
+    return indexes
+
+
+def _retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]:
+    """The chunk files and the index files of the previous set that the new one does not
+    `keep`, each written down in the journal before anything is published."""
+    out_dir, journal = publisher.out_dir, publisher.journal
     stale = [name for name in publisher.published if name not in keep and name in publisher.digests]
     stale_indexes = [path.name for path in publisher.previous_indexes if path.name not in keep]
     for name in stale:
         journal.retiring(name, publisher.digests[name])
     for name in stale_indexes:
         journal.retiring(name, file_digest(out_dir / name) or b"")
+    return stale, stale_indexes
+
+
+def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[SitemapFile]]) -> None:
+    """Publish: write each index file over its group of chunks, every name durable first."""
+    out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     faults.step()
     _fsync_dir(out_dir)  # every chunk's name is durable before an index points at it
     # Extra indexes first, the main one last: it is what crawlers are told about.
@@ -554,12 +321,16 @@ def _publish(written: list[SitemapFile], publisher: _Publisher, max_sitemaps_per
     publisher.listed_new = True
     faults.step()
     _fsync_dir(out_dir)
+
+
+def _remove_stale(publisher: Publisher, stale: list[str], stale_indexes: list[str]) -> int:
+    """Remove the previous set's files that the new one no longer lists; return how many were chunks."""
     removed = 0
     for name in [*stale, *stale_indexes]:
-        faults.step()
-        if _remove_if_regular(out_dir / name):
+        publisher.faults.step()
+        if _remove_if_regular(publisher.out_dir / name):
             removed += name in stale
-    return WriteResult(tuple(written), tuple(indexes), removed)
+    return removed
 
 
 def _remove_if_regular(path: Path) -> bool:

@@ -10,11 +10,11 @@ writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
 `iter_listing` all take page fates from here, through `pipeline.Pipeline`.
 
 `decide` runs in worker processes, so its result must be cheap to send: a
-plain `Listed` tuple for a page listed with no warning (nearly all; the notes
-the build counts ride along), an `Outcome` for anything else, or for every
-page when the caller wants the details (`list`, `explain`). `settle` runs in
-the main process, in walk order: it dates 'content' pages from the store and
-applies the size limit.
+`Listed` as plain tuples (`Sent`) for a page listed with no warning (nearly all;
+the notes the build counts ride along), an `Outcome` for anything else, or for
+every page when the caller wants the details (`list`, `explain`). `settle` runs
+in the main process, in walk order: it makes a sent page a `Listed` again, dates
+'content' pages from the store and applies the size limit.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
 
 import pathspec
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
-from sitemapgen.entry import Alternate, Entry, Row, entry_room, row_of
+from sitemapgen.entry import Alternate, Entry, Row, RowFields, entry_room, row_fields, row_of
 from sitemapgen.lastmod.chain import LastmodChain
 from sitemapgen.pages.head import read_head
 from sitemapgen.pages.signals import HeadFacts
@@ -83,10 +83,21 @@ class Outcome:
         return Outcome, fields
 
 
-#: A page listed with no warning, as it crosses from a worker: (row, lastmod source, notes).
-#: Notes (a cluster without the page itself, a canonical no file answers) are on a quarter of
-#: a multilingual site's pages: an `Outcome` would send their entry and alternates twice.
-Listed = tuple[Row, str | None, tuple[tuple[NoteKind, str], ...]]
+class Listed(NamedTuple):
+    """A page listed with no warning: its row, its lastmod source, and the notes the build counts.
+
+    Notes (a cluster without the page itself, a canonical no file answers) are on a quarter of
+    a multilingual site's pages: an `Outcome` would send their entry and alternates twice.
+    """
+
+    row: Row
+    source: str | None  # a `LastmodSource` value
+    notes: tuple[tuple[NoteKind, str], ...]
+
+
+#: A `Listed` as it crosses from a worker: plain tuples, (the row's fields, source, notes),
+#: made a `Listed` again by `settle` (see `entry.Row`).
+Sent = tuple[RowFields, str | None, tuple[tuple[NoteKind, str], ...]]
 
 
 class Decider:
@@ -109,10 +120,10 @@ class Decider:
             (pathspec.GitIgnoreSpec.from_lines([section.pattern]), section.name)
             for section in reversed(config.sitemaps)
         ]
-        self.room = entry_room(config.max_bytes_per_sitemap)
+        self.room = entry_room(config.limits.max_bytes)
         self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
 
-    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Listed:
+    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Sent:
         """One candidate's fate, as plain data (see the module's docstring)."""
         relpath, is_link = candidate
         skip = self.path_rules.check(relpath)
@@ -139,7 +150,7 @@ class Decider:
             if fd is not None:
                 os.close(fd)
 
-    def _decided(self, page: Page, fd: int | None, detail: bool) -> Outcome | Listed:
+    def _decided(self, page: Page, fd: int | None, detail: bool) -> Outcome | Sent:
         """`decide`, from the page on; `fd` is the page, open, or None."""
         relpath = page.relpath
         url: str | None = None
@@ -156,10 +167,10 @@ class Decider:
             return Outcome(
                 relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key, notes=tuple(notes)
             )
-        row = row_of(entry, self.config.lastmod_format)
         if warnings or detail:
+            row = row_of(entry, self.config.lastmod_format)
             return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings), notes=tuple(notes))
-        return row, source, tuple(notes)
+        return row_fields(entry, self.config.lastmod_format), source, tuple(notes)
 
     def _entry(
         self, page: Page, url: str | None, warn: Warn, note: Note, fd: int | None = None
@@ -280,16 +291,19 @@ class Decider:
         """The first of `relpaths` that is a file in the docroot: the one a server answers with."""
         return next((relpath for relpath in relpaths if os.path.isfile(self.root + relpath)), None)
 
-    def settle(self, event: Outcome | Listed, relpath: str) -> Outcome | Listed:
+    def settle(self, event: Outcome | Sent, relpath: str) -> Outcome | Listed:
         """The last of the decision, in the main process and walk order: the lastmod a
         source dates here (the content store), then the entry-size limit.
 
-        `event` is what `decide` gave for the page at `relpath` (a `Listed` tuple
+        `event` is what `decide` gave for the page at `relpath` (a `Sent` tuple
         does not carry its relpath: it is not sent back from the workers).
         """
         if type(event) is tuple:  # the common case: no dataclass is made for it
-            size = len(event[0][1])
-            return event if size <= self.room else self._too_large(relpath, size, ())
+            fields, source, notes = event
+            ready = tuple.__new__(Row, fields)  # C calls, not NamedTuple constructors (see `entry.Row`)
+            if len(ready.xml) > self.room:
+                return self._too_large(relpath, len(ready.xml), ())
+            return tuple.__new__(Listed, (ready, source, notes))
         assert isinstance(event, Outcome)
         entry = event.entry
         if entry is None:
@@ -302,8 +316,8 @@ class Decider:
             row = row_of(entry, self.config.lastmod_format)
             event = dataclasses.replace(event, entry=entry, row=row)  # the key stays: the manifest records it
         assert row is not None
-        if len(row[1]) > self.room:
-            return self._too_large(relpath, len(row[1]), event.warnings)
+        if len(row.xml) > self.room:
+            return self._too_large(relpath, len(row.xml), event.warnings)
         return event
 
     def _too_large(self, relpath: str, size: int, warnings: tuple[str, ...]) -> Outcome:

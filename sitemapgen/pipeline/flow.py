@@ -102,8 +102,8 @@ class Pipeline:
                     yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
                     at += 1
                 event = settle(event, candidates[i][0])
-                if type(event) is tuple:
-                    notes = event[2]
+                if type(event) is Listed:
+                    notes = event.notes
                 else:
                     assert isinstance(event, Outcome)
                     notes = event.notes
@@ -128,8 +128,8 @@ class Pipeline:
         sources = self.sources_used
         warn = self.warn
         for event in self._events(detail=False, on_progress=on_progress):
-            if type(event) is tuple:
-                row, source, _ = event
+            if type(event) is Listed:
+                row, source = event.row, event.source
             else:
                 assert isinstance(event, Outcome)
                 for message in event.warnings:
@@ -142,7 +142,7 @@ class Pipeline:
                 if on_dated is not None and event.key is not None and event.entry is not None:
                     lastmod = event.entry.lastmod
                     assert lastmod is not None
-                    on_dated(row[0], event.key, lastmod.isoformat(timespec="seconds"))
+                    on_dated(row.loc, event.key, lastmod.isoformat(timespec="seconds"))
             if source is not None:
                 sources[source] += 1
             yield row

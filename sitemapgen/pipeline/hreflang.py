@@ -11,12 +11,12 @@ hosts cannot be checked here and are kept; a page's link to itself always is.
 That needs every page's links before any page is written, so this stage sits
 between the pipeline and the writer, in the main process: rows pass straight
 through until the first that carries links; from there every row is spooled,
-in order (a few hundred a pickle), to an unnamed temporary file, and every link
-to another URL of this site into a temporary on-disk SQLite table (nothing is
-written where the site is, and memory stays flat however many pages there
-are). Once the walk is done the spool is read back, each row's links are
-checked against the table, and the row goes on to the writer, less what is
-dropped.
+in order (a few hundred a pickle, as plain tuples: see `entry.Row`), to an
+unnamed temporary file, and every link to another URL of this site into a
+temporary on-disk SQLite table (nothing is written where the site is, and
+memory stays flat however many pages there are). Once the walk is done the
+spool is read back, each row's links are checked against the table, and the
+row goes on to the writer, less what is dropped.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO
 
-from sitemapgen.entry import Row
+from sitemapgen.entry import Row, RowFields
 
 _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
 _BATCH = 10_000  # links inserted per executemany
@@ -48,7 +48,7 @@ class Reciprocity:
     def filter(self, rows: Iterator[Row]) -> Iterator[Row]:
         """`rows`, in their order, each less the links its targets do not return."""
         for row in rows:
-            if b"<xhtml:link" in row[1]:
+            if b"<xhtml:link" in row.xml:
                 yield from self._spooled(row, rows)
                 return
             yield row
@@ -71,15 +71,15 @@ class Reciprocity:
         """Every row into the spool, in order, and every link into the table."""
         base = self.base_url
         pending: list[tuple[int, str, str]] = []
-        spooled: list[Row] = []
+        spooled: list[RowFields] = []
         for seq, row in enumerate(rows):
-            links = _links(row[1]) if b"<xhtml:link" in row[1] else None
-            spooled.append(row)
+            links = _links(row.xml) if b"<xhtml:link" in row.xml else None
+            spooled.append(row[:])  # its fields as a plain tuple
             if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
             if links:
-                loc = row[0]
+                loc = row.loc
                 pending.extend((seq, loc, href) for _, href in links if href != loc and href.startswith(base))
                 if len(pending) >= _BATCH:
                     db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
@@ -100,10 +100,11 @@ class Reciprocity:
         seq = 0
         while True:
             try:
-                spooled: list[Row] = pickle.load(spool)
+                spooled: list[RowFields] = pickle.load(spool)
             except EOFError:
                 return
-            for row in spooled:
+            for fields in spooled:
+                row = tuple.__new__(Row, fields)
                 if drop is None or drop[0] != seq:
                     yield row
                 else:
@@ -113,12 +114,12 @@ class Reciprocity:
                         drop = next(unreturned, None)
                     # Its links read again: fewer rows lose links than have them, and
                     # spooling every row's links cost more than this.
-                    yield self._less(row, _links(row[1]), hrefs)
+                    yield self._less(row, _links(row.xml), hrefs)
                 seq += 1
 
     def _less(self, row: Row, links: list[_Link], unreturned: set[str]) -> Row:
         """The row less each of its links to a URL in `unreturned`, counted."""
-        loc, xml = row[0], row[1]
+        loc, xml = row.loc, row.xml
         drop = [(link, href) for link, href in links if href in unreturned]
         if self.example is None:
             self.example = f"{loc} names {drop[0][1]}"
@@ -128,10 +129,10 @@ class Reciprocity:
         end = start + sum(len(link) for link, _ in links)
         if start >= 0 and xml[start:end] == b"".join(link for link, _ in links):  # side by side, as written
             kept = b"".join(link for link, href in links if href not in unreturned)
-            return (loc, xml[:start] + kept + xml[end:], row[2], row[3], row[4])
+            return row._replace(xml=xml[:start] + kept + xml[end:])
         for link, _ in drop:
             xml = xml.replace(link, b"", 1)
-        return (loc, xml, row[2], row[3], row[4])
+        return row._replace(xml=xml)
 
     def lines(self) -> list[str]:
         """One warning for the build, or none."""

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import sitemapgen
-from sitemapgen.output.writer import read_published
+from sitemapgen.output.published import read_published
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import (

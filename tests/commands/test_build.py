@@ -13,7 +13,7 @@ import pytest
 import sitemapgen
 import sitemapgen.cli
 from sitemapgen import ChangeFreq, Config, LastmodSource, Rule, SkipReason
-from sitemapgen.output.writer import read_published
+from sitemapgen.output.published import read_published
 from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE, CliRunner, SiteFactory

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import sitemapgen
-import sitemapgen.output.writer
+import sitemapgen.output.published
 from sitemapgen.config.settings import Config
-from sitemapgen.output.writer import read_published
+from sitemapgen.output.published import read_published
 from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE, CliRunner, SiteFactory
@@ -301,7 +301,7 @@ def test_a_journal_names_only_what_may_go(tmp_path: Path, cli: CliRunner) -> Non
     assert cli("build", root, "--base-url", BASE).code == 0
     listed = read_published(root)[0]
     make_tree(root, {"sitemap-7.xml.gz": b"made by the killed run", "sitemap-8.xml.gz": b"changed since"})
-    digest = sitemapgen.output.writer.file_digest(root / "sitemap-7.xml.gz")
+    digest = sitemapgen.output.published.file_digest(root / "sitemap-7.xml.gz")
     assert digest is not None
     journal = (
         "sitemapgen journal 1: the files a run was creating here; the next run removes them\n"

@@ -1,0 +1,194 @@
+"""One chunk being written, and the publisher that gives each finished chunk its file name.
+
+A chunk (`Chunk`) streams its entries into gzip under a temporary name, hashing
+the bytes as they go; once finished and fsynced, the publisher (`Publisher`)
+either keeps the identical file already published (recognised by its digest)
+or links the new one into place under a number no file in the directory has.
+Nothing here touches a file the current index lists; `writer` publishes the
+index over the chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN
+from sitemapgen.output.outdir import Journal
+from sitemapgen.output.published import CHUNK_FILE, file_digest, our_indexes, read_published
+from sitemapgen.util.faults import Faults
+from sitemapgen.util.safeio import create_exclusive
+
+_GZIP_LEVEL = 6  # level 9 costs twice the time for ~1% smaller files
+_GZIP_BUFFER = 131_072
+
+
+class _HashingFile:
+    """A file opened for writing that hashes what goes through it."""
+
+    def __init__(self, path: Path) -> None:
+        self.raw: BinaryIO = open(create_exclusive(path), "wb")  # closed by the owner
+        self.digest = hashlib.blake2b(digest_size=20)
+
+    def write(self, data: bytes) -> int:
+        self.digest.update(data)
+        return self.raw.write(data)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+
+class Chunk:
+    """One sitemap being streamed into gzip, under a temporary name."""
+
+    def __init__(self, tmp: Path, faults: Faults) -> None:
+        faults.step()
+        self.tmp = tmp
+        self.file = _HashingFile(tmp)
+        try:
+            self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, mtime=0, compresslevel=_GZIP_LEVEL)
+            self.gz.write(URLSET_OPEN)
+        except BaseException:  # not yet the caller's to abort: remove the file here
+            _discard(self.file.raw, tmp)
+            raise
+        self.size = len(URLSET_OPEN)
+        self.urls = 0
+        self.lastmod_key: float | None = None
+        self.lastmod: str | None = None
+        self.buffer: list[bytes] = []
+        self.buffered = 0
+
+    def _flush(self) -> None:
+        self.gz.write(b"".join(self.buffer))
+        self.buffer.clear()
+        self.buffered = 0
+
+    def add(self, xml: bytes, size: int, lastmod_key: float | None, lastmod_text: str | None) -> None:
+        # Buffered: one gzip write per 128 KiB, not per entry (GzipFile.write costs a
+        # Python call and a crc32 update each time).
+        self.buffer.append(xml)
+        self.buffered += size
+        if self.buffered >= _GZIP_BUFFER:
+            self._flush()
+        self.size += size
+        self.urls += 1
+        if lastmod_key is not None and (self.lastmod_key is None or lastmod_key > self.lastmod_key):
+            self.lastmod_key, self.lastmod = lastmod_key, lastmod_text
+
+    def finish(self, faults: Faults) -> bytes:
+        """Close and fsync the temporary file; return its digest."""
+        self._flush()
+        self.gz.write(URLSET_CLOSE)
+        self.size += len(URLSET_CLOSE)
+        self.gz.close()
+        self.file.flush()
+        faults.step()
+        os.fsync(self.file.raw.fileno())
+        self.file.raw.close()
+        return self.file.digest.digest()
+
+    def abort(self) -> None:
+        """Close and remove the temporary file; never raises for the write errors (a full
+        disk) that made the caller abort, so the rest of its clean-up still runs."""
+        with contextlib.suppress(OSError):
+            self.gz.close()  # writes the gzip trailer: may fail again
+        _discard(self.file.raw, self.tmp)
+
+
+def _discard(raw: BinaryIO, tmp: Path) -> None:
+    """Close (a failing flush still closes the descriptor) and remove a temporary file."""
+    with contextlib.suppress(OSError):
+        raw.close()
+    tmp.unlink(missing_ok=True)
+
+
+def _chunk_name(section: str, number: int) -> str:
+    return f"sitemap-{section}-{number}.xml.gz" if section else f"sitemap-{number}.xml.gz"
+
+
+class Publisher:
+    """Decides each finished chunk's file name without touching published files or anyone else's."""
+
+    def __init__(self, out_dir: Path, faults: Faults, journal: Journal) -> None:
+        self.out_dir = out_dir
+        self.faults = faults
+        self.journal = journal
+        self.previous_indexes = [path for path, _ in our_indexes(out_dir)]
+        self.published = read_published(out_dir)
+        self.digests: dict[str, bytes] = {}
+        # digest -> (file name, section): what an identical new chunk may keep.
+        self.by_digest: dict[bytes, tuple[str, str]] = {}
+        for name in self.published:
+            digest = file_digest(out_dir / name)
+            match = CHUNK_FILE.match(name)
+            if digest is not None and match is not None:
+                self.digests[name] = digest
+                self.by_digest[digest] = (name, match.group(1) or "")
+        self.taken: set[str] = set(self.published)
+        self.next_number: dict[str, int] = {}
+        self.created: list[Path] = []  # new files not yet listed by any index
+        self.listed_new = False  # once the main index lists the new files, they are not ours to discard
+
+    def _fresh_name(self, section: str) -> str:
+        """The first number of the section that no file in the directory has, ours or not."""
+        number = self.next_number.get(section, 1)
+        while _chunk_name(section, number) in self.taken or os.path.lexists(
+            self.out_dir / _chunk_name(section, number)
+        ):
+            number += 1
+        self.next_number[section] = number + 1
+        name = _chunk_name(section, number)
+        self.taken.add(name)
+        return name
+
+    def place(self, chunk: Chunk, digest: bytes, section: str) -> tuple[Path, bool]:
+        """Keep the identical published file, or link the new one in under a fresh name."""
+        kept = self.by_digest.pop(digest, None)
+        if kept is not None and kept[1] == section:
+            self.faults.step()
+            chunk.tmp.unlink()
+            return self.out_dir / kept[0], False
+        name = self._fresh_name(section)
+        self.journal.placed(name, digest)
+        self.faults.step()
+        _link_into_place(chunk.tmp, self.out_dir / name)
+        self.created.append(self.out_dir / name)
+        return self.out_dir / name, True
+
+    def discard_created(self) -> None:
+        """After a failure: remove the new files no index lists (after a SIGKILL, the journal does)."""
+        if self.listed_new:
+            return
+        for path in self.created:
+            path.unlink(missing_ok=True)
+
+
+def _link_into_place(tmp: Path, final: Path) -> None:
+    """Give the finished file `tmp` the name `final`, which must not exist: a hard link fails
+    rather than replace anything; where there are none (some mounts), a checked rename."""
+    try:
+        os.link(tmp, final, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(final):
+            raise FileExistsError(17, "File exists", str(final)) from None
+        os.replace(tmp, final)
+        return
+    tmp.unlink()
+
+
+def temp_name(out_dir: Path, stem: str, journal: Journal) -> Path:
+    """A temporary name no file has yet (one left alone by an earlier run may hold the first),
+    written down in the journal before it is created."""
+    number = 1
+    while True:
+        name = f".{stem}.tmp" if number == 1 else f".{stem}.{number}.tmp"
+        if not os.path.lexists(out_dir / name):
+            journal.temporary(name)
+            return out_dir / name
+        number += 1

@@ -1,0 +1,85 @@
+"""Reading back a published set: our index files, the chunk files they list, and a file's digest.
+
+Only what this tool can prove it wrote counts as ours: an index file is ours
+when it has our writer's exact layout (`our_index`), and the chunk files ours
+are the ones such an index lists. The writer (`writer`) reads the previous set
+here before it publishes the next, and `check` compares a fresh build with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from pathlib import Path
+
+from sitemapgen.entry import XML_DECL
+from sitemapgen.protocol import INDEX_NAME, LOC, SITEMAP_NS
+from sitemapgen.util.safeio import open_regular, read_regular
+
+_EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
+#: A chunk's name: its section (none for the main series) and its number.
+CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
+#: The body of an index as `writer._write_index` writes it, and nothing else.
+_OUR_INDEX_BODY = re.compile(rb"(?:<sitemap><loc>[^<]*</loc>(?:<lastmod>[^<]*</lastmod>)?</sitemap>\n)+")
+_INDEX_LIMIT = 16 << 20  # an index of 1,000 entries is ~150 KB
+
+INDEX_OPEN = XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
+INDEX_CLOSE = b"</sitemapindex>\n"
+
+
+def file_digest(path: Path) -> bytes | None:
+    """The same digest `chunks._HashingFile` computes, of a file on disk; None if unreadable."""
+    digest = hashlib.blake2b(digest_size=20)
+    try:
+        with open(open_regular(path, follow_symlinks=False), "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.digest()
+
+
+def index_name(number: int) -> str:
+    """``sitemap.xml`` for the first index, ``sitemap-index-N.xml`` after it."""
+    return INDEX_NAME if number == 1 else _EXTRA_INDEX_NAME.format(number)
+
+
+def our_index(path: Path) -> bytes | None:
+    """The bytes of the index file at `path` if it has our writer's exact layout, else None."""
+    try:
+        data = read_regular(path, limit=_INDEX_LIMIT + 1, follow_symlinks=False)
+    except OSError:
+        return None
+    body = data[len(INDEX_OPEN) : -len(INDEX_CLOSE)]
+    if not (data.startswith(INDEX_OPEN) and data.endswith(INDEX_CLOSE) and _OUR_INDEX_BODY.fullmatch(body)):
+        return None
+    return data
+
+
+def our_indexes(out_dir: Path) -> list[tuple[Path, bytes]]:
+    """The index files of ours in `out_dir`, in order: ``sitemap.xml``, ``sitemap-index-2.xml``, …
+    as far as they go on unbroken."""
+    found: list[tuple[Path, bytes]] = []
+    while True:
+        path = out_dir / index_name(len(found) + 1)
+        data = our_index(path)
+        if data is None:
+            return found
+        found.append((path, data))
+
+
+def read_published(out_dir: Path) -> list[str]:
+    """The chunk file names our published index files list, in order.
+
+    Read leniently: anything unreadable, or an index another tool wrote, simply
+    lists nothing, which only means this run will neither reuse nor remove
+    those files.
+    """
+    names: list[str] = []
+    for _, data in our_indexes(out_dir):
+        for raw in LOC.findall(data):
+            name = html.unescape(raw.decode("utf-8", "replace")).rstrip("/").rpartition("/")[2]
+            if CHUNK_FILE.match(name):
+                names.append(name)
+    return names
