@@ -15,8 +15,9 @@ development section.
 from __future__ import annotations
 
 from sitemapgen._version import __version__
-from sitemapgen.commands.build import Listing, build, iter_entries, iter_listing
+from sitemapgen.commands.build import build
 from sitemapgen.commands.explain import Explanation, explain
+from sitemapgen.commands.listing import Listing, iter_entries, iter_listing
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config, Rule, Section

@@ -46,8 +46,8 @@ from sitemapgen.cli.options import (
 )
 from sitemapgen.cli.progress import progress
 from sitemapgen.commands.build import build as run_build
-from sitemapgen.commands.build import iter_listing
 from sitemapgen.commands.explain import explain
+from sitemapgen.commands.listing import iter_listing
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError

@@ -4,11 +4,12 @@ rather than a config), and `validate` (imported from its module, so lxml loads o
 used; it reads files with `validate_read` and judges URLs with `validate_urls`, which are not
 imported here either)."""
 
-from sitemapgen.commands.build import Listing, build, iter_entries, iter_listing
+from sitemapgen.commands.build import build
 from sitemapgen.commands.check import CheckResult, Comparison, check, compare
 from sitemapgen.commands.diff import diff
 from sitemapgen.commands.explain import Explanation, explain
 from sitemapgen.commands.indexnow import Submission, indexnow
+from sitemapgen.commands.listing import Listing, iter_entries, iter_listing
 from sitemapgen.commands.report import BuildResult
 
 __all__ = [

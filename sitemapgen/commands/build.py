@@ -1,8 +1,8 @@
-"""The library's entry points: `build`, and the read-only views `iter_entries` and `iter_listing`.
+"""The library's main entry point, `build` (the read-only views of what it lists are `listing`).
 
 Every check that can fail on bad input runs before the first byte is written,
 so an error leaves the output directory exactly as it was. Page fates come
-from `pipeline.Pipeline` alone, so what `list`, `explain` and `check` say is
+from `pipeline.flow.Pipeline` alone, so what `list`, `explain` and `check` say is
 what `build` does.
 """
 
@@ -12,22 +12,21 @@ import functools
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.commands.report import BuildResult, sorted_skips
 from sitemapgen.config.settings import Config
-from sitemapgen.config.words import LastmodSource, RobotsTxt
+from sitemapgen.config.words import RobotsTxt
 from sitemapgen.deploy.manifest import ManifestWriter, fingerprint_settings, has_manifest
-from sitemapgen.entry import Entry, Row
+from sitemapgen.entry import Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.robots import update_robots_txt
 from sitemapgen.output.writer import WriteResult, write_rows
-from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.hreflang import Reciprocity
 from sitemapgen.skips import Skip, SkipReason, skip_warning
@@ -238,60 +237,3 @@ def build_elsewhere(
     """
     config = replace(config, out_dir=out, state_file=config.state_path)
     return build(config, on_warning=on_warning, dry_run=True, on_skip=on_skip)
-
-
-@dataclass(frozen=True, slots=True)
-class Listing:
-    """A page that would be listed: its entry, source file and lastmod source."""
-
-    relpath: str
-    entry: Entry
-    lastmod_source: LastmodSource | None
-    lastmod_text: str | None = None  # the lastmod as the sitemap writes it
-
-
-def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iterator[Outcome]:
-    """The listed pages' outcomes, in the order `build` writes them; warnings said, skips passed on."""
-    check_docroot(config)
-    config, host = effective_config(config, warn)
-    pipeline = Pipeline(config, host, warn=warn, dry_run=True)
-    try:
-        for outcome in pipeline.outcomes():
-            for message in outcome.warnings:
-                warn(message)
-            if outcome.skip is not None:
-                on_skip(outcome.skip)
-            else:
-                yield outcome
-    finally:
-        pipeline.abort()
-        pipeline.close()
-
-
-def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[Listing]:
-    """What `build` would list, page by page, in the order it writes them, writing nothing.
-
-    Files it passes over that deserve a warning in `build` get one here too, and
-    so does every page with something to say.
-    """
-    warn = on_warning or logger.warning
-
-    def on_skip(item: Skip) -> None:
-        message = skip_warning(item)
-        if message is not None:
-            warn(message)
-
-    for outcome in _listed(config, warn, on_skip):
-        assert outcome.entry is not None
-        source = LastmodSource(outcome.lastmod_source) if outcome.lastmod_source is not None else None
-        lastmod_text = outcome.row.lastmod_text if outcome.row is not None else None
-        yield Listing(outcome.relpath, outcome.entry, source, lastmod_text)
-
-
-def iter_entries(
-    config: Config, *, on_skip: Callable[[Skip], None] | None = None, on_warning: Warn | None = None
-) -> Iterator[Entry]:
-    """Every sitemap entry of the docroot, in the order `build` writes them, writing nothing."""
-    for outcome in _listed(config, on_warning or logger.warning, on_skip or (lambda _: None)):
-        assert outcome.entry is not None
-        yield outcome.entry
