@@ -121,3 +121,15 @@ def test_every_folder_has_a_face_that_says_what_it_holds() -> None:
 def test_no_module_is_long(name: str) -> None:
     lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{MODULES[name]}: {lines} lines"
+
+
+def test_no_function_is_of_rank_d() -> None:
+    """radon's ranks: A to C are up to 20 paths through a function; D and worse are not kept."""
+    from radon.complexity import cc_rank, cc_visit
+
+    ranked = [
+        (f"{name}:{block.lineno} {block.name}", cc_rank(block.complexity), block.complexity)
+        for name, path in MODULES.items()
+        for block in cc_visit(path.read_text(encoding="utf-8"))
+    ]
+    assert [item for item in ranked if item[1] not in "ABC"] == []
