@@ -40,7 +40,7 @@ test: lint typecheck unit
 
 # The static hosts' local servers (serve, wrangler, netlify-cli, vercel, firebase-tools, pinned, and
 # Node 22 for the two that need it), from npm into .hosts/, which every venv shares; about 1.5 GB and
-# 3 minutes the first time. test_hosts.py runs them; without them it skips, saying why.
+# 3 minutes the first time. tests/hosts/test_hosts.py runs them; without them it skips, saying why.
 hosts: $(STAMP)
 	$(BIN)/python -m tests.hostservers install
 HOSTS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \

@@ -1,6 +1,6 @@
 """One ``<url>`` of a sitemap: the `Entry`, and its bytes exactly as every sitemap writes them.
 
-Formatting is the workers' job (`decide.py`), so what crosses to the main
+Formatting is the workers' job (`pipeline/decide.py`), so what crosses to the main
 process is a finished element (`Row`), and `list` and `explain` show values
 formatted by the same functions as the sitemap.
 """

@@ -5,7 +5,7 @@ which URL forms of a page answer 200 (``/a/b.html``, ``/a/b``, ``/a/b/``),
 which redirect, and which carry an ``X-Robots-Tag: noindex``, from their own
 files (read by `files`, `lines` and each host's module). Each host is a small
 model of its server: `Host.respond` gives the answer to one URL path, as that
-host's own local server gives it (measured: see tests/test_hosts.py, which runs
+host's own local server gives it (measured: see tests/hosts/test_hosts.py, which runs
 those servers where they install). `Host.place` then asks it about every form
 of a page, preferred form first, and lists the page under the first form that
 answers 200 with the page itself and no noindex; a page no form serves that way

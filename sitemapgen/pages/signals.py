@@ -14,7 +14,7 @@ checks both directions (every word reaches its reader; no reader acts on a tag
 without one).
 
 Deciding what the facts mean for a page (is a canonical "elsewhere"?) is the
-decision's job (`decide.py`), not this module's.
+decision's job (`pipeline/decide.py`), not this module's.
 """
 
 from __future__ import annotations

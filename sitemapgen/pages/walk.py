@@ -100,7 +100,7 @@ class Walk:
     """The walk: directory listings only, in walk order.
 
     Which directories are walked is `prune`'s to say (the per-path rules, see
-    `pathrules.py`): given ``a/b/`` it returns a `Skip` to leave it out, or
+    `pipeline/pathrules.py`): given ``a/b/`` it returns a `Skip` to leave it out, or
     None. Without it, the default excludes are checked by name. Files are not
     judged here: every page-named file is a candidate, and the per-path rules
     run on it with the rest of the page's decision.

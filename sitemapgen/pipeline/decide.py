@@ -7,7 +7,7 @@ headers), the URL's length, the head (noindex, canonical, redirect), and, in
 the main process, the entry's size. A listed page gets its lastmod, rules,
 alternates and section, and its ``<url>`` element formatted as the writer
 writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
-`iter_listing` all take page fates from here, through `pipeline.Pipeline`.
+`iter_listing` all take page fates from here, through `pipeline.flow.Pipeline`.
 
 `decide` runs in worker processes, so its result must be cheap to send: a
 `Listed` as plain tuples (`Sent`) for a page listed with no warning (nearly all;

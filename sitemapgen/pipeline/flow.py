@@ -40,7 +40,7 @@ class Pipeline:
     """One build's decisions, page by page. Close it with `commit` or `abort`."""
 
     def __init__(self, config: Config, host: Host | None, *, warn: Warn, dry_run: bool) -> None:
-        """`config` is the effective one, and `host` its host model (`hosts.effective_config`)."""
+        """`config` is the effective one, and `host` its host model (`hosts.load.effective_config`)."""
         self.host = host
         self.config = config
         self.warn = warn

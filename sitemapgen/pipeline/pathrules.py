@@ -6,7 +6,7 @@ and its head; for directories they run in the walk, to prune it. The user's
 exclude patterns and ``.sitemapignore`` are the first rule, robots.txt the
 second; another rule with a file of its own plugs in the same way: a class with `check`
 and `check_dir`, and an entry in `PATH_RULES`. (A static host's files decide
-more than a skip, the URL form too: they are `hosts.Host.place`, asked by the
+more than a skip, the URL form too: they are `hosts.base.Host.place`, asked by the
 decision after the file itself.)
 """
 
