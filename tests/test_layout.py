@@ -133,3 +133,15 @@ def test_no_function_is_of_rank_d() -> None:
         for block in cc_visit(path.read_text(encoding="utf-8"))
     ]
     assert [item for item in ranked if item[1] not in "ABC"] == []
+
+
+def test_the_faces_import_no_more_than_a_build_needs() -> None:
+    """The command line starts without what only some commands use: HTTP (a previous deploy,
+    IndexNow) and lxml (validate) load when those run, not with every face that names them."""
+    import subprocess
+    import sys
+
+    faces = "sitemapgen.cli, sitemapgen.util, sitemapgen.deploy, sitemapgen.commands"
+    code = f"import sys, {faces}; print(*sorted(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert {"urllib.request", "http.client", "lxml", "lxml.etree"} & set(loaded) == set()

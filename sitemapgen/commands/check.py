@@ -13,7 +13,6 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.sax.saxutils import escape as xml_escape
 
 from sitemapgen._types import Warn
 from sitemapgen.commands.build import build_elsewhere
@@ -71,6 +70,8 @@ class _Why:
     def hear(self, item: Skip) -> None:
         if item.reason not in _WHY_REASONS or len(self.by_url) >= _WHY_KEPT or item.relpath.endswith("/"):
             return
+        from xml.sax.saxutils import escape as xml_escape  # not imported with the other commands
+
         why = item.reason.singular + (f": {display(item.detail)}" if item.detail else "")
         for form in page_forms(item.relpath):
             self.by_url[xml_escape(self.base_url + encoded_path(form)).encode("utf-8")] = why

@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
-from sitemapgen.deploy.changes import Changes
-from sitemapgen.deploy.previous import read_previous
 from sitemapgen.errors import SitemapgenError
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.changes import Changes
 
 logger = logging.getLogger("sitemapgen")
 
@@ -30,6 +32,9 @@ def diff(old: str, new: str, *, on_warning: Warn | None = None) -> Iterator[Chan
     A sitemap an index lists outside its base URL is not read; `on_warning` hears
     it (default: logging).
     """
+    from sitemapgen.deploy.changes import Changes  # with urllib and SQLite: only when a diff runs
+    from sitemapgen.deploy.previous import read_previous
+
     warn = on_warning or logger.warning
     earlier = read_previous(old, None, warn=warn, manifest=False)
     try:

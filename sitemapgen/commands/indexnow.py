@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitemapgen.config.checks import check_indexnow_key
-from sitemapgen.deploy.changes import read_changes
-from sitemapgen.deploy.indexnow import ENDPOINT, Plan, check_key_live, plan, submit
 from sitemapgen.errors import ConfigError
-from sitemapgen.util.fetch import is_url
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.indexnow import Plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,10 @@ def indexnow(
     `SitemapgenError` for a changes file that cannot be used, and `SubmitError`
     when the engine or the key file says no.
     """
+    from sitemapgen.deploy.changes import read_changes  # with urllib: only when a submission runs
+    from sitemapgen.deploy.indexnow import ENDPOINT, check_key_live, plan, submit
+    from sitemapgen.util.fetch import is_url
+
     endpoint = ENDPOINT if endpoint is None else endpoint
     check_indexnow_key(key, "key")
     if not is_url(endpoint):

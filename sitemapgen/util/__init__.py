@@ -1,22 +1,11 @@
 """The toolbox: safe file opening, worker processes, HTTP and bounded gunzip, fault injection. Nothing
-here knows what a sitemap is."""
+here knows what a sitemap is. `fetch`'s names load on first use: urllib is imported only by
+what reads a URL or inflates gzip."""
+
+from typing import TYPE_CHECKING
 
 from sitemapgen.util.faults import FAULT_ENV, Faults
-from sitemapgen.util.fetch import (
-    Answer,
-    FetchError,
-    GzipCorrupt,
-    GzipError,
-    GzipTooLarge,
-    GzipTruncated,
-    get,
-    gunzip,
-    inflate,
-    is_gzip,
-    is_url,
-    post_json,
-    stream,
-)
+from sitemapgen.util.lazy import lazy_names
 from sitemapgen.util.parallel import BATCH, INLINE, can_fork, ordered_map, worker_limit
 from sitemapgen.util.safeio import (
     NotRegularFile,
@@ -25,6 +14,45 @@ from sitemapgen.util.safeio import (
     open_regular_below,
     open_regular_stat,
     read_regular,
+)
+
+if TYPE_CHECKING:
+    from sitemapgen.util.fetch import (
+        Answer,
+        FetchError,
+        GzipCorrupt,
+        GzipError,
+        GzipTooLarge,
+        GzipTruncated,
+        get,
+        gunzip,
+        inflate,
+        is_gzip,
+        is_url,
+        post_json,
+        stream,
+    )
+
+__getattr__ = lazy_names(
+    __name__,
+    dict.fromkeys(
+        (
+            "Answer",
+            "FetchError",
+            "GzipCorrupt",
+            "GzipError",
+            "GzipTooLarge",
+            "GzipTruncated",
+            "get",
+            "gunzip",
+            "inflate",
+            "is_gzip",
+            "is_url",
+            "post_json",
+            "stream",
+        ),
+        "fetch",
+    ),
 )
 
 __all__ = [
