@@ -40,8 +40,10 @@ _META_LINK_TEXT = re.compile(rf"<{_SIGNAL_TAG_NAME}{_SIGNAL_TAG_REST}>")
 #: and only one named "script" or "style" in ASCII letters of any case: html.parser lower-cases
 #: a tag name that starts with an ASCII letter, so "\u017fcript" (a long s, which a Unicode
 #: caseless "s" matches) opens nothing, and any other is left in place for the check below to
-#: hand to bs4. Each ends at the first end tag of its name, found as html.parser (3.11 to 3.13)
-#: finds it, ``</\s*name\s*>`` caseless, by runs of anything but '<' (a lazy ".*?" tried every
+#: hand to bs4. Each ends at the first end tag of its name in ASCII letters of any case, as
+#: html.parser (3.11 to 3.13) ends it: its search, ``</\s*name\s*>`` Unicode-caseless, also
+#: stops at "</\u017fcript>", but its end-tag pattern then reads no name there and keeps it as
+#: text of the script. Found by runs of anything but '<' (a lazy ".*?" tried every
 #: character of a 10 KB inline style). A plain comment is one that every html.parser reads
 #: alike: not ``<!-->`` or ``<!--->`` (3.13 reads those as empty comments), no ``--`` inside
 #: (so no ``--!>`` end either), ended by ``-->``; jekyll-seo-tag and many themes write such
@@ -49,7 +51,7 @@ _META_LINK_TEXT = re.compile(rf"<{_SIGNAL_TAG_NAME}{_SIGNAL_TAG_REST}>")
 _SKIPPED = re.compile(  # '<' first, outside any group: the engine skips to each '<' in C
     r"<(?:(!--(?!-?>)(?:[^-]|-(?!-))*+-->"
     + "".join(
-        rf"|(?ai:{name})(?:{_ATTR_TEXT})*+\s*+>(?:[^<]++|<(?!/\s*(?i:{name})\s*>))*+</\s*(?i:{name})\s*>"
+        rf"|(?ai:{name})(?:{_ATTR_TEXT})*+\s*+>(?:[^<]++|<(?!/\s*(?ai:{name})\s*>))*+</\s*(?ai:{name})\s*>"
         for name in ("script", "style")
     )
     + r")|(?i:script|style)|!--)"

@@ -394,6 +394,10 @@ def _normalized(tags: list[tuple[str, dict[str, str]]]) -> list[tuple[str, dict[
 # A script named in Unicode caseless letters is no script to html.parser: the meta inside counts.
 @example(["<\u017fcript>", '<meta name="robots" content="noindex">', "</\u017fcript>"])
 @example(["<script>", '<meta name="robots" content="noindex">', "</\u017fcript>"])
+# "</\u017fcript>" ends no script to html.parser (its end-tag pattern reads ASCII names only):
+# the meta after it is still inside the script.
+@example(["<script>", "</\u017fcript>", '<meta name="robots" content="noindex">'])
+@example(["<style>a</\u017ftyle >", "<meta name=robots content=noindex>", "</style>"])
 @example(["<STYLE>", "a</style >", '<meta name="robots" content="noindex">'])
 def test_fast_scanner_agrees_with_bs4(pieces: list[str]) -> None:
     _agree("".join(pieces))
