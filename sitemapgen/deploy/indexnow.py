@@ -14,6 +14,7 @@ fetches the key file from the live host: before the deploy it is not there.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 
 from sitemapgen.errors import Refusal, SitemapgenError
 from sitemapgen.util.fetch import Answer, FetchError, get, post_json
-from sitemapgen.util.safeio import create_exclusive, read_regular
+from sitemapgen.util.safeio import create_exclusive, link_into_place, read_regular
 
 #: IndexNow's shared endpoint (it passes submissions on to every participating engine).
 ENDPOINT = "https://api.indexnow.org/indexnow"
@@ -51,28 +52,46 @@ def write_key_file(docroot: Path, key: str) -> None:
     """``DOCROOT/KEY.txt`` holding the key, so it deploys with the site.
 
     Left as it is if it already holds the key; a file (or anything else) of
-    that name that holds something else is not ours to replace.
+    that name that holds something else is not ours to replace. Written whole
+    under a temporary name and linked into place, so a run that reads the file
+    at the same moment never sees it empty, and one that appeared since this
+    run looked is read again rather than written over.
     """
     path = docroot / key_file_name(key)
+    if _holds_key(path, key):
+        return
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
-        existing = read_regular(path, limit=1024, follow_symlinks=False)
-    except FileNotFoundError:
-        existing = None
-    except OSError as e:
-        raise SitemapgenError(f"{path}: cannot use it as the IndexNow key file: {e.strerror or e}") from None
-    if existing is not None:
-        if existing.strip() == key.encode("ascii"):
-            return
-        raise SitemapgenError(f"{path}: exists and does not hold the IndexNow key; move it away")
-    fd = create_exclusive(path)  # never over a file that appeared since: it is not ours
+        fd = create_exclusive(tmp)
+    except OSError as e:  # the key file cannot be written there: said of the key file, not the temporary
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from e
     try:
         with open(fd, "wb") as f:
             f.write(key.encode("ascii"))
             f.flush()
             os.fsync(f.fileno())
+        link_into_place(tmp, path)  # never over a file that appeared since: it is not ours
+    except FileExistsError:
+        tmp.unlink(missing_ok=True)
+        if not _holds_key(path, key):  # another run's key file is as good as ours
+            raise
     except BaseException:
-        path.unlink(missing_ok=True)  # ours, half-written (a full disk): no key file beats a wrong one
+        tmp.unlink(missing_ok=True)  # ours, half-written (a full disk): no key file beats a wrong one
         raise
+
+
+def _holds_key(path: Path, key: str) -> bool:
+    """Whether the key file is there and holds the key (False if there is none); an error
+    where something else is there."""
+    try:
+        existing = read_regular(path, limit=1024, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise SitemapgenError(f"{path}: cannot use it as the IndexNow key file: {e.strerror or e}") from None
+    if existing.strip() == key.encode("ascii"):
+        return True
+    raise SitemapgenError(f"{path}: exists and does not hold the IndexNow key; move it away")
 
 
 @dataclass(frozen=True, slots=True)

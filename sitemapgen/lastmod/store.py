@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sitemapgen._types import Warn
 from sitemapgen.errors import EnvironmentFailure
-from sitemapgen.util.safeio import open_regular
+from sitemapgen.util.safeio import create_exclusive, open_regular
 
 #: How long a build waits for another process to let go of the store, in seconds.
 BUSY_TIMEOUT = 5.0
@@ -67,7 +67,7 @@ class ContentStore:
             return None
 
     def _open(self, warn: Warn) -> sqlite3.Connection:
-        existed = self.path.exists()
+        existed = not _started_here(self.path)
         for attempt in (1, 2):
             db: sqlite3.Connection | None = None
             try:
@@ -107,11 +107,21 @@ class ContentStore:
         stamp = self.build_time.strftime("%Y%m%dT%H%M%SZ")
         aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         number = 1
-        while os.path.lexists(aside):
-            number += 1
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{number}")
         try:
-            os.rename(self.path, aside)
+            while True:
+                try:
+                    # The name taken by creating it, not by looking first: the rename below
+                    # then replaces only this placeholder, never a copy kept by another run.
+                    os.close(create_exclusive(aside, 0o600))
+                    break
+                except FileExistsError:
+                    number += 1
+                    aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{number}")
+            try:
+                os.rename(self.path, aside)
+            except OSError:
+                aside.unlink(missing_ok=True)
+                raise
         except OSError as e:
             raise EnvironmentFailure(
                 f"{self.path}: lastmod state store is corrupt ({error}) and cannot be moved aside: {e.strerror or e}"
@@ -159,6 +169,21 @@ class ContentStore:
                 self._db.execute("ROLLBACK")
         self._db.close()
         self._db = None
+
+
+def _started_here(path: Path) -> bool:
+    """Whether this run makes the store's file (empty, which SQLite takes for an empty database).
+
+    Made exclusively rather than looked for first: of two runs that find no
+    store at the same moment, only the one that made it says it starts one.
+    """
+    try:
+        os.close(create_exclusive(path))
+    except FileExistsError:
+        return not path.exists()  # a symlink to nothing: SQLite makes what it points to
+    except OSError:
+        return True  # a folder that is missing or read-only: SQLite's own open says so
+    return True
 
 
 #: The piece of a page hashed at a time: a page of any size costs this much memory.

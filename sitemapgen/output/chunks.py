@@ -21,7 +21,7 @@ from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import CHUNK_FILE, file_digest, our_indexes, read_published
 from sitemapgen.util.faults import Faults
-from sitemapgen.util.safeio import create_exclusive
+from sitemapgen.util.safeio import create_exclusive, link_into_place
 
 _GZIP_LEVEL = 6  # level 9 costs twice the time for ~1% smaller files
 _GZIP_BUFFER = 131_072
@@ -155,7 +155,7 @@ class Publisher:
         name = self._fresh_name(section)
         self.journal.placed(name, digest)
         self.faults.step()
-        _link_into_place(chunk.tmp, self.out_dir / name)
+        link_into_place(chunk.tmp, self.out_dir / name)
         self.created.append(self.out_dir / name)
         return self.out_dir / name, True
 
@@ -165,21 +165,6 @@ class Publisher:
             return
         for path in self.created:
             path.unlink(missing_ok=True)
-
-
-def _link_into_place(tmp: Path, final: Path) -> None:
-    """Give the finished file `tmp` the name `final`, which must not exist: a hard link fails
-    rather than replace anything; where there are none (some mounts), a checked rename."""
-    try:
-        os.link(tmp, final, follow_symlinks=False)
-    except FileExistsError:
-        raise
-    except OSError:
-        if os.path.lexists(final):
-            raise FileExistsError(17, "File exists", str(final)) from None
-        os.replace(tmp, final)
-        return
-    tmp.unlink()
 
 
 def temp_name(out_dir: Path, stem: str, journal: Journal) -> Path:

@@ -64,15 +64,24 @@ def check_docroot(config: Config) -> None:
         raise DocrootError(f"docroot {what}: {config.docroot}")
 
 
-@contextlib.contextmanager
-def output_lock(out: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the output directory, or fail at once.
+#: How an output directory is opened to be locked.
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+#: How many times a run claims the output directory again when the one it found was removed
+#: (by the run that had made it) before it held the lock.
+_CLAIM_TRIES = 3
 
-    The lock is on the directory itself (flock), so no lock file is left to be
-    deployed, and the kernel releases it when a run dies, even by SIGKILL.
-    """
+
+def _busy(out: Path) -> SitemapgenError:
+    return SitemapgenError(f"another sitemapgen run is writing to {out}; try again when it has finished")
+
+
+def _lock(out: Path) -> int | None:
+    """`out` opened and exclusively locked (flock), or an error at once; None where no
+    directory is there any more, or no longer the one this run locked."""
     try:
-        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fd = os.open(out, _DIR_FLAGS)
+    except FileNotFoundError:
+        return None
     except OSError as e:
         error = EnvironmentFailure if e.errno in _MACHINE_ERRNOS else DocrootError
         raise error(f"--out: cannot open {out}: {e.strerror or e}") from e
@@ -81,13 +90,46 @@ def output_lock(out: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise SitemapgenError(
-                f"another sitemapgen run is writing to {out}; try again when it has finished"
-            ) from None
+            raise _busy(out) from None
+        if _is_at(fd, out):
+            return fd
+    except BaseException:
+        _unlock(fd)
+        raise
+    _unlock(fd)
+    return None
+
+
+def _is_at(fd: int, out: Path) -> bool:
+    """Whether `out` still leads to the directory open as `fd` (the run that made it removes
+    it again, empty, when it fails or has nothing to write: a lock on it then guards nothing)."""
+    try:
+        there = os.stat(out)
+    except OSError:
+        return False
+    locked = os.fstat(fd)
+    return (locked.st_dev, locked.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _unlock(fd: int) -> None:
+    _HELD.discard(fd)
+    os.close(fd)
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the output directory, or fail at once.
+
+    The lock is on the directory itself (flock), so no lock file is left to be
+    deployed, and the kernel releases it when a run dies, even by SIGKILL.
+    """
+    fd = _lock(out)
+    if fd is None:
+        raise DocrootError(f"--out: cannot open {out}: {os.strerror(errno.ENOENT)}")
+    try:
         yield
     finally:
-        _HELD.discard(fd)
-        os.close(fd)
+        _unlock(fd)
 
 
 class ClaimedOutput:
@@ -96,31 +138,72 @@ class ClaimedOutput:
 
     def __init__(self, out: Path) -> None:
         self.out = out
-        self.created = False
+        self.created = False  # by this run's own mkdir: never by looking first
 
     def release_if_empty(self) -> None:
-        """Undo creating the directory, if this run created it and left it empty."""
+        """Undo creating the directory, if this run created it and left it empty.
+
+        Called only while this run holds the lock, and once: after it, another run
+        may create a directory of the same name, which is not this run's.
+        """
         if self.created:
+            self.created = False
             with contextlib.suppress(OSError):
                 self.out.rmdir()
 
 
+def _make_dir(out: Path, *, parents: bool = True) -> bool:
+    """Create `out`, and its missing parents as ``mkdir -p`` does; True only if this call's own
+    mkdir created `out`.
+
+    Never a look first: two runs that both found `out` missing would both take it
+    for theirs, and the one that lost the lock would remove it under the winner.
+    The parents are never removed (only the directory asked for is a run's own),
+    so who made them does not matter.
+    """
+    try:
+        out.mkdir()
+    except FileNotFoundError:
+        if not parents or out.parent == out:
+            raise
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return _make_dir(out, parents=False)
+    except OSError:
+        # Not EEXIST alone: a system may say EACCES or EROFS first of a directory that is there.
+        if not out.is_dir():
+            raise
+        return False
+    return True
+
+
 @contextlib.contextmanager
 def claim_output(out: Path) -> Iterator[ClaimedOutput]:
-    """Create `out` if needed and lock it for the duration; on failure, remove it if this run created it."""
+    """Create `out` if needed and lock it for the duration; on failure, remove it if this run created it.
+
+    A run that does not get the lock removes nothing, and one that does removes
+    the directory (empty) before it lets go of the lock, so that no other run
+    can have locked it yet.
+    """
     claimed = ClaimedOutput(out)
-    claimed.created = not out.exists()
+    fd = None
+    for _ in range(_CLAIM_TRIES):
+        try:
+            claimed.created = _make_dir(out)
+        except OSError as e:
+            error = EnvironmentFailure if e.errno in _MACHINE_ERRNOS else DocrootError
+            raise error(f"--out: cannot create {out}: {e.strerror or e}") from e
+        fd = _lock(out)
+        if fd is not None:
+            break
+    if fd is None:  # made and removed again by other runs, each time
+        raise _busy(out)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        error = EnvironmentFailure if e.errno in _MACHINE_ERRNOS else DocrootError
-        raise error(f"--out: cannot create {out}: {e.strerror or e}") from e
-    try:
-        with output_lock(out):
-            yield claimed
+        yield claimed
     except BaseException:
         claimed.release_if_empty()
         raise
+    finally:
+        _unlock(fd)
 
 
 JOURNAL_NAME = ".sitemapgen-journal"

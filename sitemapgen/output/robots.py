@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
-from sitemapgen.errors import SitemapgenError, os_failure
+from sitemapgen.errors import EnvironmentFailure, SitemapgenError, os_failure
 from sitemapgen.protocol import ROBOTS_FILE
-from sitemapgen.util.safeio import create_exclusive, read_regular
+from sitemapgen.util.safeio import create_exclusive, link_into_place, read_regular
 
 if TYPE_CHECKING:
     pass
@@ -50,6 +50,19 @@ def update_robots_txt(
     """
     path = docroot / ROBOTS_FILE
     try:
+        return _update(path, base_url, index_urls, create, on_warning)
+    except _Appeared:
+        # Made between this run's look and its write (by the site's build, or a run into
+        # another output): the site's file now, edited as any other.
+        return _update(path, base_url, index_urls, create, on_warning)
+
+
+class _Appeared(EnvironmentFailure):
+    """A robots.txt appeared where there was none when this run looked: never written over."""
+
+
+def _update(path: Path, base_url: str, index_urls: Sequence[str], create: bool, on_warning: Warn | None) -> bool:
+    try:
         st = os.lstat(path)
     except FileNotFoundError:
         st = None
@@ -72,7 +85,7 @@ def update_robots_txt(
         )
     if result == data and st is not None:
         return False
-    _replace(path, result)
+    _replace(path, result, new=st is None)
     return True
 
 
@@ -127,15 +140,22 @@ def other_sitemaps(data: bytes, base_url: str, index_urls: Sequence[str]) -> lis
     return found
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically, through a temporary file of a name no one has."""
+def _replace(path: Path, data: bytes, *, new: bool) -> None:
+    """Replace `path` with `data` atomically, through a temporary file of a name no one has;
+    where there was none (`new`), never over one that has appeared since (`_Appeared`)."""
     tmp = path.with_name(f".{ROBOTS_FILE}.{secrets.token_hex(8)}.tmp")
     try:
         with open(create_exclusive(tmp), "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if not new:
+            os.replace(tmp, path)
+        else:
+            try:
+                link_into_place(tmp, path)
+            except FileExistsError as e:
+                raise _Appeared(f"{path}: cannot write: {e.strerror or e}") from None
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise os_failure(path, "write", e) from e

@@ -10,6 +10,7 @@ from sitemapgen.util.parallel import BATCH, INLINE, can_fork, ordered_map, worke
 from sitemapgen.util.safeio import (
     NotRegularFile,
     create_exclusive,
+    link_into_place,
     open_regular,
     open_regular_below,
     open_regular_stat,
@@ -74,6 +75,7 @@ __all__ = [
     "inflate",
     "is_gzip",
     "is_url",
+    "link_into_place",
     "open_regular",
     "open_regular_below",
     "open_regular_stat",

@@ -5,7 +5,8 @@ opening a FIFO for reading waits for a writer forever. So the kind of file is
 checked after `open`, on the descriptor (`fstat`), and the open itself never
 waits (``O_NONBLOCK``, which reading a regular file ignores). Files this tool
 creates are created exclusively (``O_EXCL``), which also refuses to follow a
-symlink planted under the chosen name.
+symlink planted under the chosen name, and a finished file is given its final
+name by a hard link, which fails rather than replace a file that appeared there.
 """
 
 from __future__ import annotations
@@ -99,3 +100,18 @@ def create_exclusive(path: str | os.PathLike[str], mode: int = 0o644) -> int:
     """A descriptor for writing a new file at `path`; `FileExistsError` if anything is there,
     a symlink included (it is never followed)."""
     return os.open(path, _CREATE_FLAGS, mode)
+
+
+def link_into_place(tmp: str | os.PathLike[str], final: str | os.PathLike[str]) -> None:
+    """Give the finished file `tmp` the name `final`, which must not exist: a hard link fails
+    rather than replace anything; where there are none (some mounts), a checked rename."""
+    try:
+        os.link(tmp, final, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(final):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), os.fspath(final)) from None
+        os.replace(tmp, final)
+        return
+    os.unlink(tmp)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from sitemapgen.deploy import indexnow
 from sitemapgen.errors import SitemapgenError
+from sitemapgen.util.safeio import create_exclusive
 
 from ..conftest import CliRunner
 from ..helpers import indexnow_endpoint, make_tree, static_server
@@ -174,3 +176,30 @@ def test_waits_between_tries(script: list[tuple[int, dict[str, str]]], waits: li
         )
         sent = indexnow.submit(submission, on_status=lambda _: None, sleep=slept.append)
     assert (sent, slept) == (1, waits)
+
+
+@pytest.mark.parametrize(
+    ("theirs", "ok"),
+    [pytest.param(KEY, True, id="the-same-key"), pytest.param("another key", False, id="another-key")],
+)
+def test_a_key_file_made_meanwhile_is_read_again_not_written_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theirs: str, ok: bool
+) -> None:
+    """None there when this run looked, one there when it writes (a run of the same docroot into
+    another output wrote it meanwhile): the same key is as good as ours; another is refused."""
+    root = make_tree(tmp_path / "site", {})
+    key_file = root / f"{KEY}.txt"
+
+    def made_meanwhile(path: str | os.PathLike[str], mode: int = 0o644) -> int:
+        if not key_file.exists():
+            key_file.write_text(theirs)
+        return create_exclusive(path, mode)
+
+    monkeypatch.setattr("sitemapgen.deploy.indexnow.create_exclusive", made_meanwhile)
+    if ok:
+        indexnow.write_key_file(root, KEY)
+    else:
+        with pytest.raises(SitemapgenError, match="exists and does not hold the IndexNow key"):
+            indexnow.write_key_file(root, KEY)
+    assert key_file.read_text() == theirs
+    assert os.listdir(root) == [key_file.name]  # no temporary file left

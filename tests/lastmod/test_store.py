@@ -1,19 +1,23 @@
-"""The content store's hash: streamed, so a page of any size costs a bounded piece of memory."""
+"""The content store: its hash streamed, so a page of any size costs a bounded piece of memory;
+who starts it."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import re
+import sqlite3
 import threading
 import tracemalloc
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapgen.lastmod.store import DIGEST_PIECE, content_digest
+from sitemapgen.lastmod.store import DIGEST_PIECE, ContentStore, content_digest
 
 _VOLATILE = [re.compile(rb'<meta name="generator"[^>]*>'), re.compile(rb"\?v=[0-9a-f]{8}")]
 
@@ -76,3 +80,29 @@ def test_a_page_swapped_for_a_fifo_is_an_error_not_a_wait(tmp_path: Path) -> Non
     reader.join(10)
     assert not reader.is_alive(), "content_digest waited on a FIFO"
     assert isinstance(outcome[0], OSError)
+
+
+def test_of_two_runs_that_find_no_store_at_once_one_says_it_starts_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another run starts the store between this run's look and its own open: only the run
+    whose file it is says that it starts one (the other's pages are not all new)."""
+    path = tmp_path / "state.sqlite"
+    now = datetime(2026, 11, 25, tzinfo=UTC)
+    said: list[str] = []
+    real_connect = sqlite3.connect
+    first = [True]
+
+    def another_run_first(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        if first:
+            first.clear()
+            ContentStore(path, build_time=now, on_warning=said.append).commit()  # its open is the second
+        connection: sqlite3.Connection = real_connect(*args, **kwargs)
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", another_run_first)
+    ContentStore(path, build_time=now, on_warning=said.append).commit()
+    assert [line for line in said if "no lastmod state store yet; starting one" in line] == [
+        f"{path}: no lastmod state store yet; starting one, so every page counts as new"
+        " (in CI, keep this file between runs)"
+    ]

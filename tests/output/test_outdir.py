@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import signal
+import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from sitemapgen.output.outdir import JOURNAL_NAME, output_lock
+from sitemapgen.cli.program import main
+from sitemapgen.errors import SitemapgenError
+from sitemapgen.output.outdir import JOURNAL_NAME, claim_output, output_lock
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import (
@@ -134,3 +139,166 @@ def test_out_inside_the_docroot_is_refused(site: SiteFactory, cli: CliRunner) ->
     assert run.code == 2
     assert "location rule" in run.err
     assert not (root / "maps").exists()
+
+
+def test_a_run_that_made_the_directory_but_lost_the_lock_removes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another run locks the new directory between this run's mkdir and its lock: this run
+    says so and leaves the directory, the other's to write into, where it is."""
+    out = tmp_path / "new"
+    real_flock = fcntl.flock
+    other: list[int] = []
+
+    def another_run_first(fd: int, operation: int) -> None:
+        if not other:
+            other.append(os.open(out, os.O_RDONLY | os.O_DIRECTORY))
+            real_flock(other[0], fcntl.LOCK_EX)
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", another_run_first)
+    try:
+        with pytest.raises(SitemapgenError, match="^another sitemapgen run is writing to "), claim_output(out):
+            pass
+        assert out.is_dir()
+    finally:
+        for fd in other:
+            os.close(fd)
+
+
+def test_a_directory_removed_before_this_run_locked_it_is_claimed_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run that made the directory removes it again (it failed, or had nothing to write)
+    after this run found it there and before this run's lock: a lock on it would guard
+    nothing, so this run makes the directory again, and locks that one."""
+    out = tmp_path / "out"
+    out.mkdir()  # the other run's
+    real_flock = fcntl.flock
+    removed: list[Path] = []
+
+    def removed_first(fd: int, operation: int) -> None:
+        if not removed:
+            removed.append(out)
+            out.rmdir()
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", removed_first)
+    with claim_output(out) as claimed:
+        assert claimed.created  # this run's own, now
+        with pytest.raises(SitemapgenError, match="^another sitemapgen run is writing to "), output_lock(out):
+            pass  # the lock held is on the directory at `out`
+
+
+def test_a_failed_run_removes_its_directory_before_it_lets_go_of_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removed while still locked: no other run can have locked it, to write into it, when it goes."""
+    out = tmp_path / "new"
+    locked_then: list[bool] = []
+    real_rmdir = Path.rmdir
+
+    def rmdir_seeing_the_lock(self: Path) -> None:
+        try:
+            with output_lock(self):
+                locked_then.append(False)
+        except SitemapgenError:
+            locked_then.append(True)
+        real_rmdir(self)
+
+    monkeypatch.setattr(Path, "rmdir", rmdir_seeing_the_lock)
+    with pytest.raises(KeyError), claim_output(out):
+        raise KeyError("a failure")
+    assert locked_then == [True]
+    assert not out.exists()
+
+
+#: Rounds of the race below; and how long each injected delay lasts, in seconds.
+RACE_ROUNDS = 50
+RACE_DELAY = 0.02
+
+
+def _build_at_the_barrier(argv: list[str], barrier: int, err: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Fork a process that waits on `barrier` (a pipe), then runs `sitemapgen ARGV`, as ``python -m
+    sitemapgen`` does, with its stderr in `err`; its pid.
+
+    Two system calls in it are slowed, as a loaded machine may slow them, so that the
+    interleaving that broke two runs into a new directory happens every round, not one in
+    ten: each mkdir waits RACE_DELAY before it runs (two runs that start together both
+    pass any check made before it), and a flock that gets the lock waits RACE_DELAY before
+    it returns (the run that loses the lock is done before the winner writes anything).
+    """
+    real_mkdir, real_flock = os.mkdir, fcntl.flock
+
+    def slow_mkdir(path: str | os.PathLike[str], mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        time.sleep(RACE_DELAY)
+        real_mkdir(path, mode, dir_fd=dir_fd)
+
+    def slow_flock(fd: int, operation: int) -> None:
+        real_flock(fd, operation)
+        time.sleep(RACE_DELAY)
+
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 99
+        try:
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")
+            sys.stderr = open(err, "w", encoding="utf-8")
+            monkeypatch.setattr(os, "mkdir", slow_mkdir)  # in this child only: it never returns
+            monkeypatch.setattr(fcntl, "flock", slow_flock)
+            os.read(barrier, 1)
+            code = main(argv)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    return child
+
+
+@pytest.mark.parametrize("parent_missing", [False, True], ids=["new-out", "new-parent-too"])
+def test_two_builds_into_a_new_output_directory_publish_one_whole_set(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_missing: bool
+) -> None:
+    """Two builds started together into a directory that does not exist yet (issue 30): every
+    round, one publishes the whole set and the other says, in its one line, that another run
+    is writing there (exit 2); or, where one finished before the other took the lock, both
+    publish, one after the other, the same set. Before the fix, the run that lost the lock
+    removed the directory the winner had locked, and neither published."""
+    pages = [f"p{n}.html" for n in range(3)]
+    root = site({page: html(page) for page in pages})
+    # Once here first: what a build imports on its way is then imported before each fork, not in each child.
+    assert cli("build", root, "--base-url", BASE, "--out", tmp_path / "warm", "--jobs", "1").code == 0
+    outcomes: Counter[str] = Counter()
+    failures: list[str] = []
+    for n in range(RACE_ROUNDS):
+        here = tmp_path / f"round-{n}"
+        here.mkdir()
+        out = here / "new" / "out" if parent_missing else here / "out"
+        argv = ["build", str(root), "--base-url", BASE, "--out", str(out), "--jobs", "1"]
+        busy = f"error: another sitemapgen run is writing to {out}; try again when it has finished\n"
+        summary = "sitemapgen: listed 3 pages in 1 sitemap; "
+        errs = [here / f"stderr-{i}" for i in (1, 2)]
+        barrier, go = os.pipe()
+        try:
+            children = [_build_at_the_barrier(argv, barrier, err, monkeypatch) for err in errs]
+            os.write(go, b"go")  # one byte each: both start at once
+            codes = [os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) for child in children]
+        finally:
+            os.close(barrier)
+            os.close(go)
+        runs = sorted(zip(codes, (err.read_text(encoding="utf-8") for err in errs), strict=True))
+        wrote = [code == 0 and err.startswith(summary) and err.count("\n") == 1 for code, err in runs]
+        if wrote == [True, True]:
+            outcomes["both published, one after the other"] += 1
+        elif wrote[0] and runs[1] == (2, busy):
+            outcomes["one published, the other was refused"] += 1
+        else:
+            failures.append(f"round {n}: exit codes and stderr {runs}")
+            continue
+        listed = sorted(locs(out, BASE))  # the index and its sitemaps, parsed and validated
+        if listed != [BASE + page for page in pages] or (out / JOURNAL_NAME).exists():
+            failures.append(f"round {n}: published {listed}, journal left: {(out / JOURNAL_NAME).exists()}")
+    assert not failures, f"{len(failures)} of {RACE_ROUNDS} rounds failed ({dict(outcomes)}): {failures[:3]}"

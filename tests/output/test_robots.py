@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+
+from sitemapgen.output import robots
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import html, locs
@@ -161,3 +163,24 @@ def test_a_generators_sitemap_line_is_named_and_kept(site: SiteFactory, cli: Cli
     assert run.code == 0, run.err
     assert f"robots.txt: also names {BASE}sitemap.xml.gz, which sitemapgen did not write" in run.err
     assert (root / "robots.txt").read_text() == before + f"\nSitemap: {BASE}sitemap.xml\n"
+
+
+def test_a_robots_txt_made_while_the_build_writes_its_own_is_edited_not_replaced(
+    site: SiteFactory, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """None there when the build looked, one there when it writes (the site's own build, or a
+    run into another output, made it meanwhile): that one is edited, never written over."""
+    root = site({"a.html": html()})
+    theirs = b"User-agent: *\nDisallow: /private/\n"
+    real_rewritten = robots.rewritten
+
+    def made_meanwhile(data: bytes, base_url: str, index_urls: Sequence[str]) -> bytes:
+        if not (root / "robots.txt").exists():
+            (root / "robots.txt").write_bytes(theirs)
+        return real_rewritten(data, base_url, index_urls)
+
+    monkeypatch.setattr(robots, "rewritten", made_meanwhile)
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "create")
+    assert run.code == 0, run.err
+    assert (root / "robots.txt").read_bytes() == theirs + b"\nSitemap: https://example.com/sitemap.xml\n"
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".robots.txt.")]
