@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.entry import Alternate
@@ -86,3 +88,36 @@ def test_no_reader_acts_on_a_tag_without_a_deciding_word(tags: list[tuple[str, d
     text = " ".join(f"{key}={value}" for _, attrs in tags for key, value in attrs.items()).lower()
     assume(not any(word in text for word in DECIDING_WORDS))
     assert facts_from_tags(tags, PAGE) == HeadFacts()
+
+
+#: How a refresh's URL was read before `refresh_url`: right, but quadratic in a run of white space.
+_REFRESH_PATTERN = re.compile(r"""^\s*(\d*\.?\d*)\s*[;,]?\s*(?:url\s*=\s*)?(['"]?)(.*?)\2\s*$""", re.I | re.S)
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet=st.sampled_from("0123456789.;, \t\n\u00a0\u0663urlURL=\"'ab/x"), max_size=24))
+def test_a_refresh_url_is_read_as_the_pattern_reads_it(content: str) -> None:
+    from sitemapgen.pages.signals import refresh_url
+
+    match = _REFRESH_PATTERN.match(content)
+    assert match is not None
+    assert refresh_url(content) == match.group(3)
+
+
+def test_a_long_run_of_white_space_in_a_refresh_is_read_in_one_pass() -> None:
+    """A refresh whose content holds a megabyte of spaces: the quadratic pattern took minutes
+    (a 64 KiB page, seconds); a child process is given far more time than one pass needs."""
+    import subprocess
+    import sys
+
+    head = '<meta http-equiv="refresh" content="0; url=/a' + " " * 1_000_000 + 'b">'
+    code = "import sys; from sitemapgen.pages.head import parse_head; print(parse_head(sys.stdin.read(), {page!r}))"
+    done = subprocess.run(
+        [sys.executable, "-c", code.format(page="https://example.com/p.html")],
+        input=head,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert f"refresh='https://example.com/a{'%20' * 1_000_000}b'" in done.stdout
