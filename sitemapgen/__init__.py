@@ -21,13 +21,13 @@ from sitemapgen.commands.listing import Listing, iter_entries, iter_listing
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config, Rule, Section
-from sitemapgen.config.words import Chunking, GitDate, GitSource, HostName, LastmodFormat, LastmodSource, RobotsTxt
+from sitemapgen.config.words import Chunking, GitDate, GitSource, HostName, LastmodSource, RobotsTxt
 from sitemapgen.entry import Entry
 from sitemapgen.errors import ConfigError, DocrootError, SitemapgenError
 from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
 from sitemapgen.pages.walk import Page, iter_pages
 from sitemapgen.pipeline.decide import Outcome
-from sitemapgen.protocol import ChangeFreq
+from sitemapgen.protocol import ChangeFreq, LastmodFormat
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import UrlStyle, page_url
 

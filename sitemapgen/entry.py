@@ -14,8 +14,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import NamedTuple
 
-from sitemapgen.config.words import LastmodFormat
-from sitemapgen.protocol import SITEMAP_NS, XHTML_NS, ChangeFreq
+from sitemapgen.protocol import SITEMAP_NS, XHTML_NS, ChangeFreq, LastmodFormat
 
 #: What opens and closes every sitemap file, around its ``<url>`` elements.
 XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -48,3 +48,10 @@ class ChangeFreq(enum.Enum):
     MONTHLY = "monthly"
     YEARLY = "yearly"
     NEVER = "never"
+
+
+class LastmodFormat(enum.Enum):
+    """How much of a W3C Datetime ``<lastmod>`` carries."""
+
+    DATETIME = "datetime"  # 2004-10-26T08:56:39+00:00, as `date --iso-8601=seconds -u`
+    DATE = "date"  # 2004-10-26

@@ -145,3 +145,24 @@ def test_the_faces_import_no_more_than_a_build_needs() -> None:
     code = f"import sys, {faces}; print(*sorted(sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert {"urllib.request", "http.client", "lxml", "lxml.etree"} & set(loaded) == set()
+
+
+#: The order the README's development section draws: each folder imports only what comes before it.
+DATA_ORDER = (
+    *("protocol", "_version", "_types", "errors", "urls", "skips", "entry"),
+    *("util", "config", "deploy", "hosts", "pages", "lastmod", "pipeline", "output", "commands"),
+    *("cli", "integrations", "__main__", "sphinx"),
+)
+
+
+def test_the_folders_import_in_the_order_the_readme_draws() -> None:
+    place = {f"sitemapgen.{name}": i for i, name in enumerate(DATA_ORDER)}
+    assert set(place) == {_folder(name) for name in MODULES if name != "sitemapgen"}
+    upward = {
+        (name, imported)
+        for name in MODULES
+        if name != "sitemapgen"
+        for imported in _imports(name)
+        if imported != "sitemapgen" and place[_folder(imported)] > place[_folder(name)]
+    }
+    assert upward == set()

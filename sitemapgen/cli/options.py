@@ -13,7 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from sitemapgen.config.words import Chunking, HostName, LastmodFormat, LastmodSource, RobotsTxt
+from sitemapgen.config.words import Chunking, HostName, LastmodSource, RobotsTxt
+from sitemapgen.protocol import LastmodFormat
 from sitemapgen.urls import UrlStyle
 
 DocrootArg = Annotated[

@@ -12,7 +12,6 @@ from sitemapgen.config.words import (
     GitDate,
     GitSource,
     HostName,
-    LastmodFormat,
     LastmodSource,
     RobotsTxt,
 )
@@ -25,7 +24,6 @@ __all__ = [
     "GitDate",
     "GitSource",
     "HostName",
-    "LastmodFormat",
     "LastmodSource",
     "Limits",
     "RobotsTxt",

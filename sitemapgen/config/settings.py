@@ -33,7 +33,6 @@ from sitemapgen.config.words import (
     GitDate,
     GitSource,
     HostName,
-    LastmodFormat,
     LastmodSource,
     RobotsTxt,
 )
@@ -47,6 +46,7 @@ from sitemapgen.protocol import (
     MAX_URLS_PER_SITEMAP,
     MIN_BYTES_PER_SITEMAP,
     ChangeFreq,
+    LastmodFormat,
 )
 from sitemapgen.urls import UrlStyle, normalize_base_url, resolve_href
 

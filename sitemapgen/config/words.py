@@ -26,13 +26,6 @@ class RobotsTxt(enum.Enum):
     CREATE = "create"  # the same, and create the file if it is missing
 
 
-class LastmodFormat(enum.Enum):
-    """How much of a W3C Datetime ``<lastmod>`` carries."""
-
-    DATETIME = "datetime"  # 2004-10-26T08:56:39+00:00, as `date --iso-8601=seconds -u`
-    DATE = "date"  # 2004-10-26
-
-
 class HostName(enum.Enum):
     """The static host the docroot is published on (``--host``)."""
 

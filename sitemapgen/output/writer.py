@@ -37,14 +37,20 @@ from zlib import crc32
 
 from sitemapgen._types import Warn
 from sitemapgen.config.limits import Limits
-from sitemapgen.config.words import Chunking, LastmodFormat
+from sitemapgen.config.words import Chunking
 from sitemapgen.entry import URLSET_CLOSE, Entry, Row, entry_room, escape_xml, row_of
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.output.chunks import Chunk, Publisher, temp_name
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_CLOSE, INDEX_OPEN, file_digest, index_name, our_index, read_published
-from sitemapgen.protocol import DEFAULT_BYTES_PER_SITEMAP, DEFAULT_SITEMAPS_PER_INDEX, INDEX_NAME, MAX_URLS_PER_SITEMAP
+from sitemapgen.protocol import (
+    DEFAULT_BYTES_PER_SITEMAP,
+    DEFAULT_SITEMAPS_PER_INDEX,
+    INDEX_NAME,
+    MAX_URLS_PER_SITEMAP,
+    LastmodFormat,
+)
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.util.faults import Faults
 from sitemapgen.util.safeio import create_exclusive

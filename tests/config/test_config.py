@@ -6,9 +6,8 @@ import pytest
 
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config, Rule
-from sitemapgen.config.words import LastmodFormat
 from sitemapgen.errors import ConfigError
-from sitemapgen.protocol import ChangeFreq
+from sitemapgen.protocol import ChangeFreq, LastmodFormat
 from sitemapgen.urls import UrlStyle
 
 BASE = "https://example.com/"

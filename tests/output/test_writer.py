@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from sitemapgen import entry as entry_module
 from sitemapgen.commands.validate import validate
-from sitemapgen.config.words import Chunking, LastmodFormat
+from sitemapgen.config.words import Chunking
 from sitemapgen.entry import Entry, escape_xml, format_entry, format_lastmod, format_priority, row_of
 from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
-from sitemapgen.protocol import ChangeFreq
+from sitemapgen.protocol import ChangeFreq, LastmodFormat
 from sitemapgen.skips import Skip, SkipReason
 
 from ..conftest import BASE, CliRunner, SiteFactory
