@@ -145,6 +145,9 @@ def test_the_faces_import_no_more_than_a_build_needs() -> None:
     code = f"import sys, {faces}; print(*sorted(sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert {"urllib.request", "http.client", "lxml", "lxml.etree"} & set(loaded) == set()
+    code = "import sys, sitemapgen.commands.validate; print(*sorted(sys.modules))"  # a local file needs no HTTP
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert {"urllib.request", "http.client"} & set(loaded) == set()
 
 
 #: The order the README's development section draws: each folder imports only what comes before it.

@@ -2,7 +2,7 @@
 read outside a directory, hold more than the protocol's limit, or expand an entity.
 
 A file is read, or inflated if it is gzip, only to the protocol's size limit plus one byte,
-and every gzip member is checked to its CRC and length trailer (`sitemapgen.util.fetch.gunzip`).
+and every gzip member is checked to its CRC and length trailer (`sitemapgen.util.gunzip`).
 A FIFO or a directory is refused without waiting on it (`sitemapgen.util.safeio`). A file an
 index lists is opened only if it really is below the index's directory. Entity declarations
 and external DTDs are found in the parsed tree, so the parser need expand, read or fetch nothing.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from sitemapgen.util.fetch import GzipCorrupt, GzipTooLarge, GzipTruncated, gunzip, is_gzip
+from sitemapgen.util.gunzip import GzipCorrupt, GzipTooLarge, GzipTruncated, gunzip, is_gzip
 from sitemapgen.util.safeio import NotRegularFile, open_regular_below, open_regular_stat
 
 #: Bytes of a gzip file read at a time: the file is never held whole, and what it inflates to

@@ -1,10 +1,11 @@
 """The toolbox: safe file opening, worker processes, HTTP and bounded gunzip, fault injection. Nothing
 here knows what a sitemap is. `fetch`'s names load on first use: urllib is imported only by
-what reads a URL or inflates gzip."""
+what reads a URL (the bounded gunzip is `gunzip`, apart from HTTP)."""
 
 from typing import TYPE_CHECKING
 
 from sitemapgen.util.faults import FAULT_ENV, Faults
+from sitemapgen.util.gunzip import GzipCorrupt, GzipError, GzipTooLarge, GzipTruncated, gunzip, is_gzip
 from sitemapgen.util.lazy import lazy_names
 from sitemapgen.util.parallel import BATCH, INLINE, can_fork, ordered_map, worker_limit
 from sitemapgen.util.safeio import (
@@ -21,14 +22,8 @@ if TYPE_CHECKING:
     from sitemapgen.util.fetch import (
         Answer,
         FetchError,
-        GzipCorrupt,
-        GzipError,
-        GzipTooLarge,
-        GzipTruncated,
         get,
-        gunzip,
         inflate,
-        is_gzip,
         is_url,
         post_json,
         stream,
@@ -40,14 +35,8 @@ __getattr__ = lazy_names(
         (
             "Answer",
             "FetchError",
-            "GzipCorrupt",
-            "GzipError",
-            "GzipTooLarge",
-            "GzipTruncated",
             "get",
-            "gunzip",
             "inflate",
-            "is_gzip",
             "is_url",
             "post_json",
             "stream",
