@@ -13,8 +13,6 @@ fetches the key file from the live host: before the deploy it is not there.
 
 from __future__ import annotations
 
-import os
-import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,7 +22,7 @@ from urllib.parse import urlsplit
 
 from sitemapgen.errors import Refusal, SitemapgenError
 from sitemapgen.util.fetch import Answer, FetchError, get, post_json
-from sitemapgen.util.safeio import create_exclusive, link_into_place, read_regular
+from sitemapgen.util.safeio import read_regular, write_beside
 
 #: IndexNow's shared endpoint (it passes submissions on to every participating engine).
 ENDPOINT = "https://api.indexnow.org/indexnow"
@@ -60,24 +58,11 @@ def write_key_file(docroot: Path, key: str) -> None:
     path = docroot / key_file_name(key)
     if _holds_key(path, key):
         return
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
-        fd = create_exclusive(tmp)
-    except OSError as e:  # the key file cannot be written there: said of the key file, not the temporary
-        raise OSError(e.errno, e.strerror, os.fspath(path)) from e
-    try:
-        with open(fd, "wb") as f:
-            f.write(key.encode("ascii"))
-            f.flush()
-            os.fsync(f.fileno())
-        link_into_place(tmp, path)  # never over a file that appeared since: it is not ours
+        write_beside(path, key.encode("ascii"), over=False)  # never over a file that appeared since: not ours
     except FileExistsError:
-        tmp.unlink(missing_ok=True)
         if not _holds_key(path, key):  # another run's key file is as good as ours
             raise
-    except BaseException:
-        tmp.unlink(missing_ok=True)  # ours, half-written (a full disk): no key file beats a wrong one
-        raise
 
 
 def _holds_key(path: Path, key: str) -> bool:

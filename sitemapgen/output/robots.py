@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING
 from sitemapgen._types import Warn
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError, os_failure
 from sitemapgen.protocol import ROBOTS_FILE
-from sitemapgen.util.safeio import create_exclusive, link_into_place, read_regular
+from sitemapgen.util.safeio import read_regular, write_beside
 
 if TYPE_CHECKING:
     pass
@@ -143,22 +142,11 @@ def other_sitemaps(data: bytes, base_url: str, index_urls: Sequence[str]) -> lis
 def _replace(path: Path, data: bytes, *, new: bool) -> None:
     """Replace `path` with `data` atomically, through a temporary file of a name no one has;
     where there was none (`new`), never over one that has appeared since (`_Appeared`)."""
-    tmp = path.with_name(f".{ROBOTS_FILE}.{secrets.token_hex(8)}.tmp")
     try:
-        with open(create_exclusive(tmp), "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        write_beside(path, data, over=not new)
+    except FileExistsError as e:
         if not new:
-            os.replace(tmp, path)
-        else:
-            try:
-                link_into_place(tmp, path)
-            except FileExistsError as e:
-                raise _Appeared(f"{path}: cannot write: {e.strerror or e}") from None
+            raise os_failure(path, "write", e) from e
+        raise _Appeared(f"{path}: cannot write: {e.strerror or e}") from None
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise os_failure(path, "write", e) from e
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Sequence
+from pathlib import Path
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 # Directories are only walked through: O_PATH needs no read permission on them, as a path lookup needs none.
@@ -115,3 +117,27 @@ def link_into_place(tmp: str | os.PathLike[str], final: str | os.PathLike[str]) 
         os.replace(tmp, final)
         return
     os.unlink(tmp)
+
+
+def write_beside(path: Path, data: bytes, *, over: bool) -> None:
+    """Give `path` the content `data` whole: written and made durable under a temporary name
+    beside it that no one has, then renamed over the file there (`over`), or linked into
+    place, never over a file that appeared meanwhile (`FileExistsError`). The temporary is
+    gone either way; an error creating it is said of `path`."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    try:
+        fd = create_exclusive(tmp)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from e
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if over:
+            os.replace(tmp, path)
+        else:
+            link_into_place(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # ours, half-written (a full disk), or not linked
+        raise

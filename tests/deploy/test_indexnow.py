@@ -195,7 +195,7 @@ def test_a_key_file_made_meanwhile_is_read_again_not_written_over(
             key_file.write_text(theirs)
         return create_exclusive(path, mode)
 
-    monkeypatch.setattr("sitemapgen.deploy.indexnow.create_exclusive", made_meanwhile)
+    monkeypatch.setattr("sitemapgen.util.safeio.create_exclusive", made_meanwhile)  # as write_beside makes it
     if ok:
         indexnow.write_key_file(root, KEY)
     else:
