@@ -169,3 +169,20 @@ def test_the_folders_import_in_the_order_the_readme_draws() -> None:
         if imported != "sitemapgen" and place[_folder(imported)] > place[_folder(name)]
     }
     assert upward == set()
+
+
+def _drawing(doc: str) -> str:
+    """The layout drawn in `doc` (a path from the repository's top): the block that starts `sitemapgen/`."""
+    text = (PACKAGE.parent / doc).read_text(encoding="utf-8")
+    start = text.index("```\nsitemapgen/") + len("```\n")
+    return text[start : text.index("```", start)]
+
+
+def test_the_readme_and_the_development_page_draw_this_order() -> None:
+    """One drawing, in both places, whose folders are the folders of DATA_ORDER in its order."""
+    import re
+
+    drawing = _drawing("README.md")
+    assert _drawing("docs/development.md") == drawing
+    drawn = re.findall(r"\b(\w+)/", drawing)
+    assert drawn == ["sitemapgen", *(name for name in DATA_ORDER if (PACKAGE / name).is_dir())]

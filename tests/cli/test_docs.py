@@ -1,4 +1,5 @@
-"""The README documents every CLI option and every config key."""
+"""The docs document every CLI option (the commands page) and every config key (the annotated
+config of the configuration page)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ import typer
 from sitemapgen.cli.program import app
 from sitemapgen.config.loader import FILE_KEYS
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+DOCS = Path(__file__).parents[2] / "docs"
+COMMANDS = (DOCS / "commands.md").read_text(encoding="utf-8")
+CONFIG = (DOCS / "config.md").read_text(encoding="utf-8")
+
+
+def _annotated_config(text: str = CONFIG) -> str:
+    """The first TOML block of the configuration page: the annotated sitemapgen.toml."""
+    start = text.index("## The annotated config")
+    block = text[text.index("```toml\n", start) + len("```toml\n") :]
+    return block[: block.index("```")]
 
 
 def _options() -> list[str]:
@@ -26,7 +36,7 @@ def _options() -> list[str]:
     return names
 
 
-def _documented(option: str, text: str = README) -> bool:
+def _documented(option: str, text: str = COMMANDS) -> bool:
     """Whether `text` shows the whole option in backticks: "`--lastmod-format`" does not document --lastmod."""
     return re.search(rf"`{re.escape(option)}(?![-\w])", text) is not None
 
@@ -51,19 +61,35 @@ def test_an_option_is_matched_whole(text: str, documented: bool) -> None:
     assert _documented("--lastmod", text) is documented
 
 
+def _key_documented(key: str, block: str) -> bool:
+    """Whether the annotated config sets `key` (or has a `[[key]]` table) at the start of a line."""
+    return re.search(rf"^(?:{re.escape(key)} = |\[\[{re.escape(key)}\]\])", block, re.MULTILINE) is not None
+
+
 @pytest.mark.parametrize("key", FILE_KEYS)
 def test_every_config_key_is_documented(key: str) -> None:
-    assert f"\n{key} = " in README or f"[[{key}]]" in README
+    assert _key_documented(key, _annotated_config())
+
+
+@pytest.mark.parametrize(
+    ("block", "documented"),
+    [
+        pytest.param("jobs = 2\n", True, id="set"),
+        pytest.param("[[jobs]]\n", True, id="a-table"),
+        pytest.param("# set jobs = 2\n", False, id="not-at-line-start"),
+        pytest.param("# jobs = 2\n", False, id="commented-out"),
+        pytest.param("max_jobs = 2\n", False, id="longer-key"),
+    ],
+)
+def test_a_key_is_matched_at_the_start_of_a_line(block: str, documented: bool) -> None:
+    assert _key_documented("jobs", block) is documented
 
 
 def test_the_annotated_config_example_loads(tmp_path: Path) -> None:
     from sitemapgen.config.loader import load_config
 
-    start = README.index("## Configuration reference")
-    block = README[README.index("```toml\n", start) + len("```toml\n") :]
-    block = block[: block.index("```")]
     config_file = tmp_path / "sitemapgen.toml"
-    config_file.write_text(block)
+    config_file.write_text(_annotated_config())
     config = load_config(tmp_path, config_file=config_file)
     assert config.base_url == "https://example.com/"
     assert len(config.rules) == 3
@@ -74,7 +100,9 @@ def test_the_annotated_config_example_loads(tmp_path: Path) -> None:
 #: `pip install X` or `pipx install X` in a shell line of the docs (options before X skipped).
 _INSTALL = re.compile(r"\bpipx? install\s+((?:-\S+\s+)*)([^\s`#]+)")
 #: What an install line may name: this project's distribution (extras, a version), or a path.
-_OURS = re.compile(r"""^["']?(?:static-sitemapgen(?:\[[a-z,]+\])?(?:[=<>~!]=?[\w.]+)?|\.{1,2}(?:/\S*)?|/\S+)["']?$""")
+_OURS = re.compile(
+    r"""^["']?(?:static-sitemapgen(?:\[[a-z,]+\])?(?:[=<>~!]=?[\w.]+)?|(?:\.{1,2}(?:/[^\s\[]*)?|/[^\s\[]+)(?:\[[a-z,]+\])?)["']?$"""
+)
 
 
 def _docs() -> list[Path]:
@@ -107,6 +135,8 @@ def test_every_install_line_installs_this_project() -> None:
         ("pip install 'static-sitemapgen[mkdocs]>=0.2'", True),
         ("pip install .", True),
         ("pip install ./sitemapgen", True),
+        ("pip install '.[mkdocs]'", True),
+        ("pip install './sitemapgen[sphinx]'", True),
         ("pip install static-sitemapgenx", False),
     ],
 )

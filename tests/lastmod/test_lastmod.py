@@ -295,9 +295,9 @@ def test_the_source_table_and_the_names_agree() -> None:
 
     assert set(SOURCES) == set(LastmodSource)
     assert all(issubclass(kind, Source) for kind in SOURCES.values())
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    page = (Path(__file__).parents[2] / "docs" / "lastmod.md").read_text(encoding="utf-8")
     for name in LastmodSource:
-        assert f"| `{name.value}` |" in readme  # a row of the sources table
+        assert f"| `{name.value}` |" in page  # a row of the sources table of the lastmod page
 
 
 @pytest.mark.parametrize(
