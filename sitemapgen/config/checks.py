@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import enum
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +28,13 @@ def enum_value(kind: type[_E], value: object, key: str) -> _E:
         except ValueError:
             pass
     raise ConfigError(key, f"must be one of {words}, got {value!r}")
+
+
+def list_hint(key: str, value: str, separators: str | None = None) -> str:
+    """How a list is written, shown with `value`, one string where a list is wanted: split at
+    `separators` (a regular expression) where its items cannot hold them, else as one item."""
+    items = [part for part in re.split(separators, value) if part] if separators else [value]
+    return f"a list is written {key} = {json.dumps(items or [value], ensure_ascii=False)}"
 
 
 def check_pattern(pattern: object, key: str) -> str:
@@ -87,7 +95,9 @@ def check_file_path(value: object, key: str) -> Path:
 
 
 def check_regexes(value: object, key: str) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, Sequence):
+    if isinstance(value, str):  # one expression may hold a comma ("a{1,3}"): shown as one item
+        raise ConfigError(key, f"must be a list of regular expressions, got {value!r} ({list_hint(key, value)})")
+    if not isinstance(value, Sequence):
         raise ConfigError(key, f"must be a list of regular expressions, got {value!r}")
     for i, pattern in enumerate(value):
         if not isinstance(pattern, str):

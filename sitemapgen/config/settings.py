@@ -25,6 +25,7 @@ from sitemapgen.config.checks import (
     check_table,
     check_tables,
     enum_value,
+    list_hint,
 )
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import (
@@ -167,6 +168,10 @@ def _git_source_from(value: object, index: int) -> GitSource:
 
 
 def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, ...]:
+    written = _one_string_list(value)
+    if written is not None:
+        hint = list_hint("lastmod", written, r"\s*,\s*")
+        raise ConfigError("lastmod", f"must be a list of sources, got {value!r} ({hint})")
     items = [value] if isinstance(value, str | LastmodSource) else value
     if not isinstance(items, Sequence) or not items:
         raise ConfigError("lastmod", f"must be a source or a list of sources, got {value!r}")
@@ -177,6 +182,14 @@ def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, .
         if source.reads_heads and not read_heads:
             raise ConfigError("lastmod", f"source {source.value!r} reads page heads, but read_heads is false")
     return chain
+
+
+def _one_string_list(value: object) -> str | None:
+    """A list of sources written in one string ("git,mtime", or ["git,mtime"]): that string; else None."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list | tuple) else []
+    if any(isinstance(item, str) and "," in item for item in items):
+        return ",".join(item.value if isinstance(item, LastmodSource) else str(item) for item in items)
+    return None
 
 
 def _check_previous(value: object) -> str:
@@ -190,7 +203,10 @@ def _check_previous(value: object) -> str:
 
 def _check_selectors(value: object) -> tuple[str, ...]:
     """CSS selectors, each compiled once here so a typo is a config error, not a build's surprise."""
-    if isinstance(value, str) or not isinstance(value, Sequence):
+    if isinstance(value, str):  # "main, article" is one selector (a selector list): shown as one item
+        hint = list_hint("content_select", value)
+        raise ConfigError("content_select", f"must be a list of CSS selectors, got {value!r} ({hint})")
+    if not isinstance(value, Sequence):
         raise ConfigError("content_select", f"must be a list of CSS selectors, got {value!r}")
     if not value:
         return ()
@@ -262,7 +278,10 @@ class Config:
         if self.out_dir is not None:
             put(self, "out_dir", Path(self.out_dir))
         put(self, "base_url", normalize_base_url(self.base_url))
-        if isinstance(self.exclude, str) or not isinstance(self.exclude, Sequence):
+        if isinstance(self.exclude, str):
+            hint = list_hint("exclude", self.exclude, r"\s*,\s*")
+            raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r} ({hint})")
+        if not isinstance(self.exclude, Sequence):
             raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r}")
         put(self, "exclude", tuple(check_pattern(p, f"exclude[{i}]") for i, p in enumerate(self.exclude)))
         put(self, "rules", check_tables(self.rules, "rules", _rule_from))

@@ -134,8 +134,36 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         OK + 'exclude = "drafts/"\n',
-        "exclude: must be a list of patterns, got 'drafts/'",
+        """exclude: must be a list of patterns, got 'drafts/' (a list is written exclude = ["drafts/"])""",
         id="exclude-not-a-list",
+    ),
+    pytest.param(
+        OK + 'exclude = "drafts/, tmp/"\n',
+        "exclude: must be a list of patterns, got 'drafts/, tmp/'"
+        """ (a list is written exclude = ["drafts/", "tmp/"])""",
+        id="exclude-comma-string",
+    ),
+    pytest.param(
+        OK + 'lastmod = "git,mtime"\n',
+        """lastmod: must be a list of sources, got 'git,mtime' (a list is written lastmod = ["git", "mtime"])""",
+        id="lastmod-comma-string",
+    ),
+    pytest.param(
+        OK + 'lastmod = ["git, mtime"]\n',
+        """lastmod: must be a list of sources, got ['git, mtime'] (a list is written lastmod = ["git", "mtime"])""",
+        id="lastmod-comma-item",
+    ),
+    pytest.param(
+        OK + "content_ignore = 'v\\d{1,3}'\n",
+        """content_ignore: must be a list of regular expressions, got 'v\\\\d{1,3}'"""
+        """ (a list is written content_ignore = ["v\\\\d{1,3}"])""",
+        id="content-ignore-string",
+    ),
+    pytest.param(
+        OK + 'content_select = "main, article"\n',
+        """content_select: must be a list of CSS selectors, got 'main, article'"""
+        """ (a list is written content_select = ["main, article"])""",
+        id="content-select-string",
     ),
     pytest.param(
         'base_url = "example.com"\n',

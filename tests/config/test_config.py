@@ -87,3 +87,38 @@ def test_flag_errors_name_the_flag_not_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path, cwd=tmp_path, flags={"base_url": ("nope", "--base-url")})
     assert str(info.value) == "--base-url: must start with http:// or https://, got 'nope'"
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        pytest.param(
+            {"lastmod": "git,mtime"},
+            """lastmod: must be a list of sources, got 'git,mtime' (a list is written lastmod = ["git", "mtime"])""",
+            id="lastmod",
+        ),
+        pytest.param(
+            {"lastmod": ("git", "content, mtime")},
+            "lastmod: must be a list of sources, got ('git', 'content, mtime')"
+            """ (a list is written lastmod = ["git", "content", "mtime"])""",
+            id="lastmod-item",
+        ),
+        pytest.param(
+            {"exclude": "a/,b/"},
+            """exclude: must be a list of patterns, got 'a/,b/' (a list is written exclude = ["a/", "b/"])""",
+            id="exclude",
+        ),
+        pytest.param(
+            {"content_select": "main, article"},
+            "content_select: must be a list of CSS selectors, got 'main, article'"
+            """ (a list is written content_select = ["main, article"])""",
+            id="selector-list-kept-whole",
+        ),
+    ],
+)
+def test_a_list_written_as_one_string_is_shown_as_a_list(
+    tmp_path: Path, values: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        Config(docroot=tmp_path, base_url=BASE, **values)  # type: ignore[arg-type]
+    assert str(info.value) == message
