@@ -30,6 +30,28 @@ def enum_value(kind: type[_E], value: object, key: str) -> _E:
     raise ConfigError(key, f"must be one of {words}, got {value!r}")
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+_INDEXED = re.compile(r"(?P<name>[^\[\]]+)\[(?P<index>\d+)\](?:\.(?P<rest>.+))?")
+
+
+def toml_words(key: str) -> str:
+    """A key path as a TOML file's reader counts: ``rules[0].priority`` is "priority in the 1st
+    [[rules]] block" (TOML writes an array of tables as blocks, a reader counts them from 1),
+    ``exclude[2]`` "the 3rd item of exclude"; a path with no index is shown as it is."""
+    found = _INDEXED.fullmatch(key)
+    if found is None:
+        return key
+    n = ordinal(int(found["index"]) + 1)
+    if found["rest"] is None:
+        return f"the {n} item of {found['name']}"
+    return f"{found['rest']} in the {n} [[{found['name']}]] block"
+
+
 def list_hint(key: str, value: str, separators: str | None = None) -> str:
     """How a list is written, shown with `value`, one string where a list is wanted: split at
     `separators` (a regular expression) where its items cannot hold them, else as one item."""

@@ -1,7 +1,8 @@
 """Settings from files and flags: ``sitemapgen.toml`` or ``[tool.sitemapgen]``, merged with flags.
 
-The loader's job is to say *where* a bad value came from: the file and key
-path (``sitemapgen.toml: rules[2].priority``) or the flag (``--base-url``).
+The loader's job is to say *where* a bad value came from: the file and the key as it is
+written there (``sitemapgen.toml: priority in the 3rd [[rules]] block``), or the flag
+(``--base-url``).
 The values themselves are checked by `Config`, for library users alike.
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from sitemapgen.config.checks import unknown_key
+from sitemapgen.config.checks import toml_words, unknown_key
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import ConfigError
 from sitemapgen.util.safeio import read_regular
@@ -132,5 +133,5 @@ def load_config(
         if top in flag_names:
             raise ConfigError(flag_names[top], e.problem) from e
         if found is not None:
-            raise e.located(found.label, found.prefix) from e
+            raise e.located(found.label, found.prefix, words=toml_words) from e
         raise

@@ -77,33 +77,33 @@ OK = 'base_url = "https://example.com/"\n'  # a valid start for each bad config
 BAD_CONFIGS = [
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = 1.5\n',
-        "rules[0].priority: must be between 0.0 and 1.0, got 1.5",
+        "priority in the 1st [[rules]] block: must be between 0.0 and 1.0, got 1.5",
         id="priority-1.5",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = -0.1\n',
-        "rules[0].priority: must be between 0.0 and 1.0, got -0.1",
+        "priority in the 1st [[rules]] block: must be between 0.0 and 1.0, got -0.1",
         id="priority-negative",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = "high"\n',
-        "rules[0].priority: must be a number between 0.0 and 1.0, got 'high'",
+        "priority in the 1st [[rules]] block: must be a number between 0.0 and 1.0, got 'high'",
         id="priority-string",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = true\n',
-        "rules[0].priority: must be a number",
+        "priority in the 1st [[rules]] block: must be a number",
         id="priority-bool",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "a"\n[[rules]]\npattern = "*"\nchangefreq = "fortnightly"\n',
-        "rules[0].pattern: rule for 'a' sets neither priority nor changefreq",
+        "pattern in the 1st [[rules]] block: rule for 'a' sets neither priority nor changefreq",
         id="rule-sets-nothing",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\nchangefreq = "fortnightly"\n',
-        "rules[0].changefreq: must be one of 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never',"
-        " got 'fortnightly'",
+        "changefreq in the 1st [[rules]] block: must be one of 'always', 'hourly', 'daily', 'weekly', 'monthly',"
+        " 'yearly', 'never', got 'fortnightly'",
         id="unknown-changefreq",
     ),
     pytest.param(
@@ -113,23 +113,23 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\nprority = 0.5\n',
-        "rules[0].prority: unknown key (did you mean 'priority'?)",
+        "prority in the 1st [[rules]] block: unknown key (did you mean 'priority'?)",
         id="unknown-rule-key",
     ),
     pytest.param(
         OK + "[[rules]]\npriority = 0.5\n",
-        "rules[0].pattern: is missing",
+        "pattern in the 1st [[rules]] block: is missing",
         id="rule-without-pattern",
     ),
     pytest.param(OK + "exclude = [\n", "invalid TOML: ", id="toml-syntax"),
     pytest.param(
         OK + 'exclude = ["a\\\\"]\n',
-        "exclude[0]: invalid pattern 'a\\\\'",
+        "the 1st item of exclude: invalid pattern 'a\\\\'",
         id="invalid-exclude-pattern",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "!"\npriority = 0.5\n',
-        "rules[0].pattern: invalid pattern '!'",
+        "pattern in the 1st [[rules]] block: invalid pattern '!'",
         id="invalid-rule-pattern",
     ),
     pytest.param(
@@ -164,6 +164,26 @@ BAD_CONFIGS = [
         """content_select: must be a list of CSS selectors, got 'main, article'"""
         """ (a list is written content_select = ["main, article"])""",
         id="content-select-string",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\npriority = 0.5\n[[rules]]\npattern = "docs/"\npriority = 2\n',
+        "priority in the 2nd [[rules]] block: must be between 0.0 and 1.0, got 2",
+        id="second-rule",
+    ),
+    pytest.param(
+        OK + '[[sitemaps]]\nname = "docs"\npattern = "docs/"\n[[sitemaps]]\nname = "Blog"\npattern = "blog/"\n',
+        "name in the 2nd [[sitemaps]] block: must be lower-case letters",
+        id="second-section",
+    ),
+    pytest.param(
+        OK + '[[git_sources]]\nmatch = "^(.*)$"\nsource = ""\n',
+        "source in the 1st [[git_sources]] block: must be a non-empty string or a list of them",
+        id="git-source",
+    ),
+    pytest.param(
+        OK + "rules = [1]\n",
+        "the 1st item of rules: must be a table with pattern, got 1",
+        id="rules-inline-array",
     ),
     pytest.param(
         'base_url = "example.com"\n',

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemapgen.config.checks import toml_words
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config, Rule
 from sitemapgen.errors import ConfigError
@@ -80,6 +81,16 @@ def test_pyproject_errors_carry_the_table_path(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match=r"pyproject.toml: tool.sitemapgen.max_urls_per_sitemap: must be between"):
         load_config(tmp_path, cwd=tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.sitemapgen]\nbase_url = "https://x.example/"\n'
+        '[[tool.sitemapgen.rules]]\npattern = "*"\npriority = 0.5\n[[tool.sitemapgen.rules]]\npattern = "a/"\n'
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, cwd=tmp_path)
+    assert str(info.value) == (
+        f"{tmp_path / 'pyproject.toml'}: pattern in the 2nd [[tool.sitemapgen.rules]] block:"
+        " rule for 'a/' sets neither priority nor changefreq"
+    )
 
 
 def test_flag_errors_name_the_flag_not_the_file(tmp_path: Path) -> None:
@@ -122,3 +133,21 @@ def test_a_list_written_as_one_string_is_shown_as_a_list(
     with pytest.raises(ConfigError) as info:
         Config(docroot=tmp_path, base_url=BASE, **values)  # type: ignore[arg-type]
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        pytest.param("base_url", "base_url", id="no-index"),
+        pytest.param("rules[0].priority", "priority in the 1st [[rules]] block", id="1st"),
+        pytest.param("git_sources[1].source", "source in the 2nd [[git_sources]] block", id="2nd"),
+        pytest.param("sitemaps[2].name", "name in the 3rd [[sitemaps]] block", id="3rd"),
+        pytest.param("tool.sitemapgen.rules[10].x", "x in the 11th [[tool.sitemapgen.rules]] block", id="11th"),
+        pytest.param("rules[11].x", "x in the 12th [[rules]] block", id="12th"),
+        pytest.param("rules[20].x", "x in the 21st [[rules]] block", id="21st"),
+        pytest.param("rules[111].x", "x in the 112th [[rules]] block", id="112th"),
+        pytest.param("exclude[3]", "the 4th item of exclude", id="item"),
+    ],
+)
+def test_toml_words_count_blocks_from_1(key: str, words: str) -> None:
+    assert toml_words(key) == words
