@@ -39,6 +39,16 @@ class ConfigError(SitemapgenError):
         return ConfigError(key, self.problem, source=source, shown=words(key) if words and key else None)
 
 
+class NotSet(ConfigError):
+    """A setting with no default that no source gave, asked for as the library's parameter
+    (``pass base_url=URL``) or, given the CLI's `flag`, as the flag (``pass --base-url URL``)."""
+
+    def __init__(self, key: str, kind: str, *, flag: str | None = None) -> None:
+        how = f"{flag} {kind}" if flag else f"{key}={kind}"
+        super().__init__(key, f"is not set: pass {how} or set {key} in sitemapgen.toml")
+        self.kind = kind
+
+
 class DocrootError(SitemapgenError):
     """The docroot or output directory cannot be used."""
 

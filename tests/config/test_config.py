@@ -1,17 +1,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sitemapgen.config.checks import toml_words
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config, Rule
+from sitemapgen.config.words import LastmodSource
 from sitemapgen.errors import ConfigError
 from sitemapgen.protocol import ChangeFreq, LastmodFormat
 from sitemapgen.urls import UrlStyle
 
+from ..helpers import html, make_tree
+
 BASE = "https://example.com/"
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 def test_defaults_are_the_protocol_limits(tmp_path: Path) -> None:
@@ -56,9 +61,9 @@ def test_lookup_prefers_sitemapgen_toml_over_pyproject(tmp_path: Path) -> None:
     assert load_config(tmp_path, cwd=tmp_path, config_file=other).base_url == "https://explicit.example/"
 
 
-def test_flags_override_the_file(tmp_path: Path) -> None:
+def test_keywords_override_the_file(tmp_path: Path) -> None:
     (tmp_path / "sitemapgen.toml").write_text('base_url = "https://own.example/"\nurl_style = "index"\n')
-    config = load_config(tmp_path, cwd=tmp_path, flags={"base_url": ("https://flag.example/", "--base-url")})
+    config = load_config(tmp_path, cwd=tmp_path, base_url="https://flag.example/")
     assert (config.base_url, config.url_style) == ("https://flag.example/", UrlStyle.INDEX)
 
 
@@ -93,11 +98,90 @@ def test_pyproject_errors_carry_the_table_path(tmp_path: Path) -> None:
     )
 
 
-def test_flag_errors_name_the_flag_not_the_file(tmp_path: Path) -> None:
+def test_keyword_errors_name_the_keyword_not_the_file(tmp_path: Path) -> None:
     (tmp_path / "sitemapgen.toml").write_text('base_url = "https://own.example/"\n')
     with pytest.raises(ConfigError) as info:
-        load_config(tmp_path, cwd=tmp_path, flags={"base_url": ("nope", "--base-url")})
-    assert str(info.value) == "--base-url: must start with http:// or https://, got 'nope'"
+        load_config(tmp_path, cwd=tmp_path, base_url="nope")
+    assert str(info.value) == "base_url: must start with http:// or https://, got 'nope'"
+
+
+def test_the_load_config_example_runs_and_writes_a_sitemap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The docstring's example, run as it is written, in a directory with a built site."""
+    import doctest
+    import gzip
+    import xml.etree.ElementTree as ET
+
+    import sitemapgen
+
+    make_tree(tmp_path / "public", {"index.html": html(), "guide/index.html": html(), "drafts/x.html": html()})
+    monkeypatch.chdir(tmp_path)
+    assert sitemapgen.load_config.__doc__ is not None
+    example = doctest.DocTestParser().get_doctest(sitemapgen.load_config.__doc__, {}, "load_config", None, 0)
+    assert example.examples, "the docstring shows no example"
+    report: list[str] = []
+    results = doctest.DocTestRunner().run(example, out=report.append)
+    assert results == doctest.TestResults(0, len(example.examples)), "".join(report)
+    index = [loc.text for loc in ET.parse(tmp_path / "public" / "sitemap.xml").iter(f"{{{NS}}}loc")]
+    assert index == ["https://example.com/docs/sitemap-1.xml.gz"]
+    with gzip.open(tmp_path / "public" / "sitemap-1.xml.gz") as chunk:
+        locs = [loc.text for loc in ET.parse(chunk).iter(f"{{{NS}}}loc")]
+    assert locs == ["https://example.com/docs/", "https://example.com/docs/guide/"]
+
+
+def test_load_config_without_a_file_takes_keywords(tmp_path: Path) -> None:
+    config = load_config(tmp_path, base_url="https://example.com", lastmod=["git", "mtime"], max_urls_per_sitemap=10)
+    assert (config.base_url, config.lastmod, config.max_urls_per_sitemap) == (
+        BASE,
+        (LastmodSource.GIT, LastmodSource.MTIME),
+        10,
+    )
+    assert load_config(tmp_path, BASE) == Config(docroot=tmp_path, base_url=BASE)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        pytest.param({}, "base_url: is not set: pass base_url=URL or set base_url in sitemapgen.toml", id="missing"),
+        pytest.param(
+            {"base_url": "example.com"}, "base_url: must start with http:// or https://, got 'example.com'", id="bad"
+        ),
+        pytest.param(
+            {"base_url": BASE, "max_urls_per_sitemap": 0},
+            "max_urls_per_sitemap: must be between 1 and 50,000, got 0",
+            id="bad-keyword",
+        ),
+        pytest.param(
+            {"base_url": BASE, "rules": [{"pattern": "*", "priority": 2}]},
+            "rules[0].priority: must be between 0.0 and 1.0, got 2",
+            id="python-counts-from-0",
+        ),
+    ],
+)
+def test_library_errors_name_the_parameter(tmp_path: Path, call: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, cwd=tmp_path, **call)
+    assert str(info.value) == message
+    assert "--" not in str(info.value)  # the library's words, not the command line's
+
+
+def test_an_unknown_keyword_is_a_type_error_with_a_hint(tmp_path: Path) -> None:
+    with pytest.raises(
+        TypeError, match=r"^load_config\(\) got an unexpected keyword argument 'exlude' \(did you mean 'exclude'\?\)$"
+    ):
+        load_config(tmp_path, base_url=BASE, exlude=["a/"])
+
+
+def test_a_keyword_wins_over_the_file_and_a_file_error_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "sitemapgen.toml").write_text(
+        'base_url = "https://own.example/"\n[[rules]]\npattern = "*"\npriority = 7\n'
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, cwd=tmp_path, base_url=BASE)
+    assert (
+        str(info.value)
+        == f"{tmp_path / 'sitemapgen.toml'}: priority in the 1st [[rules]] block: must be between 0.0 and 1.0, got 7"
+    )
+    assert load_config(tmp_path, cwd=tmp_path, rules=[]).rules == ()
 
 
 @pytest.mark.parametrize(
