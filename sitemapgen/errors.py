@@ -49,6 +49,16 @@ class NotSet(ConfigError):
         self.kind = kind
 
 
+class NeedsSetting(ConfigError):
+    """A value that needs another setting, `other`, named as the caller names it: ``(set host)``
+    for the library, ``(set --host)`` given the CLI's flag as `named`."""
+
+    def __init__(self, key: str, problem: str, other: str, *, named: str | None = None) -> None:
+        super().__init__(key, f"{problem} (set {named or other})")
+        self.bare = problem
+        self.other = other
+
+
 class DocrootError(SitemapgenError):
     """The docroot or output directory cannot be used."""
 

@@ -37,7 +37,7 @@ from sitemapgen.config.words import (
     LastmodSource,
     RobotsTxt,
 )
-from sitemapgen.errors import ConfigError
+from sitemapgen.errors import ConfigError, NeedsSetting
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -226,11 +226,11 @@ def _check_host_config(value: object, host: HostName, style: UrlStyle) -> Path |
     if style is UrlStyle.CLEAN and host is HostName.PLAIN:
         # A plain static server answers /a for a/index.html with a redirect to /a/ (and the
         # walk could not tell a.html's URL from a/index.html's): only a host model can say.
-        raise ConfigError("url_style", "'clean' needs a host (--host) that serves a/index.html at /a")
+        raise NeedsSetting("url_style", "'clean' needs a host that serves a/index.html at /a", "host")
     if value is None:
         return None
     if host is HostName.PLAIN:
-        raise ConfigError("host_config", "needs a host (--host) to read it as")
+        raise NeedsSetting("host_config", "needs a host to read it as", "host")
     return check_file_path(value, "host_config")
 
 

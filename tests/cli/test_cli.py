@@ -207,6 +207,11 @@ BAD_CONFIGS = [
         id="over-current-index-limit",
     ),
     pytest.param(
+        OK + 'url_style = "clean"\n',
+        "url_style: 'clean' needs a host that serves a/index.html at /a (set host)",
+        id="clean-needs-host",
+    ),
+    pytest.param(
         OK + 'url_style = "pretty"\n',
         "url_style: must be one of 'directory', 'index', 'extensionless', 'clean', got 'pretty'",
         id="bad-url-style",

@@ -155,6 +155,16 @@ def test_load_config_without_a_file_takes_keywords(tmp_path: Path) -> None:
             "rules[0].priority: must be between 0.0 and 1.0, got 2",
             id="python-counts-from-0",
         ),
+        pytest.param(
+            {"base_url": BASE, "url_style": "clean"},
+            "url_style: 'clean' needs a host that serves a/index.html at /a (set host)",
+            id="needs-host",
+        ),
+        pytest.param(
+            {"base_url": BASE, "host_config": "netlify.toml"},
+            "host_config: needs a host to read it as (set host)",
+            id="host-config-needs-host",
+        ),
     ],
 )
 def test_library_errors_name_the_parameter(tmp_path: Path, call: dict[str, Any], message: str) -> None:
