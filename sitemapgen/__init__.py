@@ -3,8 +3,14 @@
 The library API is what the CLI uses::
 
     import sitemapgen
-    result = sitemapgen.build(sitemapgen.Config(docroot="public", base_url="https://example.com/"))
+    config = sitemapgen.load_config("public", base_url="https://example.com/", exclude=["drafts/"])
+    result = sitemapgen.build(config)
     print(result.summary())
+
+`load_config` reads ``sitemapgen.toml`` (or ``[tool.sitemapgen]`` in pyproject.toml) where there
+is one, and needs none: `base_url` and any other setting are keywords, which win over the file.
+`Config(docroot=..., base_url=..., ...)` builds the same settings from keywords alone. A bad
+value is a `ConfigError` naming the parameter (``base_url: must start with http:// or https://``).
 
 The other commands are library functions too, in `sitemapgen.commands`: `check`, `diff`,
 `indexnow`, and `validate` (`sitemapgen.commands.validate.validate`, imported from its module,

@@ -10,6 +10,8 @@ your runner". Any other exception is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class SitemapgenError(Exception):
     """Base of every error meant for the user rather than for a debugger."""
@@ -23,15 +25,38 @@ class ConfigError(SitemapgenError):
     several sources can re-attribute the error without parsing the text.
     """
 
-    def __init__(self, key: str, problem: str, *, source: str | None = None) -> None:
+    def __init__(self, key: str, problem: str, *, source: str | None = None, shown: str | None = None) -> None:
         self.key = key
         self.problem = problem
         self.source = source
-        super().__init__(": ".join(part for part in (source, key, problem) if part))
+        # `shown`: the key in the words of the file it came from ("priority in the 1st [[rules]] block")
+        super().__init__(": ".join(part for part in (source, shown or key, problem) if part))
 
-    def located(self, source: str, prefix: str = "") -> ConfigError:
-        """The same problem, attributed to `source` and nested under `prefix`."""
-        return ConfigError(prefix + self.key if self.key else "", self.problem, source=source)
+    def located(self, source: str, prefix: str = "", *, words: Callable[[str], str] | None = None) -> ConfigError:
+        """The same problem, attributed to `source` and nested under `prefix`; `words` shows the
+        key path as that source's reader counts (a TOML file's blocks from 1)."""
+        key = prefix + self.key if self.key else ""
+        return ConfigError(key, self.problem, source=source, shown=words(key) if words and key else None)
+
+
+class NotSet(ConfigError):
+    """A setting with no default that no source gave, asked for as the library's parameter
+    (``pass base_url=URL``) or, given the CLI's `flag`, as the flag (``pass --base-url URL``)."""
+
+    def __init__(self, key: str, kind: str, *, flag: str | None = None) -> None:
+        how = f"{flag} {kind}" if flag else f"{key}={kind}"
+        super().__init__(key, f"is not set: pass {how} or set {key} in sitemapgen.toml")
+        self.kind = kind
+
+
+class NeedsSetting(ConfigError):
+    """A value that needs another setting, `other`, named as the caller names it: ``(set host)``
+    for the library, ``(set --host)`` given the CLI's flag as `named`."""
+
+    def __init__(self, key: str, problem: str, other: str, *, named: str | None = None) -> None:
+        super().__init__(key, f"{problem} (set {named or other})")
+        self.bare = problem
+        self.other = other
 
 
 class DocrootError(SitemapgenError):

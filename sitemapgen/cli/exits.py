@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 
 import typer
 
-from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.errors import ConfigError, EnvironmentFailure, NeedsSetting, NotSet, Refusal, SitemapgenError
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -72,9 +72,19 @@ def handled() -> Iterator[None]:
 
 @contextlib.contextmanager
 def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
-    """A library `ConfigError` about a parameter in `flags` (parameter -> flag) names the flag instead."""
+    """A library `ConfigError` about a parameter in `flags` (parameter -> flag) names the flag
+    instead, a parameter that is not set is asked for as the flag (``pass --base-url URL``), and
+    one that another needs is named as its flag (``(set --host)``)."""
     try:
         yield
+    except NotSet as e:
+        if e.key not in flags:
+            raise
+        raise NotSet(e.key, e.kind, flag=flags[e.key]) from None
+    except NeedsSetting as e:
+        if e.source is not None or e.key not in flags:
+            raise
+        raise NeedsSetting(flags[e.key], e.bare, e.other, named=flags.get(e.other)) from None
     except ConfigError as e:
         if e.source is not None or e.key not in flags:
             raise

@@ -89,12 +89,13 @@ def _warn(message: str) -> None:
 
 
 def _settings(docroot: Path, config_file: Path | None, flags: Mapping[str, tuple[object, str]]) -> Config:
-    """The `Config` from the config file and the flags that were given: {field: (value, flag)}."""
-    given = {key: value for key, value in flags.items() if value[0] is not None}
+    """The `Config` from the config file and the flags that were given: {field: (value, flag)};
+    the library's errors about a field name its flag."""
+    given: dict[str, Any] = {key: value for key, (value, _) in flags.items() if value is not None}
     if "lastmod" in given:
-        value, flag = given["lastmod"]
-        given["lastmod"] = ([part.strip() for part in str(value).split(",")], flag)
-    return load_config(docroot, config_file=config_file, flags=given)
+        given["lastmod"] = [part.strip() for part in str(given["lastmod"]).split(",")]
+    with flags_named({key: flag for key, (_, flag) in flags.items()}):
+        return load_config(docroot, config_file=config_file, **given)
 
 
 def _site_command(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import enum
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +28,35 @@ def enum_value(kind: type[_E], value: object, key: str) -> _E:
         except ValueError:
             pass
     raise ConfigError(key, f"must be one of {words}, got {value!r}")
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+_INDEXED = re.compile(r"(?P<name>[^\[\]]+)\[(?P<index>\d+)\](?:\.(?P<rest>.+))?")
+
+
+def toml_words(key: str) -> str:
+    """A key path as a TOML file's reader counts: ``rules[0].priority`` is "priority in the 1st
+    [[rules]] block" (TOML writes an array of tables as blocks, a reader counts them from 1),
+    ``exclude[2]`` "the 3rd item of exclude"; a path with no index is shown as it is."""
+    found = _INDEXED.fullmatch(key)
+    if found is None:
+        return key
+    n = ordinal(int(found["index"]) + 1)
+    if found["rest"] is None:
+        return f"the {n} item of {found['name']}"
+    return f"{found['rest']} in the {n} [[{found['name']}]] block"
+
+
+def list_hint(key: str, value: str, separators: str | None = None) -> str:
+    """How a list is written, shown with `value`, one string where a list is wanted: split at
+    `separators` (a regular expression) where its items cannot hold them, else as one item."""
+    items = [part for part in re.split(separators, value) if part] if separators else [value]
+    return f"a list is written {key} = {json.dumps(items or [value], ensure_ascii=False)}"
 
 
 def check_pattern(pattern: object, key: str) -> str:
@@ -87,7 +117,9 @@ def check_file_path(value: object, key: str) -> Path:
 
 
 def check_regexes(value: object, key: str) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, Sequence):
+    if isinstance(value, str):  # one expression may hold a comma ("a{1,3}"): shown as one item
+        raise ConfigError(key, f"must be a list of regular expressions, got {value!r} ({list_hint(key, value)})")
+    if not isinstance(value, Sequence):
         raise ConfigError(key, f"must be a list of regular expressions, got {value!r}")
     for i, pattern in enumerate(value):
         if not isinstance(pattern, str):

@@ -1,21 +1,23 @@
 """Settings from files and flags: ``sitemapgen.toml`` or ``[tool.sitemapgen]``, merged with flags.
 
-The loader's job is to say *where* a bad value came from: the file and key
-path (``sitemapgen.toml: rules[2].priority``) or the flag (``--base-url``).
-The values themselves are checked by `Config`, for library users alike.
+The loader's job is to say *where* a bad value came from: the file and the key as it is
+written there (``sitemapgen.toml: priority in the 3rd [[rules]] block``), or the keyword
+(``base_url``), which the CLI names as its flag (``--base-url``). The values themselves are
+checked by `Config`, for library users alike.
 """
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from sitemapgen.config.checks import unknown_key
+from sitemapgen.config.checks import toml_words, unknown_key
 from sitemapgen.config.settings import Config
-from sitemapgen.errors import ConfigError
+from sitemapgen.errors import ConfigError, NotSet
 from sitemapgen.util.safeio import read_regular
 
 CONFIG_FILE = "sitemapgen.toml"
@@ -102,35 +104,58 @@ def find_config_file(cwd: Path) -> ConfigFile | None:
     return None
 
 
+#: The settings `load_config` takes as keywords: every Config field but the docroot.
+SETTINGS = tuple(f.name for f in fields(Config) if f.name != "docroot")
+
+
 def load_config(
     docroot: Path | str,
+    base_url: str | None = None,
     *,
     config_file: Path | str | None = None,
     cwd: Path | str | None = None,
-    flags: Mapping[str, tuple[object, str]] | None = None,
+    **settings: Any,
 ) -> Config:
-    """Merge a config file (explicit, or found in `cwd`) with flags into a `Config`.
+    """The `Config` for `docroot`: a config file's settings, then `base_url` and any other
+    `Config` field given as a keyword (`exclude`, `lastmod`, `out_dir`...), which win over the file.
 
-    `flags` maps a Config field to ``(value, flag name)``; a flag wins over the
-    file, and an error in it is reported under the flag's name.
+    The file is `config_file`, else ``sitemapgen.toml`` in `cwd` (default: the current
+    directory), else the ``[tool.sitemapgen]`` table of its pyproject.toml; with none of them,
+    the keywords alone make the `Config`. A bad keyword's value is a `ConfigError` that names the
+    keyword (``base_url: must start with http:// or https://, got 'example.com'``); a bad value
+    in the file names the file and the key as it is written there (``sitemapgen.toml: priority
+    in the 2nd [[rules]] block: ...``). A keyword given as None is not given. A name that is not
+    a setting is a `TypeError`.
+
+    With a site built into ``public/`` (``index.html``, ``guide/index.html``, ``drafts/x.html``)
+    and no config file, this writes ``public/sitemap.xml``, the index of ``sitemap-1.xml.gz``:
+
+    >>> import sitemapgen
+    >>> config = sitemapgen.load_config("public", base_url="https://example.com/docs/", exclude=["drafts/"])
+    >>> config.base_url, config.exclude
+    ('https://example.com/docs/', ('drafts/',))
+    >>> result = sitemapgen.build(config)
+    >>> result.listed, [str(index) for index in result.written.indexes]
+    (2, ['public/sitemap.xml'])
     """
+    for name in settings:
+        if name not in SETTINGS:
+            close = difflib.get_close_matches(name, SETTINGS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"load_config() got an unexpected keyword argument {name!r}{hint}")
     if config_file is not None:
         found = read_config_file(Path(config_file))
     else:
         found = find_config_file(Path.cwd() if cwd is None else Path(cwd))
-    values: dict[str, Any] = dict(found.values) if found else {}
-    flag_names: dict[str, str] = {}
-    for key, (value, flag) in (flags or {}).items():
-        values[key] = value
-        flag_names[key] = flag
+    given = {key: value for key, value in settings.items() if value is not None}
+    if base_url is not None:
+        given["base_url"] = base_url
+    values: dict[str, Any] = {**(found.values if found else {}), **given}
     if "base_url" not in values:
-        raise ConfigError("base_url", "is not set: pass --base-url URL or set base_url in sitemapgen.toml")
+        raise NotSet("base_url", "URL")
     try:
         return Config(docroot=Path(docroot), **values)
     except ConfigError as e:
-        top = e.key.split("[", 1)[0].split(".", 1)[0]
-        if top in flag_names:
-            raise ConfigError(flag_names[top], e.problem) from e
-        if found is not None:
-            raise e.located(found.label, found.prefix) from e
-        raise
+        if found is None or e.key.split("[", 1)[0].split(".", 1)[0] in given:
+            raise  # a keyword's value: the error names the keyword
+        raise e.located(found.label, found.prefix, words=toml_words) from e

@@ -25,6 +25,7 @@ from sitemapgen.config.checks import (
     check_table,
     check_tables,
     enum_value,
+    list_hint,
 )
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import (
@@ -36,7 +37,7 @@ from sitemapgen.config.words import (
     LastmodSource,
     RobotsTxt,
 )
-from sitemapgen.errors import ConfigError
+from sitemapgen.errors import ConfigError, NeedsSetting
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -167,6 +168,10 @@ def _git_source_from(value: object, index: int) -> GitSource:
 
 
 def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, ...]:
+    written = _one_string_list(value)
+    if written is not None:
+        hint = list_hint("lastmod", written, r"\s*,\s*")
+        raise ConfigError("lastmod", f"must be a list of sources, got {value!r} ({hint})")
     items = [value] if isinstance(value, str | LastmodSource) else value
     if not isinstance(items, Sequence) or not items:
         raise ConfigError("lastmod", f"must be a source or a list of sources, got {value!r}")
@@ -177,6 +182,14 @@ def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, .
         if source.reads_heads and not read_heads:
             raise ConfigError("lastmod", f"source {source.value!r} reads page heads, but read_heads is false")
     return chain
+
+
+def _one_string_list(value: object) -> str | None:
+    """A list of sources written in one string ("git,mtime", or ["git,mtime"]): that string; else None."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list | tuple) else []
+    if any(isinstance(item, str) and "," in item for item in items):
+        return ",".join(item.value if isinstance(item, LastmodSource) else str(item) for item in items)
+    return None
 
 
 def _check_previous(value: object) -> str:
@@ -190,7 +203,10 @@ def _check_previous(value: object) -> str:
 
 def _check_selectors(value: object) -> tuple[str, ...]:
     """CSS selectors, each compiled once here so a typo is a config error, not a build's surprise."""
-    if isinstance(value, str) or not isinstance(value, Sequence):
+    if isinstance(value, str):  # "main, article" is one selector (a selector list): shown as one item
+        hint = list_hint("content_select", value)
+        raise ConfigError("content_select", f"must be a list of CSS selectors, got {value!r} ({hint})")
+    if not isinstance(value, Sequence):
         raise ConfigError("content_select", f"must be a list of CSS selectors, got {value!r}")
     if not value:
         return ()
@@ -210,11 +226,11 @@ def _check_host_config(value: object, host: HostName, style: UrlStyle) -> Path |
     if style is UrlStyle.CLEAN and host is HostName.PLAIN:
         # A plain static server answers /a for a/index.html with a redirect to /a/ (and the
         # walk could not tell a.html's URL from a/index.html's): only a host model can say.
-        raise ConfigError("url_style", "'clean' needs a host (--host) that serves a/index.html at /a")
+        raise NeedsSetting("url_style", "'clean' needs a host that serves a/index.html at /a", "host")
     if value is None:
         return None
     if host is HostName.PLAIN:
-        raise ConfigError("host_config", "needs a host (--host) to read it as")
+        raise NeedsSetting("host_config", "needs a host to read it as", "host")
     return check_file_path(value, "host_config")
 
 
@@ -262,7 +278,10 @@ class Config:
         if self.out_dir is not None:
             put(self, "out_dir", Path(self.out_dir))
         put(self, "base_url", normalize_base_url(self.base_url))
-        if isinstance(self.exclude, str) or not isinstance(self.exclude, Sequence):
+        if isinstance(self.exclude, str):
+            hint = list_hint("exclude", self.exclude, r"\s*,\s*")
+            raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r} ({hint})")
+        if not isinstance(self.exclude, Sequence):
             raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r}")
         put(self, "exclude", tuple(check_pattern(p, f"exclude[{i}]") for i, p in enumerate(self.exclude)))
         put(self, "rules", check_tables(self.rules, "rules", _rule_from))

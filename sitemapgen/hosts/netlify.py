@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from sitemapgen.config.checks import ordinal, toml_words
 from sitemapgen.config.words import HostName
 from sitemapgen.errors import ConfigError
 from sitemapgen.hosts.base import Answer, Host, dir_index, page_forms
@@ -97,7 +98,15 @@ class Netlify(Host):
 
 
 def read_netlify_toml(path: Path, shown: str) -> tuple[list[Redirect], list[HeaderRule], list[str]]:
-    """netlify.toml's ``[[redirects]]`` and ``[[headers]]`` (after the docroot's own files)."""
+    """netlify.toml's ``[[redirects]]`` and ``[[headers]]`` (after the docroot's own files); an
+    error names the block as a reader counts them (``status in the 2nd [[redirects]] block``)."""
+    try:
+        return _read_netlify_toml(path, shown)
+    except ConfigError as e:
+        raise ConfigError(e.key, e.problem, source=e.source, shown=toml_words(e.key)) from None
+
+
+def _read_netlify_toml(path: Path, shown: str) -> tuple[list[Redirect], list[HeaderRule], list[str]]:
     data = as_table(load_file(path, shown), "", shown)
     redirects: list[Redirect] = []
     headers: list[HeaderRule] = []
@@ -109,9 +118,9 @@ def read_netlify_toml(path: Path, shown: str) -> tuple[list[Redirect], list[Head
         status = item.get("status", 301)
         if not isinstance(status, int) or isinstance(status, bool):
             raise ConfigError(f"{key}.status", f"must be a number, got {status!r}", source=shown)
-        origin = Origin(shown, key, f"from = {source!r}, to = {to!r}, status = {status}")
+        origin = Origin(shown, _block("redirects", i), f"from = {source!r}, to = {to!r}, status = {status}")
         if "://" in source:
-            rejected.append(f"{shown} {key}: a rule for a domain, not a path: not applied here")
+            rejected.append(f"{origin.file} {origin.where}: a rule for a domain, not a path: not applied here")
             continue
         pattern = netlify_redirect_pattern(source)
         conditional = bool(item.get("query") or item.get("conditions"))
@@ -125,6 +134,11 @@ def read_netlify_toml(path: Path, shown: str) -> tuple[list[Redirect], list[Head
         for name, value in values.items():
             for one in value if isinstance(value, list) else [value]:
                 pairs.append((name.lower(), str(one)))
-        origin = Origin(shown, key, f"for = {source!r}")
+        origin = Origin(shown, _block("headers", i), f"for = {source!r}")
         headers.append(HeaderRule(netlify_header_pattern(source), tuple(pairs), origin))
     return redirects, headers, rejected
+
+
+def _block(name: str, index: int) -> str:
+    """Where a rule is in netlify.toml, as a reader counts its blocks: ``2nd [[redirects]] block``."""
+    return f"{ordinal(index + 1)} [[{name}]] block"

@@ -77,33 +77,33 @@ OK = 'base_url = "https://example.com/"\n'  # a valid start for each bad config
 BAD_CONFIGS = [
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = 1.5\n',
-        "rules[0].priority: must be between 0.0 and 1.0, got 1.5",
+        "priority in the 1st [[rules]] block: must be between 0.0 and 1.0, got 1.5",
         id="priority-1.5",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = -0.1\n',
-        "rules[0].priority: must be between 0.0 and 1.0, got -0.1",
+        "priority in the 1st [[rules]] block: must be between 0.0 and 1.0, got -0.1",
         id="priority-negative",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = "high"\n',
-        "rules[0].priority: must be a number between 0.0 and 1.0, got 'high'",
+        "priority in the 1st [[rules]] block: must be a number between 0.0 and 1.0, got 'high'",
         id="priority-string",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\npriority = true\n',
-        "rules[0].priority: must be a number",
+        "priority in the 1st [[rules]] block: must be a number",
         id="priority-bool",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "a"\n[[rules]]\npattern = "*"\nchangefreq = "fortnightly"\n',
-        "rules[0].pattern: rule for 'a' sets neither priority nor changefreq",
+        "pattern in the 1st [[rules]] block: rule for 'a' sets neither priority nor changefreq",
         id="rule-sets-nothing",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\nchangefreq = "fortnightly"\n',
-        "rules[0].changefreq: must be one of 'always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never',"
-        " got 'fortnightly'",
+        "changefreq in the 1st [[rules]] block: must be one of 'always', 'hourly', 'daily', 'weekly', 'monthly',"
+        " 'yearly', 'never', got 'fortnightly'",
         id="unknown-changefreq",
     ),
     pytest.param(
@@ -113,29 +113,77 @@ BAD_CONFIGS = [
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "*"\nprority = 0.5\n',
-        "rules[0].prority: unknown key (did you mean 'priority'?)",
+        "prority in the 1st [[rules]] block: unknown key (did you mean 'priority'?)",
         id="unknown-rule-key",
     ),
     pytest.param(
         OK + "[[rules]]\npriority = 0.5\n",
-        "rules[0].pattern: is missing",
+        "pattern in the 1st [[rules]] block: is missing",
         id="rule-without-pattern",
     ),
     pytest.param(OK + "exclude = [\n", "invalid TOML: ", id="toml-syntax"),
     pytest.param(
         OK + 'exclude = ["a\\\\"]\n',
-        "exclude[0]: invalid pattern 'a\\\\'",
+        "the 1st item of exclude: invalid pattern 'a\\\\'",
         id="invalid-exclude-pattern",
     ),
     pytest.param(
         OK + '[[rules]]\npattern = "!"\npriority = 0.5\n',
-        "rules[0].pattern: invalid pattern '!'",
+        "pattern in the 1st [[rules]] block: invalid pattern '!'",
         id="invalid-rule-pattern",
     ),
     pytest.param(
         OK + 'exclude = "drafts/"\n',
-        "exclude: must be a list of patterns, got 'drafts/'",
+        """exclude: must be a list of patterns, got 'drafts/' (a list is written exclude = ["drafts/"])""",
         id="exclude-not-a-list",
+    ),
+    pytest.param(
+        OK + 'exclude = "drafts/, tmp/"\n',
+        "exclude: must be a list of patterns, got 'drafts/, tmp/'"
+        """ (a list is written exclude = ["drafts/", "tmp/"])""",
+        id="exclude-comma-string",
+    ),
+    pytest.param(
+        OK + 'lastmod = "git,mtime"\n',
+        """lastmod: must be a list of sources, got 'git,mtime' (a list is written lastmod = ["git", "mtime"])""",
+        id="lastmod-comma-string",
+    ),
+    pytest.param(
+        OK + 'lastmod = ["git, mtime"]\n',
+        """lastmod: must be a list of sources, got ['git, mtime'] (a list is written lastmod = ["git", "mtime"])""",
+        id="lastmod-comma-item",
+    ),
+    pytest.param(
+        OK + "content_ignore = 'v\\d{1,3}'\n",
+        """content_ignore: must be a list of regular expressions, got 'v\\\\d{1,3}'"""
+        """ (a list is written content_ignore = ["v\\\\d{1,3}"])""",
+        id="content-ignore-string",
+    ),
+    pytest.param(
+        OK + 'content_select = "main, article"\n',
+        """content_select: must be a list of CSS selectors, got 'main, article'"""
+        """ (a list is written content_select = ["main, article"])""",
+        id="content-select-string",
+    ),
+    pytest.param(
+        OK + '[[rules]]\npattern = "*"\npriority = 0.5\n[[rules]]\npattern = "docs/"\npriority = 2\n',
+        "priority in the 2nd [[rules]] block: must be between 0.0 and 1.0, got 2",
+        id="second-rule",
+    ),
+    pytest.param(
+        OK + '[[sitemaps]]\nname = "docs"\npattern = "docs/"\n[[sitemaps]]\nname = "Blog"\npattern = "blog/"\n',
+        "name in the 2nd [[sitemaps]] block: must be lower-case letters",
+        id="second-section",
+    ),
+    pytest.param(
+        OK + '[[git_sources]]\nmatch = "^(.*)$"\nsource = ""\n',
+        "source in the 1st [[git_sources]] block: must be a non-empty string or a list of them",
+        id="git-source",
+    ),
+    pytest.param(
+        OK + "rules = [1]\n",
+        "the 1st item of rules: must be a table with pattern, got 1",
+        id="rules-inline-array",
     ),
     pytest.param(
         'base_url = "example.com"\n',
@@ -157,6 +205,11 @@ BAD_CONFIGS = [
         OK + "max_sitemaps_per_index = 50001\n",
         "max_sitemaps_per_index: must be between 1 and 50,000, got 50,001",
         id="over-current-index-limit",
+    ),
+    pytest.param(
+        OK + 'url_style = "clean"\n',
+        "url_style: 'clean' needs a host that serves a/index.html at /a (set host)",
+        id="clean-needs-host",
     ),
     pytest.param(
         OK + 'url_style = "pretty"\n',

@@ -215,7 +215,10 @@ def test_netlify_toml(tmp_path: Path) -> None:
     assert [(r.status, r.force, r.conditional) for r in redirects] == [(301, True, False), (301, False, True)]
     assert headers[0].headers == (("x-robots-tag", "noindex"),)
     assert headers[0].source.fullmatch("/private")
-    assert str(redirects[0].origin) == "netlify.toml redirects[0]: from = '/a', to = '/b', status = 301"
+    # counted as a reader counts the blocks: from 1
+    assert str(redirects[0].origin) == "netlify.toml 1st [[redirects]] block: from = '/a', to = '/b', status = 301"
+    assert str(redirects[1].origin) == "netlify.toml 2nd [[redirects]] block: from = '/q', to = '/b', status = 301"
+    assert str(headers[0].origin) == "netlify.toml 1st [[headers]] block: for = '/private/*'"
     assert rejected == []
 
 
@@ -228,7 +231,17 @@ BAD_FILES = [
     ("serve.json", '{"headers": [{"source": 3}]}', "serve.json: headers[0].source: must be a string"),
     ("firebase.json", '{"hosting": [{}, {}]}', "firebase.json: hosting: lists several sites"),
     ("firebase.json", '{"hosting": {"redirects": [{"regex": "(", "destination": "/"}]}}', "not a pattern"),
-    ("netlify.toml", "[[redirects]]\nfrom = 3\n", "netlify.toml: redirects[0].from: must be a string"),
+    (
+        "netlify.toml",
+        "[[redirects]]\nfrom = 3\n",
+        "netlify.toml: from in the 1st [[redirects]] block: must be a string",
+    ),
+    (
+        "netlify.toml",
+        '[[redirects]]\nfrom = "/a"\nto = "/b"\n[[redirects]]\nfrom = "/c"\nto = "/d"\nstatus = "x"\n',
+        "netlify.toml: status in the 2nd [[redirects]] block: must be a number, got 'x'",
+    ),
+    ("netlify.toml", '[[headers]]\nfor = "/"\nvalues = 3\n', "netlify.toml: values in the 1st [[headers]] block: must"),
 ]
 
 

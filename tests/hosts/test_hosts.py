@@ -171,7 +171,7 @@ def test_the_host_from_a_config_file(tmp_path: Path, cli: CliRunner) -> None:
 @pytest.mark.parametrize(
     ("host", "files", "args", "error"),
     [
-        ("plain", {}, ["--host-config", "x.json"], "error: --host-config: needs a host (--host) to read it as"),
+        ("plain", {}, ["--host-config", "x.json"], "error: --host-config: needs a host to read it as (set --host)"),
         ("cloudflare", {}, ["--host-config", "x.json"], "Cloudflare Pages reads only _headers and _redirects"),
         ("vercel", {"vercel.json": "{"}, [], "vercel.json: not valid JSON"),
         ("vercel", {"vercel.json": '{"headers": [{"source": "/private/*", "headers": []}]}'}, [], "a bare *"),
@@ -250,7 +250,7 @@ def test_clean_urls_need_a_host(tmp_path: Path, cli: CliRunner) -> None:
     _, docroot, _ = _site(tmp_path, "netlify", "base")
     run = cli("build", docroot, "--base-url", BASE, "--url-style", "clean")
     assert run.code == 2
-    assert run.err == "error: --url-style: 'clean' needs a host (--host) that serves a/index.html at /a\n"
+    assert run.err == "error: --url-style: 'clean' needs a host that serves a/index.html at /a (set --host)\n"
     run = cli("build", docroot, "--base-url", BASE, "--url-style", "clean", "--host", "netlify", "--quiet")
     assert run.code == 0
     listed = locs(docroot, BASE)

@@ -82,7 +82,7 @@ def test_a_git_source_must_be_a_string_or_a_list_of_them(tmp_path: Path, cli: Cl
     config.write_text(f'base_url = "{BASE}"\n[[git_sources]]\nmatch = "x"\nsource = []\n')
     run = cli("build", tmp_path, "--config", config)
     assert run.code == 2
-    assert "git_sources[0].source: must be a non-empty string or a list of them" in run.err
+    assert "source in the 1st [[git_sources]] block: must be a non-empty string or a list of them" in run.err
 
 
 @pytest.fixture
