@@ -31,7 +31,7 @@ ConfigOpt = Annotated[
     Path | None,
     typer.Option(
         "--config",
-        help=r"TOML config file. Default: ./sitemapgen.toml, else \[tool.sitemapgen] in ./pyproject.toml.",
+        help="TOML config file. Default: ./sitemapgen.toml, else [tool.sitemapgen] in ./pyproject.toml.",
         show_default=False,
     ),
 ]

@@ -45,6 +45,7 @@ from sitemapgen.cli.options import (
     SummaryMdOpt,
 )
 from sitemapgen.cli.progress import progress
+from sitemapgen.cli.usage import Command, Group
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
 from sitemapgen.commands.listing import iter_listing
@@ -55,9 +56,11 @@ from sitemapgen.skips import display, plural
 from sitemapgen.urls import normalize_base_url
 
 app = typer.Typer(
+    cls=Group,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     help="Turn a built static-site directory into XML sitemaps that every search engine accepts.",
 )
 
@@ -132,7 +135,7 @@ def _site_command(
         run.__annotations__ = {p.name: p.annotation for p in shared} | {"return": None}
         run.__doc__ = command.__doc__
         run.__name__ = command.__name__
-        app.command(name)(run)
+        app.command(name, cls=Command)(run)
         return command
 
     return register
@@ -195,7 +198,7 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
         raise typer.Exit(EXIT_PROBLEM)
 
 
-@app.command("diff")
+@app.command("diff", cls=Command)
 def diff_command(
     old: Annotated[str, typer.Argument(help="The earlier deploy: an index URL, or an output directory or index.")],
     new: Annotated[str, typer.Argument(help="The later one, the same way.")],
@@ -218,7 +221,7 @@ def diff_command(
         typer.echo(f"sitemapgen: {changes.counts()}", err=True)
 
 
-@app.command("indexnow")
+@app.command("indexnow", cls=Command)
 def indexnow_command(
     changes_file: Annotated[
         Path, typer.Argument(help="What changed, from build --previous --changes-file.", dir_okay=False)
@@ -270,7 +273,7 @@ def indexnow_command(
     typer.echo(f"sitemapgen: submitted {plural(submission.sent, 'URL')} to {submission.plan.endpoint}", err=True)
 
 
-@app.command("validate")
+@app.command("validate", cls=Command)
 def validate_command(
     paths: Annotated[
         # readable=False: a file that cannot be read is a problem `validate` reports (exit 1), not a usage error
@@ -358,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` and return the exit code instead of exiting.
 
     Usage errors are one line too (exit 2), with a pointer to ``--help``;
-    no arguments at all prints the help, as a usage error.
+    no arguments at all prints the help once, as a usage error (`usage.Group`).
     """
     with sigterm_as_interrupt():
         try:
