@@ -33,11 +33,17 @@ from sitemapgen.cli.exits import (
 )
 from sitemapgen.cli.options import (
     SITE_OPTIONS,
+    ChangesArg,
     ChangesFileOpt,
+    CheckKeyOpt,
     ConfigOpt,
     DocrootArg,
+    DryRunOpt,
+    EndpointOpt,
     IndexNowKeyOpt,
     JsonOpt,
+    KeyLocationOpt,
+    KeyOpt,
     MaxRemovedOpt,
     NoSummaryMdOpt,
     QuietOpt,
@@ -200,8 +206,10 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
 
 @app.command("diff", cls=Command)
 def diff_command(
-    old: Annotated[str, typer.Argument(help="The earlier deploy: an index URL, or an output directory or index.")],
-    new: Annotated[str, typer.Argument(help="The later one, the same way.")],
+    old: Annotated[
+        str, typer.Argument(metavar="OLD", help="The earlier deploy: an index URL, or an output directory or index.")
+    ],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The later one, the same way.")],
     *,
     json_output: Annotated[bool, typer.Option("--json", help="The diff as one JSON object.")] = False,
 ) -> None:
@@ -223,27 +231,13 @@ def diff_command(
 
 @app.command("indexnow", cls=Command)
 def indexnow_command(
-    changes_file: Annotated[
-        Path, typer.Argument(help="What changed, from build --previous --changes-file.", dir_okay=False)
-    ],
+    changes_file: ChangesArg,
     *,
-    key: Annotated[str, typer.Option("--key", help="The IndexNow key (build --indexnow-key put KEY.txt live).")],
-    endpoint: Annotated[
-        str | None,
-        typer.Option(
-            "--endpoint",
-            help="Where to submit (default: IndexNow's shared endpoint, api.indexnow.org).",
-            show_default=False,
-        ),
-    ] = None,
-    key_location: Annotated[
-        str | None,
-        typer.Option("--key-location", help="The key file's URL (default: https://HOST/KEY.txt).", show_default=False),
-    ] = None,
-    check_key: Annotated[
-        bool, typer.Option("--check-key/--no-check-key", help="First check that the key file is live.")
-    ] = True,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the requests; send nothing.")] = False,
+    key: KeyOpt,
+    endpoint: EndpointOpt = None,
+    key_location: KeyLocationOpt = None,
+    check_key: CheckKeyOpt = True,
+    dry_run: DryRunOpt = False,
 ) -> None:
     """Tell IndexNow (Bing, Yandex, Seznam, Naver...) the URLs a deploy added, changed or removed."""
     from sitemapgen.commands.indexnow import indexnow
@@ -277,13 +271,14 @@ def indexnow_command(
 def validate_command(
     paths: Annotated[
         # readable=False: a file that cannot be read is a problem `validate` reports (exit 1), not a usage error
-        list[Path], typer.Argument(help="Sitemap files or indexes, gzipped or not.", readable=False)
+        list[Path], typer.Argument(metavar="SITEMAP", help="Sitemap files or indexes, gzipped or not.", readable=False)
     ],
     *,
     base_url: Annotated[
         str | None,
         typer.Option(
             "--base-url",
+            metavar="URL",
             help="The URL the files' directory is served at: checks the location and one-host rules against it.",
             show_default=False,
         ),
@@ -344,7 +339,8 @@ def list_command(
 def explain_command(
     settings: Config,
     pages: Annotated[
-        list[str], typer.Argument(help="Pages to explain: paths relative to DOCROOT, or paths to files in it.")
+        list[str],
+        typer.Argument(metavar="PAGE", help="Pages to explain: paths relative to DOCROOT, or paths to files in it."),
     ],
 ) -> None:
     """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""

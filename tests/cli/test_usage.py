@@ -1,9 +1,11 @@
-"""How the command line explains its own use: the help, printed once."""
+"""How the command line explains its own use: the help, printed once and whole at any width."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
+import pytest
 import typer
 
 from sitemapgen.cli.program import app
@@ -14,6 +16,11 @@ GROUP = typer.main.get_command(app)
 COMMANDS = sorted(getattr(GROUP, "commands", {}))
 
 
+def _params(command: str) -> list[Any]:
+    click_command = GROUP.commands[command] if command else GROUP  # type: ignore[attr-defined]
+    return list(click_command.params)
+
+
 def test_sitemapgen_alone_prints_the_help_once(cli: CliRunner) -> None:
     run = cli()
     assert run.code == 2  # a usage error, answered with the help
@@ -22,3 +29,33 @@ def test_sitemapgen_alone_prints_the_help_once(cli: CliRunner) -> None:
     for command in COMMANDS:
         assert len(re.findall(rf"^  {command}  ", run.out, flags=re.MULTILINE)) == 1, command
     assert run.out == cli("--help").out  # the same help as asked for, no more
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120])
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_reads_whole(command: str, columns: int, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    run = cli(*([command] if command else []), "--help")
+    assert run.code == 0
+    lines = run.out.splitlines()
+    assert [line for line in lines if len(line) > columns] == []  # nothing runs past the terminal
+    assert "…" not in run.out  # nor is cut to fit it
+    flowing = " ".join(run.out.split())
+    assert flowing.count("[default: ") == len(re.findall(r"\[default: [^\]\s]+\]", flowing))  # each default whole
+    # no type words: <bool>, <str>, <path>, <list[Path]>, <directory|index|...>, {docroot}
+    assert set(re.findall(r"<[^>\s]*>", run.out)) <= {"<head>"}
+    assert re.findall(r"\{\w+\}", run.out) == []
+    for param in _params(command):
+        if param.param_type_name == "argument":  # by its metavar, in the usage line and its section
+            name = param.metavar or ""
+            assert re.fullmatch(r"[A-Z][A-Z_]*", name), name
+            assert re.search(rf"^Usage: .* {name}(\.\.\.)?( |$)", run.out, flags=re.MULTILINE), name
+            assert re.search(rf"^  {name}(\.\.\.)?  ", run.out, flags=re.MULTILINE), name
+            continue
+        for option in [*param.opts, *param.secondary_opts]:  # each one whole, where its entry starts
+            assert re.search(rf"^  (-\w, )?(--[\w-]+ / )?{option}( |,|$)", run.out, flags=re.MULTILINE), option
+        if not getattr(param, "is_flag", False):  # and what to write after it: URL, DIR, N, SOURCE[,SOURCE...]
+            long = next(opt for opt in param.opts if opt.startswith("--"))
+            shown = re.search(rf"^  (?:-\w, )?{long} (\S+)", run.out, flags=re.MULTILINE)
+            assert shown is not None, param.opts
+            assert re.fullmatch(r"[A-Z][A-Z_]*([|,\[\].]+[A-Z_]*)*", shown.group(1)), shown.group(1)
