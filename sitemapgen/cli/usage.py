@@ -1,4 +1,5 @@
-"""How the command line explains its own use: help that reads whole at 80 columns.
+"""How the command line explains its own use: help that reads whole at 80 columns, and what an
+unknown option is taken for.
 
 Help is click's plain layout, as MkDocs and pip print theirs: an option and what to write after
 it (its metavar, `URL`, `DIR`, `N`, never a Python type) on the left, its help wrapped on the
@@ -9,10 +10,11 @@ help once, as a usage error.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import textwrap
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, cast
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -21,6 +23,41 @@ from sitemapgen.cli.exits import EXIT_BAD_INPUT
 
 if TYPE_CHECKING:  # typer's own click, for the types of the methods overridden here
     from typer._click import Context, HelpFormatter, Parameter
+    from typer._click.exceptions import NoSuchOption
+
+
+def close_options(typed: str, known: Iterable[str]) -> list[str]:
+    """The long options in `known` that `typed` (an unknown ``--option``) was likely meant as: those
+    it starts (``--max``), then the closest that read alike once the dashes in front are set aside
+    (difflib's cutoff, 0.6, and within 0.1 of the closest: ``--foo`` is not ``--out``, and
+    ``--lastmod-fromat`` is ``--lastmod-format``, not ``--lastmod``); none when nothing is close."""
+    names = {option[2:]: option for option in known if option.startswith("--")}
+    word = typed[2:]
+    if not typed.startswith("--") or not word:
+        return []
+    starts = [option for name, option in names.items() if len(word) >= 2 and name.startswith(word)]
+    ratios = sorted(((difflib.SequenceMatcher(None, word, name).ratio(), name) for name in names), reverse=True)
+    floor = max(0.6, ratios[0][0] - 0.1) if ratios else 1.0
+    alike = [names[name] for ratio, name in ratios[:3] if ratio >= floor]
+    return list(dict.fromkeys([*starts, *alike]))
+
+
+def _parsed(parse: Callable[[], list[str]], params: Iterable[Parameter]) -> list[str]:
+    """`parse()`, with an unknown long option's error saying which of `params`' options it was
+    likely meant as, in the words typer uses for a command (". Did you mean --out?"), or none:
+    click's own guess counts the two dashes in front as likeness."""
+    try:
+        return parse()
+    except typer.TyperException as e:
+        option = getattr(e, "option_name", None)
+        if isinstance(option, str) and hasattr(e, "possibilities"):  # click's NoSuchOption
+            cast("NoSuchOption", e).possibilities = None
+            known = [opt for param in params for opt in (*param.opts, *param.secondary_opts)]
+            meant = close_options(option, known)
+            if meant:
+                listed = meant[0] if len(meant) == 1 else f"{', '.join(meant[:-1])} or {meant[-1]}"
+                e.message = f"{e.message}. Did you mean {listed}?"
+        raise
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -62,6 +99,9 @@ class Command(TyperCommand):
     """A command whose help names arguments by their metavar (``DOCROOT``, ``SITEMAP...``), not as
     ``{docroot}`` with a ``<path>`` type, and reads whole at 80 columns."""
 
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        return _parsed(lambda: super(Command, self).parse_args(ctx, args), self.get_params(ctx))
+
     def collect_usage_pieces(self, ctx: Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
@@ -98,7 +138,7 @@ class Group(TyperGroup):
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
             typer.echo(ctx.get_help())
             ctx.exit(EXIT_BAD_INPUT)
-        return super().parse_args(ctx, args)
+        return _parsed(lambda: super(Group, self).parse_args(ctx, args), self.get_params(ctx))
 
     def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         commands = [(name, self.commands[name]) for name in self.list_commands(ctx)]

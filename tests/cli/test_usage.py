@@ -1,8 +1,10 @@
-"""How the command line explains its own use: the help, printed once and whole at any width."""
+"""How the command line explains its own use: the help, printed once and whole at any width, and
+what an unknown option is taken for."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ import typer
 from sitemapgen.cli.program import app
 
 from ..conftest import CliRunner
+from ..helpers import error_line
 
 GROUP = typer.main.get_command(app)
 COMMANDS = sorted(getattr(GROUP, "commands", {}))
@@ -59,3 +62,44 @@ def test_help_reads_whole(command: str, columns: int, cli: CliRunner, monkeypatc
             shown = re.search(rf"^  (?:-\w, )?{long} (\S+)", run.out, flags=re.MULTILINE)
             assert shown is not None, param.opts
             assert re.fullmatch(r"[A-Z][A-Z_]*([|,\[\].]+[A-Z_]*)*", shown.group(1)), shown.group(1)
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        pytest.param(["build", "DOCROOT", "--foo"], [], id="nothing-close"),
+        pytest.param(["build", "DOCROOT", "--fast"], [], id="nothing-close-either"),
+        pytest.param(["build", "DOCROOT", "--to"], [], id="nothing-close-though-short"),
+        pytest.param(["build", "DOCROOT", "--hst"], ["--host"], id="a-letter-left-out"),
+        pytest.param(["build", "DOCROOT", "--format"], ["--lastmod-format"], id="its-end"),
+        pytest.param(["build", "DOCROOT", "--ur"], ["--url-style"], id="its-start"),
+        pytest.param(["build", "DOCROOT", "--lastmod-fromat"], ["--lastmod-format"], id="a-typo-not-its-prefix"),
+        pytest.param(["build", "DOCROOT", "--quite"], ["--quiet"], id="swapped-letters"),
+        pytest.param(["build", "DOCROOT", "--out-dir"], ["--out"], id="longer"),
+        pytest.param(
+            ["build", "DOCROOT", "--max"],
+            ["--max-urls-per-sitemap", "--max-bytes-per-sitemap", "--max-sitemaps-per-index", "--max-removed"],
+            id="a-prefix",
+        ),
+        pytest.param(["validate", "a.xml", "--base"], ["--base-url"], id="validate"),
+        pytest.param(["indexnow", "changes.json", "--dryrun"], ["--dry-run"], id="indexnow"),
+        pytest.param(["--vers"], ["--version"], id="before-the-command"),
+    ],
+)
+def test_an_unknown_option_is_offered_only_close_matches(
+    args: list[str], meant: list[str], cli: CliRunner, tmp_path: Path
+) -> None:
+    docroot = tmp_path / "site"
+    docroot.mkdir()
+    run = cli(*(str(docroot) if arg == "DOCROOT" else arg for arg in args))
+    assert run.code == 2
+    line = error_line(run.err)
+    command = "sitemapgen " + args[0] if not args[0].startswith("-") else "sitemapgen"
+    unknown = args[-1]
+    if meant:
+        listed = meant[0] if len(meant) == 1 else f"{', '.join(meant[:-1])} or {meant[-1]}"
+        suggestion = f". Did you mean {listed}?"
+    else:
+        suggestion = ""
+    assert line == f"{command}: No such option: {unknown}{suggestion} (see {command} --help)"
+    assert list(docroot.iterdir()) == []
