@@ -92,11 +92,8 @@ def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
 
 
 def usage_failure(error: typer.exceptions.TyperException) -> int:
-    """A usage error as one line, with a pointer to ``--help``; no arguments at all prints the help."""
+    """A usage error as one line, with a pointer to ``--help``."""
     context = getattr(error, "ctx", None)
-    if not error.format_message() and context is not None:  # no arguments: the help
-        typer.echo(context.get_help())
-        return EXIT_BAD_INPUT
     where = f"{context.command_path}: " if context is not None else ""
     hint = f" (see {context.command_path} --help)" if context is not None else ""
     typer.echo(f"error: {where}{one_line(error.format_message())}{hint}", err=True)

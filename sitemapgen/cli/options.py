@@ -3,6 +3,9 @@
 Each option sets the `Config` field it is filed under, so a flag's name and its
 field cannot drift apart, and `build`, `check`, `list` and `explain` cannot
 drift from each other (`cli.program._site_command` adds them all to each).
+`indexnow`'s own are here too. Every option that takes a value has a metavar
+that says what to write (`URL`, `DIR`, `N`, `SOURCE[,SOURCE...]`), so its help
+shows no Python type.
 """
 
 from __future__ import annotations
@@ -19,32 +22,44 @@ from sitemapgen.urls import UrlStyle
 
 DocrootArg = Annotated[
     Path,
-    typer.Argument(help="The built site: the directory a static server serves at the base URL.", show_default=False),
+    typer.Argument(
+        metavar="DOCROOT",
+        help="The built site: the directory a static server serves at the base URL.",
+        show_default=False,
+    ),
 ]
 BaseUrlOpt = Annotated[
     str | None,
     typer.Option(
-        "--base-url", help="Absolute URL the docroot is served at, e.g. https://example.com/docs/.", show_default=False
+        "--base-url",
+        metavar="URL",
+        help="Absolute URL the docroot is served at, e.g. https://example.com/docs/.",
+        show_default=False,
     ),
 ]
 ConfigOpt = Annotated[
     Path | None,
     typer.Option(
         "--config",
-        help=r"TOML config file. Default: ./sitemapgen.toml, else \[tool.sitemapgen] in ./pyproject.toml.",
+        metavar="FILE",
+        help="TOML config file. Default: ./sitemapgen.toml, else [tool.sitemapgen] in ./pyproject.toml.",
         show_default=False,
     ),
 ]
 OutOpt = Annotated[
     Path | None,
     typer.Option(
-        "--out", help="Where the files are (served at the base URL). Default: the docroot.", show_default=False
+        "--out",
+        metavar="DIR",
+        help="Where the files are (served at the base URL). Default: the docroot.",
+        show_default=False,
     ),
 ]
 UrlStyleOpt = Annotated[
     UrlStyle | None,
     typer.Option(
         "--url-style",
+        metavar="STYLE",
         help="directory: a/index.html -> a/ (default); index: keep index.html; extensionless: a/b.html -> a/b;"
         " clean (with --host): a/index.html -> a, a/b.html -> a/b.",
         show_default=False,
@@ -54,6 +69,7 @@ LastmodFormatOpt = Annotated[
     LastmodFormat | None,
     typer.Option(
         "--lastmod-format",
+        metavar="FORMAT",
         help="datetime: 2004-10-26T08:56:39+00:00 (default); date: 2004-10-26.",
         show_default=False,
     ),
@@ -62,13 +78,15 @@ LastmodOpt = Annotated[
     str | None,
     typer.Option(
         "--lastmod",
+        metavar="SOURCE[,SOURCE...]",
         help="Where lastmod comes from, first answer wins: a comma list of"
         f" {', '.join(source.value for source in LastmodSource)}. Default: mtime.",
         show_default=False,
     ),
 ]
 StateFileOpt = Annotated[
-    Path | None, typer.Option("--state-file", help="The content store for --lastmod content.", show_default=False)
+    Path | None,
+    typer.Option("--state-file", metavar="FILE", help="The content store for --lastmod content.", show_default=False),
 ]
 ReadHeadsOpt = Annotated[
     bool | None,
@@ -80,12 +98,15 @@ ReadHeadsOpt = Annotated[
 ]
 MaxUrlsOpt = Annotated[
     int | None,
-    typer.Option("--max-urls-per-sitemap", help="Lower the 50,000-URL limit per sitemap file.", show_default=False),
+    typer.Option(
+        "--max-urls-per-sitemap", metavar="N", help="Lower the 50,000-URL limit per sitemap file.", show_default=False
+    ),
 ]
 MaxBytesOpt = Annotated[
     int | None,
     typer.Option(
         "--max-bytes-per-sitemap",
+        metavar="N",
         help="Bytes (uncompressed) per sitemap file: default 10,485,760, at most 52,428,800.",
         show_default=False,
     ),
@@ -94,6 +115,7 @@ MaxPerIndexOpt = Annotated[
     int | None,
     typer.Option(
         "--max-sitemaps-per-index",
+        metavar="N",
         help="Sitemaps per index file: default 1,000, at most 50,000.",
         show_default=False,
     ),
@@ -102,6 +124,7 @@ ChunkingOpt = Annotated[
     Chunking | None,
     typer.Option(
         "--chunking",
+        metavar="MODE",
         help="stable: one page's change rewrites one sitemap file (default); fill: fill each file to the limits.",
         show_default=False,
     ),
@@ -110,6 +133,7 @@ RobotsOpt = Annotated[
     RobotsTxt | None,
     typer.Option(
         "--robots-txt",
+        metavar="MODE",
         help="update: add or update the Sitemap: line in DOCROOT/robots.txt; create: also create it; off (default).",
         show_default=False,
     ),
@@ -117,7 +141,11 @@ RobotsOpt = Annotated[
 JobsOpt = Annotated[
     int | None,
     typer.Option(
-        "--jobs", "-j", help="Processes reading pages (default: one per CPU; 1: no workers).", show_default=False
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Processes reading pages (default: one per CPU; 1: no workers).",
+        show_default=False,
     ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but warnings and errors.")]
@@ -127,6 +155,7 @@ PreviousOpt = Annotated[
     str | None,
     typer.Option(
         "--previous",
+        metavar="URL|PATH",
         help="The previous deploy: its index URL (https://example.com/sitemap.xml) or an earlier output's"
         " directory or index. Lastmods of unchanged pages carry over (lastmod 'content'); build says what changed.",
         show_default=False,
@@ -136,6 +165,7 @@ MaxRemovedOpt = Annotated[
     float | None,
     typer.Option(
         "--max-removed",
+        metavar="PERCENT",
         help="Refuse to publish (exit 1) if more than this percent of the previous deploy's URLs would go.",
         show_default=False,
     ),
@@ -144,6 +174,7 @@ IndexNowKeyOpt = Annotated[
     str | None,
     typer.Option(
         "--indexnow-key",
+        metavar="KEY",
         help="Write DOCROOT/KEY.txt for IndexNow, to deploy with the site (then: sitemapgen indexnow).",
         show_default=False,
     ),
@@ -152,6 +183,7 @@ SummaryMdOpt = Annotated[
     Path | None,
     typer.Option(
         "--summary-md",
+        metavar="FILE",
         help="Write a Markdown summary here (default in GitHub Actions: $GITHUB_STEP_SUMMARY).",
         show_default=False,
         dir_okay=False,
@@ -162,6 +194,7 @@ ChangesFileOpt = Annotated[
     Path | None,
     typer.Option(
         "--changes-file",
+        metavar="FILE",
         help="With --previous: write what changed (added, removed and why, changed) here as JSON.",
         show_default=False,
         dir_okay=False,
@@ -171,8 +204,10 @@ HostOpt = Annotated[
     HostName | None,
     typer.Option(
         "--host",
-        help="The static host the site is published on: list each page in the URL form it serves, and leave out"
-        " what its own files redirect or mark noindex. plain (default): any static server, --url-style decides.",
+        metavar="HOST",
+        help=f"The static host the site is published on ({', '.join(host.value for host in HostName)}): list each"
+        " page in the URL form it serves, and leave out what its own files redirect or mark noindex."
+        " plain (default): any static server, --url-style decides.",
         show_default=False,
     ),
 ]
@@ -180,12 +215,44 @@ HostConfigOpt = Annotated[
     Path | None,
     typer.Option(
         "--host-config",
+        metavar="FILE",
         help="The host's file at the project's top: netlify.toml, vercel.json, firebase.json, serve.json."
         " Default: in the docroot, else beside it.",
         show_default=False,
         dir_okay=False,
     ),
 ]
+
+# `indexnow`'s
+ChangesArg = Annotated[
+    Path,
+    typer.Argument(metavar="CHANGES_FILE", help="What changed, from build --previous --changes-file.", dir_okay=False),
+]
+KeyOpt = Annotated[
+    str, typer.Option("--key", metavar="KEY", help="The IndexNow key (build --indexnow-key put KEY.txt live).")
+]
+EndpointOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--endpoint",
+        metavar="URL",
+        help="Where to submit (default: IndexNow's shared endpoint, api.indexnow.org).",
+        show_default=False,
+    ),
+]
+KeyLocationOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--key-location", metavar="URL", help="The key file's URL (default: https://HOST/KEY.txt).", show_default=False
+    ),
+]
+CheckKeyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--check-key/--no-check-key", help="First check that the key file is live (default: on).", show_default=False
+    ),
+]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the requests; send nothing.")]
 
 #: Every option that changes what is listed or how it is written, by the `Config`
 #: field it sets. Every command that reads a site takes all of them.

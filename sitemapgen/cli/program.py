@@ -33,11 +33,17 @@ from sitemapgen.cli.exits import (
 )
 from sitemapgen.cli.options import (
     SITE_OPTIONS,
+    ChangesArg,
     ChangesFileOpt,
+    CheckKeyOpt,
     ConfigOpt,
     DocrootArg,
+    DryRunOpt,
+    EndpointOpt,
     IndexNowKeyOpt,
     JsonOpt,
+    KeyLocationOpt,
+    KeyOpt,
     MaxRemovedOpt,
     NoSummaryMdOpt,
     QuietOpt,
@@ -45,6 +51,7 @@ from sitemapgen.cli.options import (
     SummaryMdOpt,
 )
 from sitemapgen.cli.progress import progress
+from sitemapgen.cli.usage import Command, Group
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
 from sitemapgen.commands.listing import iter_listing
@@ -55,9 +62,11 @@ from sitemapgen.skips import display, plural
 from sitemapgen.urls import normalize_base_url
 
 app = typer.Typer(
+    cls=Group,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     help="Turn a built static-site directory into XML sitemaps that every search engine accepts.",
 )
 
@@ -133,7 +142,7 @@ def _site_command(
         run.__annotations__ = {p.name: p.annotation for p in shared} | {"return": None}
         run.__doc__ = command.__doc__
         run.__name__ = command.__name__
-        app.command(name)(run)
+        app.command(name, cls=Command)(run)
         return command
 
     return register
@@ -196,10 +205,12 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
         raise typer.Exit(EXIT_PROBLEM)
 
 
-@app.command("diff")
+@app.command("diff", cls=Command)
 def diff_command(
-    old: Annotated[str, typer.Argument(help="The earlier deploy: an index URL, or an output directory or index.")],
-    new: Annotated[str, typer.Argument(help="The later one, the same way.")],
+    old: Annotated[
+        str, typer.Argument(metavar="OLD", help="The earlier deploy: an index URL, or an output directory or index.")
+    ],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="The later one, the same way.")],
     *,
     json_output: Annotated[bool, typer.Option("--json", help="The diff as one JSON object.")] = False,
 ) -> None:
@@ -219,29 +230,15 @@ def diff_command(
         typer.echo(f"sitemapgen: {changes.counts()}", err=True)
 
 
-@app.command("indexnow")
+@app.command("indexnow", cls=Command)
 def indexnow_command(
-    changes_file: Annotated[
-        Path, typer.Argument(help="What changed, from build --previous --changes-file.", dir_okay=False)
-    ],
+    changes_file: ChangesArg,
     *,
-    key: Annotated[str, typer.Option("--key", help="The IndexNow key (build --indexnow-key put KEY.txt live).")],
-    endpoint: Annotated[
-        str | None,
-        typer.Option(
-            "--endpoint",
-            help="Where to submit (default: IndexNow's shared endpoint, api.indexnow.org).",
-            show_default=False,
-        ),
-    ] = None,
-    key_location: Annotated[
-        str | None,
-        typer.Option("--key-location", help="The key file's URL (default: https://HOST/KEY.txt).", show_default=False),
-    ] = None,
-    check_key: Annotated[
-        bool, typer.Option("--check-key/--no-check-key", help="First check that the key file is live.")
-    ] = True,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the requests; send nothing.")] = False,
+    key: KeyOpt,
+    endpoint: EndpointOpt = None,
+    key_location: KeyLocationOpt = None,
+    check_key: CheckKeyOpt = True,
+    dry_run: DryRunOpt = False,
 ) -> None:
     """Tell IndexNow (Bing, Yandex, Seznam, Naver...) the URLs a deploy added, changed or removed."""
     from sitemapgen.commands.indexnow import indexnow
@@ -271,17 +268,18 @@ def indexnow_command(
     typer.echo(f"sitemapgen: submitted {plural(submission.sent, 'URL')} to {submission.plan.endpoint}", err=True)
 
 
-@app.command("validate")
+@app.command("validate", cls=Command)
 def validate_command(
     paths: Annotated[
         # readable=False: a file that cannot be read is a problem `validate` reports (exit 1), not a usage error
-        list[Path], typer.Argument(help="Sitemap files or indexes, gzipped or not.", readable=False)
+        list[Path], typer.Argument(metavar="SITEMAP", help="Sitemap files or indexes, gzipped or not.", readable=False)
     ],
     *,
     base_url: Annotated[
         str | None,
         typer.Option(
             "--base-url",
+            metavar="URL",
             help="The URL the files' directory is served at: checks the location and one-host rules against it.",
             show_default=False,
         ),
@@ -342,7 +340,8 @@ def list_command(
 def explain_command(
     settings: Config,
     pages: Annotated[
-        list[str], typer.Argument(help="Pages to explain: paths relative to DOCROOT, or paths to files in it.")
+        list[str],
+        typer.Argument(metavar="PAGE", help="Pages to explain: paths relative to DOCROOT, or paths to files in it."),
     ],
 ) -> None:
     """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""
@@ -359,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI with `argv` and return the exit code instead of exiting.
 
     Usage errors are one line too (exit 2), with a pointer to ``--help``;
-    no arguments at all prints the help, as a usage error.
+    no arguments at all prints the help once, as a usage error (`usage.Group`).
     """
     with sigterm_as_interrupt():
         try:
