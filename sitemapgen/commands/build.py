@@ -90,6 +90,8 @@ def build(
                 raise SitemapgenError(
                     f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
                 )
+            for message in pipeline.undated_warnings():
+                counted_warn(message)
             change_summary = changes.summary() if changes is not None else None
             if changes_file is not None and changes is not None:
                 try:
@@ -109,6 +111,7 @@ def build(
         dict(pipeline.sources_used.most_common()),
         robots,
         change_summary,
+        pipeline.undated,
     )
 
 

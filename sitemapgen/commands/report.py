@@ -24,9 +24,10 @@ class BuildResult:
     skipped: Mapping[SkipReason, int]
     written: WriteResult
     warnings: int = 0
-    lastmod_sources: Mapping[str, int] = field(default_factory=dict)
+    lastmod_sources: Mapping[str, int] = field(default_factory=dict)  # source -> pages it dated
     robots_txt_updated: bool = False
     changes: str | None = None  # "+12 -3 ~40 since the previous deploy", with --previous
+    no_lastmod: int = 0  # pages listed without a lastmod (no source dated them)
 
     def as_json(self) -> dict[str, object]:
         """The summary as plain data, for `--json`."""
@@ -35,6 +36,7 @@ class BuildResult:
             "skipped": {reason.name.lower(): n for reason, n in self.skipped.items()},
             "warnings": self.warnings,
             "lastmod_sources": dict(self.lastmod_sources),
+            "no_lastmod": self.no_lastmod,
             "sitemaps": [
                 {"path": str(s.path), "url": s.url, "urls": s.urls, "bytes": s.size, "changed": s.changed}
                 for s in self.written.sitemaps
@@ -52,8 +54,7 @@ class BuildResult:
         text = f"listed {plural(self.listed, 'page')} in {plural(len(files), 'sitemap')}"
         if self.skipped:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
-        if len(self.lastmod_sources) > 1:
-            text += "; lastmod from " + ", ".join(f"{n:,} {name}" for name, n in self.lastmod_sources.items())
+        text += "; " + self._lastmod()
         if self.written.changed != len(files) or self.written.removed:
             text += f"; {self.written.changed:,} of {plural(len(files), 'sitemap')} changed"
             if self.written.removed:
@@ -73,4 +74,13 @@ class BuildResult:
             text += "; updated robots.txt"
         if self.changes is not None:
             text += f"; {self.changes}"
+        return text
+
+    def _lastmod(self) -> str:
+        """Which source dated how many pages: "lastmod from 3 git, 1 mtime"."""
+        if not self.lastmod_sources:
+            return "no lastmod (no source dated any page)"
+        text = "lastmod from " + ", ".join(f"{n:,} {name}" for name, n in self.lastmod_sources.items())
+        if self.no_lastmod:
+            text += f", none for {plural(self.no_lastmod, 'page')}"
         return text

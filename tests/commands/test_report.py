@@ -30,7 +30,7 @@ def test_summary_line(site: SiteFactory, cli: CliRunner) -> None:
     run = cli("build", root, "--base-url", BASE)
     assert run.code == 0
     assert run.err == (
-        f"sitemapgen: listed 2 pages in 1 sitemap; skipped 1 excluded by pattern;"
+        f"sitemapgen: listed 2 pages in 1 sitemap; skipped 1 excluded by pattern; lastmod from 2 mtime;"
         f" wrote {root / 'sitemap.xml'} and {root / 'sitemap-1.xml.gz'}\n"
     )
 
@@ -43,6 +43,7 @@ def test_json_summary_and_quiet(site: SiteFactory, cli: CliRunner) -> None:
     data = json.loads(run.out)
     assert (data["listed"], data["skipped"], data["changed"]) == (1, {"excluded": 1}, 1)
     assert data["indexes"] == [str(root / "sitemap.xml")]
+    assert (data["lastmod_sources"], data["no_lastmod"]) == ({"mtime": 1}, 0)
     quiet = cli("build", root, "--base-url", BASE, "--quiet")
     assert (quiet.code, quiet.out, quiet.err) == (0, "", "")
 
