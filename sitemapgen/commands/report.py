@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from sitemapgen.output.robots import RobotsOutcome
 from sitemapgen.output.writer import WriteResult
 from sitemapgen.skips import SkipReason, plural
 
@@ -25,9 +26,14 @@ class BuildResult:
     written: WriteResult
     warnings: int = 0
     lastmod_sources: Mapping[str, int] = field(default_factory=dict)  # source -> pages it dated
-    robots_txt_updated: bool = False
+    robots_txt: RobotsOutcome | None = None  # None: robots.txt was not to be touched
     changes: str | None = None  # "+12 -3 ~40 since the previous deploy", with --previous
     no_lastmod: int = 0  # pages listed without a lastmod (no source dated them)
+
+    @property
+    def robots_txt_updated(self) -> bool:
+        """Whether robots.txt was written (created or updated)."""
+        return self.robots_txt in {RobotsOutcome.CREATED, RobotsOutcome.UPDATED}
 
     def as_json(self) -> dict[str, object]:
         """The summary as plain data, for `--json`."""
@@ -45,6 +51,7 @@ class BuildResult:
             "removed": self.written.removed,
             "indexes": [str(p) for p in self.written.indexes],
             "robots_txt_updated": self.robots_txt_updated,
+            "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
             "changes": self.changes,
         }
 
@@ -70,8 +77,10 @@ class BuildResult:
                 f"; wrote {len(indexes):,} index files, {indexes[0]} .. {indexes[-1].name}, since an index lists"
                 f" at most 1,000 sitemaps: submit each (or name each in robots.txt)"
             )
-        if self.robots_txt_updated:
-            text += "; updated robots.txt"
+        if self.robots_txt is not None:
+            text += "; " + _ROBOTS[self.robots_txt].format(
+                index="indexes" if len(self.written.indexes) > 1 else "index"
+            )
         if self.changes is not None:
             text += f"; {self.changes}"
         return text
@@ -84,3 +93,12 @@ class BuildResult:
         if self.no_lastmod:
             text += f", none for {plural(self.no_lastmod, 'page')}"
         return text
+
+
+_ROBOTS = {
+    RobotsOutcome.CREATED: "created robots.txt",
+    RobotsOutcome.UPDATED: "updated robots.txt",
+    RobotsOutcome.UNCHANGED: "robots.txt already names the {index}",
+    RobotsOutcome.MISSING: "no robots.txt to update",
+    RobotsOutcome.NOT_A_FILE: "left robots.txt alone",
+}

@@ -44,6 +44,9 @@ def test_json_summary_and_quiet(site: SiteFactory, cli: CliRunner) -> None:
     assert (data["listed"], data["skipped"], data["changed"]) == (1, {"excluded": 1}, 1)
     assert data["indexes"] == [str(root / "sitemap.xml")]
     assert (data["lastmod_sources"], data["no_lastmod"]) == ({"mtime": 1}, 0)
+    assert (data["robots_txt"], data["robots_txt_updated"]) == (None, False)
+    created = json.loads(cli("build", root, "--base-url", BASE, "--json", "--robots-txt", "create").out)
+    assert (created["robots_txt"], created["robots_txt_updated"], created["changed"]) == ("created", True, 0)
     quiet = cli("build", root, "--base-url", BASE, "--quiet")
     assert (quiet.code, quiet.out, quiet.err) == (0, "", "")
 
