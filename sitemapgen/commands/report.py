@@ -62,21 +62,7 @@ class BuildResult:
         if self.skipped:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
         text += "; " + self._lastmod()
-        if self.written.changed != len(files) or self.written.removed:
-            text += f"; {self.written.changed:,} of {plural(len(files), 'sitemap')} changed"
-            if self.written.removed:
-                text += f", {self.written.removed:,} removed"
-        indexes = self.written.indexes
-        if len(indexes) == 1:
-            text += f"; wrote {indexes[0]}"
-            text += (
-                f" and {files[0].path}" if len(files) == 1 else f" and {files[0].path.name} .. {files[-1].path.name}"
-            )
-        else:
-            text += (
-                f"; wrote {len(indexes):,} index files, {indexes[0]} .. {indexes[-1].name}, since an index lists"
-                f" at most 1,000 sitemaps: submit each (or name each in robots.txt)"
-            )
+        text += "; " + self._wrote()
         if self.robots_txt is not None:
             text += "; " + _ROBOTS[self.robots_txt].format(
                 index="indexes" if len(self.written.indexes) > 1 else "index"
@@ -92,6 +78,33 @@ class BuildResult:
         text = "lastmod from " + ", ".join(f"{n:,} {name}" for name, n in self.lastmod_sources.items())
         if self.no_lastmod:
             text += f", none for {plural(self.no_lastmod, 'page')}"
+        return text
+
+    def _wrote(self) -> str:
+        """What was written, what was kept as it was, and what was removed."""
+        files, indexes = self.written.sitemaps, self.written.indexes
+        written = [s for s in files if s.changed]
+        kept = len(files) - len(written)
+        if len(indexes) == 1:
+            text, joint = f"wrote {indexes[0]}", " and "
+        else:
+            text, joint = f"wrote {len(indexes):,} index files, {indexes[0]} .. {indexes[-1].name}", ", and "
+        if not kept:
+            text += joint + (
+                str(files[0].path) if len(files) == 1 else f"{files[0].path.name} .. {files[-1].path.name}"
+            )
+        elif written:
+            names = ", ".join(s.path.name for s in written[:3])
+            more = f" and {len(written) - 3:,} more" if len(written) > 3 else ""
+            text += f"{joint}{len(written):,} of {plural(len(files), 'sitemap')} ({names}{more})"
+        if len(indexes) > 1:
+            text += " (more sitemaps than one index lists: submit each index, or name each in robots.txt)"
+        if written and kept:
+            text += f"; kept {kept:,} unchanged"
+        elif kept:
+            text += f"; kept {files[0].path if kept == 1 else f'all {kept:,} sitemaps'} unchanged"
+        if self.written.removed:
+            text += f"; removed {plural(self.written.removed, 'sitemap')} no longer listed"
         return text
 
 
