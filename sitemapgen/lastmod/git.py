@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
-from sitemapgen.config.words import GitDate
+from sitemapgen.config.words import GitDate, LastmodSource
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.lastmod.base import Source
 from sitemapgen.pages.signals import HeadFacts
@@ -97,7 +97,10 @@ class GitLastmod(Source):
         self.prefix = ""
         self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
         if self.git is None:
-            warn(f"lastmod 'git': {config.docroot} is not in a git work tree; using the next source")
+            chain = list(config.lastmod)
+            after = chain[chain.index(LastmodSource.GIT) + 1 :] if LastmodSource.GIT in chain else []
+            instead = f"using the next source ({after[0].value!r})" if after else "no page gets a lastmod from it"
+            warn(f"lastmod 'git': {config.docroot} is not in a git work tree; {instead}")
             return
         prefix = os.path.relpath(os.path.realpath(config.docroot), os.path.realpath(self.git.root))
         self.prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
