@@ -79,11 +79,15 @@ class CiReport:
         rows = [("pages listed", f"{result.listed:,}")]
         rows += [(f"skipped: {reason.value}", f"{n:,}") for reason, n in result.skipped.items()]
         rows += [(f"lastmod from {source}", f"{n:,}") for source, n in result.lastmod_sources.items()]
+        if result.no_lastmod:
+            rows.append(("no lastmod", f"{result.no_lastmod:,}"))
         written = result.written
         rows.append(
             ("sitemaps", f"{len(written.sitemaps):,} ({written.changed:,} changed, {written.removed:,} removed)")
         )
         rows.append(("index files", ", ".join(path.name for path in written.indexes)))
+        if result.robots_txt is not None:
+            rows.append(("robots.txt", result.robots_txt.value))
         rows.append(("warnings", f"{sum(self.kinds.values()):,}"))
         if result.changes is not None:
             rows.append(("URLs added, removed, changed", result.changes))

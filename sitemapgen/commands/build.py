@@ -25,7 +25,7 @@ from sitemapgen.entry import Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
-from sitemapgen.output.robots import update_robots_txt
+from sitemapgen.output.robots import RobotsOutcome, update_robots_txt
 from sitemapgen.output.writer import WriteResult, write_rows
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.hreflang import Reciprocity
@@ -90,6 +90,8 @@ def build(
                 raise SitemapgenError(
                     f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
                 )
+            for message in pipeline.undated_warnings():
+                counted_warn(message)
             change_summary = changes.summary() if changes is not None else None
             if changes_file is not None and changes is not None:
                 try:
@@ -109,6 +111,7 @@ def build(
         dict(pipeline.sources_used.most_common()),
         robots,
         change_summary,
+        pipeline.undated,
     )
 
 
@@ -121,7 +124,7 @@ def _write(
     warn: Warn,
     on_progress: Callable[[int], None] | None,
     dry_run: bool,
-) -> tuple[WriteResult, bool, Changes | None]:
+) -> tuple[WriteResult, RobotsOutcome | None, Changes | None]:
     """Write and publish (the part of `build` under the output directory's claim)."""
     reciprocity = Reciprocity(config.base_url)
     previous = pipeline.previous
@@ -169,11 +172,16 @@ def _write(
         pipeline.abort()
         claimed.release_if_empty()
     if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or dry_run:
-        return written, False, changes
+        return written, None, changes
     index_urls = [config.base_url + path.name for path in written.indexes]  # under the lock: one writer at a time
     robots = update_robots_txt(
         config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE, on_warning=warn
     )
+    if robots is RobotsOutcome.MISSING:
+        warn(
+            f"{config.docroot}: no robots.txt to update, so none names the sitemap index;"
+            " robots_txt 'create' (--robots-txt create) writes one"
+        )
     return written, robots, changes
 
 

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from sitemapgen.output.robots import RobotsOutcome
 from sitemapgen.output.writer import WriteResult
 from sitemapgen.skips import SkipReason, plural
 
@@ -24,9 +25,15 @@ class BuildResult:
     skipped: Mapping[SkipReason, int]
     written: WriteResult
     warnings: int = 0
-    lastmod_sources: Mapping[str, int] = field(default_factory=dict)
-    robots_txt_updated: bool = False
+    lastmod_sources: Mapping[str, int] = field(default_factory=dict)  # source -> pages it dated
+    robots_txt: RobotsOutcome | None = None  # None: robots.txt was not to be touched
     changes: str | None = None  # "+12 -3 ~40 since the previous deploy", with --previous
+    no_lastmod: int = 0  # pages listed without a lastmod (no source dated them)
+
+    @property
+    def robots_txt_updated(self) -> bool:
+        """Whether robots.txt was written (created or updated)."""
+        return self.robots_txt in {RobotsOutcome.CREATED, RobotsOutcome.UPDATED}
 
     def as_json(self) -> dict[str, object]:
         """The summary as plain data, for `--json`."""
@@ -35,6 +42,7 @@ class BuildResult:
             "skipped": {reason.name.lower(): n for reason, n in self.skipped.items()},
             "warnings": self.warnings,
             "lastmod_sources": dict(self.lastmod_sources),
+            "no_lastmod": self.no_lastmod,
             "sitemaps": [
                 {"path": str(s.path), "url": s.url, "urls": s.urls, "bytes": s.size, "changed": s.changed}
                 for s in self.written.sitemaps
@@ -43,6 +51,7 @@ class BuildResult:
             "removed": self.written.removed,
             "indexes": [str(p) for p in self.written.indexes],
             "robots_txt_updated": self.robots_txt_updated,
+            "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
             "changes": self.changes,
         }
 
@@ -52,25 +61,57 @@ class BuildResult:
         text = f"listed {plural(self.listed, 'page')} in {plural(len(files), 'sitemap')}"
         if self.skipped:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
-        if len(self.lastmod_sources) > 1:
-            text += "; lastmod from " + ", ".join(f"{n:,} {name}" for name, n in self.lastmod_sources.items())
-        if self.written.changed != len(files) or self.written.removed:
-            text += f"; {self.written.changed:,} of {plural(len(files), 'sitemap')} changed"
-            if self.written.removed:
-                text += f", {self.written.removed:,} removed"
-        indexes = self.written.indexes
-        if len(indexes) == 1:
-            text += f"; wrote {indexes[0]}"
-            text += (
-                f" and {files[0].path}" if len(files) == 1 else f" and {files[0].path.name} .. {files[-1].path.name}"
+        text += "; " + self._lastmod()
+        text += "; " + self._wrote()
+        if self.robots_txt is not None:
+            text += "; " + _ROBOTS[self.robots_txt].format(
+                index="indexes" if len(self.written.indexes) > 1 else "index"
             )
-        else:
-            text += (
-                f"; wrote {len(indexes):,} index files, {indexes[0]} .. {indexes[-1].name}, since an index lists"
-                f" at most 1,000 sitemaps: submit each (or name each in robots.txt)"
-            )
-        if self.robots_txt_updated:
-            text += "; updated robots.txt"
         if self.changes is not None:
             text += f"; {self.changes}"
         return text
+
+    def _lastmod(self) -> str:
+        """Which source dated how many pages: "lastmod from 3 git, 1 mtime"."""
+        if not self.lastmod_sources:
+            return "no lastmod (no source dated any page)"
+        text = "lastmod from " + ", ".join(f"{n:,} {name}" for name, n in self.lastmod_sources.items())
+        if self.no_lastmod:
+            text += f", none for {plural(self.no_lastmod, 'page')}"
+        return text
+
+    def _wrote(self) -> str:
+        """What was written, what was kept as it was, and what was removed."""
+        files, indexes = self.written.sitemaps, self.written.indexes
+        written = [s for s in files if s.changed]
+        kept = len(files) - len(written)
+        if len(indexes) == 1:
+            text, joint = f"wrote {indexes[0]}", " and "
+        else:
+            text, joint = f"wrote {len(indexes):,} index files, {indexes[0]} .. {indexes[-1].name}", ", and "
+        if not kept:
+            text += joint + (
+                str(files[0].path) if len(files) == 1 else f"{files[0].path.name} .. {files[-1].path.name}"
+            )
+        elif written:
+            names = ", ".join(s.path.name for s in written[:3])
+            more = f" and {len(written) - 3:,} more" if len(written) > 3 else ""
+            text += f"{joint}{len(written):,} of {plural(len(files), 'sitemap')} ({names}{more})"
+        if len(indexes) > 1:
+            text += " (more sitemaps than one index lists: submit each index, or name each in robots.txt)"
+        if written and kept:
+            text += f"; kept {kept:,} unchanged"
+        elif kept:
+            text += f"; kept {files[0].path if kept == 1 else f'all {kept:,} sitemaps'} unchanged"
+        if self.written.removed:
+            text += f"; removed {plural(self.written.removed, 'sitemap')} no longer listed"
+        return text
+
+
+_ROBOTS = {
+    RobotsOutcome.CREATED: "created robots.txt",
+    RobotsOutcome.UPDATED: "updated robots.txt",
+    RobotsOutcome.UNCHANGED: "robots.txt already names the {index}",
+    RobotsOutcome.MISSING: "no robots.txt to update",
+    RobotsOutcome.NOT_A_FILE: "left robots.txt alone",
+}

@@ -91,6 +91,12 @@ class Source:
         """The lastmod for a key `date` gave (main process only)."""
         raise NotImplementedError(f"{type(self).__name__} gives no keys")
 
+    def why_none(self) -> str | None:
+        """Why this source dated none of the pages it was asked about, and what to do, for the
+        warning that says so (main process, after the build): "" when it cannot tell, None
+        when it said so already, as it opened."""
+        return ""
+
     def commit(self) -> None:
         """The build was published: keep what this source learned."""
 

@@ -14,6 +14,7 @@ enum and the table name the same sources).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from sitemapgen.lastmod.meta import MetaLastmod
 from sitemapgen.lastmod.mtime import MtimeLastmod
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
+from sitemapgen.skips import plural
 
 if TYPE_CHECKING:
     from sitemapgen.config.settings import Config
@@ -61,6 +63,23 @@ class LastmodChain:
                 return value, name._value_  # .value without the descriptor call: this runs per page
         return None, None
 
+    def undated_warnings(self, dated: Mapping[str, int], undated: int) -> Iterator[str]:
+        """A warning for each source that was asked about pages and dated none of them (`dated`:
+        pages listed per source name; `undated`: pages listed with no lastmod), saying which
+        source dated them instead, why if the source can tell, and what to do."""
+        reached = sum(dated.values()) + undated  # the pages the next source is asked about
+        before: list[str] = []
+        for i, (name, source) in enumerate(self.sources):
+            count = dated.get(name.value, 0)
+            why = source.why_none() if reached and not count else None
+            if why is not None:
+                left = f" {' and '.join(repr(b) for b in before)} left undated" if before else ""
+                message = f"lastmod {name.value!r} dated none of the {plural(reached, 'page')}{left}"
+                message += f" ({_instead(self.sources[i + 1 :], dated, undated)})"
+                yield message + (f": {why}" if why else "")
+            reached -= count
+            before.append(name.value)
+
     def finish(self, source: str, loc: str, key: bytes) -> datetime:
         """The date for a key that source `source` gave (main process only)."""
         for name, instance in self.sources:
@@ -75,3 +94,14 @@ class LastmodChain:
     def abort(self) -> None:
         for _, source in self.sources:
             source.abort()
+
+
+def _instead(later: list[tuple[LastmodSource, Source]], dated: Mapping[str, int], undated: int) -> str:
+    """Who dated the pages a source passed on: "mtime dated them", "git dated 2, mtime 1; 1 has no lastmod"."""
+    counts = [(name.value, dated[name.value]) for name, _ in later if dated.get(name.value)]
+    if not counts:
+        return "they have no lastmod"
+    if len(counts) == 1 and not undated:
+        return f"{counts[0][0]} dated them"
+    text = f"{counts[0][0]} dated {counts[0][1]:,}" + "".join(f", {name} {n:,}" for name, n in counts[1:])
+    return text + (f"; {undated:,} {'has' if undated == 1 else 'have'} no lastmod" if undated else "")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
-from sitemapgen.config.words import GitDate
+from sitemapgen.config.words import GitDate, LastmodSource
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.lastmod.base import Source
 from sitemapgen.pages.signals import HeadFacts
@@ -93,10 +93,14 @@ class GitLastmod(Source):
 
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.git: GitDates | None = read_git_dates(config.docroot, config.git_date)
+        self.docroot = config.docroot
         self.prefix = ""
         self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
         if self.git is None:
-            warn(f"lastmod 'git': {config.docroot} is not in a git work tree; using the next source")
+            chain = list(config.lastmod)
+            after = chain[chain.index(LastmodSource.GIT) + 1 :] if LastmodSource.GIT in chain else []
+            instead = f"using the next source ({after[0].value!r})" if after else "no page gets a lastmod from it"
+            warn(f"lastmod 'git': {config.docroot} is not in a git work tree; {instead}")
             return
         prefix = os.path.relpath(os.path.realpath(config.docroot), os.path.realpath(self.git.root))
         self.prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
@@ -106,6 +110,43 @@ class GitLastmod(Source):
                 f" ({len(self.git.shallow_paths):,} paths) get the next source's lastmod, not a made-up date."
                 " Fetch the full history (e.g. actions/checkout with fetch-depth: 0)"
             )
+
+    def why_none(self) -> str | None:
+        """Said as it opened when there is no work tree; else what git knows of the docroot."""
+        git = self.git
+        if git is None:
+            return None
+        shallow = ", or last changed before this shallow clone's oldest commit" if git.shallow else ""
+        if self.rewrites:
+            return (
+                f"neither the pages nor the files [[git_sources]] maps them to are tracked by git{shallow};"
+                " check each rule's match and source against `git ls-files`"
+            )
+        tracked = any(path.startswith(self.prefix) for path in (*git.dates, *git.shallow_paths))
+        if tracked:
+            why = f"none of the pages is tracked by git{shallow}"
+        elif self.ignored():
+            why = f"git ignores {self.docroot} (built output)"
+        else:
+            why = f"git tracks no file in {self.docroot}"
+        return (
+            f"{why}; map built pages to the files they are made from with [[git_sources]] in the config,"
+            " or date them by content: lastmod 'content' with previous, the deployed index"
+            " (--lastmod content --previous URL)"
+        )
+
+    def ignored(self) -> bool:
+        """Whether git ignores the docroot (or a folder above it in the work tree)."""
+        assert self.git is not None
+        if not self.prefix:
+            return False
+        result = subprocess.run(
+            ["git", "check-ignore", "-q", "--", self.prefix.rstrip("/")],
+            cwd=self.git.root,
+            capture_output=True,
+            check=False,
+        )
+        return result.returncode == 0
 
     def paths_of(self, relpath: str) -> list[str]:
         """The paths in the repository whose history may date the page at `relpath`, in

@@ -21,3 +21,9 @@ class MetaLastmod(Source):
         if value is None:
             warn(f"{display(page.relpath)}: unreadable modified-time meta {head.modified!r}")
         return value
+
+    def why_none(self) -> str:
+        return (
+            "no page's head gives a readable modified time (article:modified_time, last-modified or"
+            " itemprop dateModified meta); take 'meta' out of lastmod if the generator writes none"
+        )

@@ -5,11 +5,12 @@ names other generators give their sitemaps (`generators`)."""
 
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.published import file_digest, read_published
-from sitemapgen.output.robots import update_robots_txt
+from sitemapgen.output.robots import RobotsOutcome, update_robots_txt
 from sitemapgen.output.writer import SitemapFile, WriteResult, write_rows, write_sitemaps
 
 __all__ = [
     "ClaimedOutput",
+    "RobotsOutcome",
     "SitemapFile",
     "WriteResult",
     "check_docroot",

@@ -13,26 +13,33 @@ exclusively, so nothing planted under that name is followed or truncated.
 
 from __future__ import annotations
 
+import enum
 import os
 import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError, os_failure
 from sitemapgen.protocol import ROBOTS_FILE
 from sitemapgen.util.safeio import read_regular, write_beside
 
-if TYPE_CHECKING:
-    pass
-
 _SITEMAP_LINE = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE)
 _OUR_INDEX = re.compile(r"^(?:sitemap\.xml|sitemap-index-[1-9][0-9]*\.xml)$")
 
 
 _MAX_ROBOTS = 8 << 20  # far above the 500 KiB crawlers read
+
+
+class RobotsOutcome(enum.Enum):
+    """What became of the docroot's robots.txt."""
+
+    CREATED = "created"  # there was none: one was written
+    UPDATED = "updated"  # its Sitemap: lines were changed
+    UNCHANGED = "unchanged"  # it named exactly our indexes already
+    MISSING = "missing"  # there was none, and none was to be created
+    NOT_A_FILE = "not a file"  # a symlink or something else: left as it is (a warning said so)
 
 
 def update_robots_txt(
@@ -42,8 +49,8 @@ def update_robots_txt(
     *,
     create: bool,
     on_warning: Warn | None = None,
-) -> bool:
-    """Make robots.txt name exactly our index URLs; True if the file changed.
+) -> RobotsOutcome:
+    """Make robots.txt name exactly our index URLs; say what became of it.
 
     Without `create`, a missing robots.txt is left missing.
     """
@@ -60,7 +67,9 @@ class _Appeared(EnvironmentFailure):
     """A robots.txt appeared where there was none when this run looked: never written over."""
 
 
-def _update(path: Path, base_url: str, index_urls: Sequence[str], create: bool, on_warning: Warn | None) -> bool:
+def _update(
+    path: Path, base_url: str, index_urls: Sequence[str], create: bool, on_warning: Warn | None
+) -> RobotsOutcome:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -71,9 +80,9 @@ def _update(path: Path, base_url: str, index_urls: Sequence[str], create: bool, 
         what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
         if on_warning is not None:
             on_warning(f"{path}: is {what}, so it was left as it is (sitemapgen never writes through a link)")
-        return False
+        return RobotsOutcome.NOT_A_FILE
     if st is None and not create:
-        return False
+        return RobotsOutcome.MISSING
     data = b"" if st is None else _read(path)
     result = rewritten(data, base_url, index_urls)
     others = other_sitemaps(result, base_url, index_urls)
@@ -83,9 +92,9 @@ def _update(path: Path, base_url: str, index_urls: Sequence[str], create: bool, 
             " then remove the line: sitemapgen edits only its own)"
         )
     if result == data and st is not None:
-        return False
+        return RobotsOutcome.UNCHANGED
     _replace(path, result, new=st is None)
-    return True
+    return RobotsOutcome.CREATED if st is None else RobotsOutcome.UPDATED
 
 
 def _read(path: Path) -> bytes:

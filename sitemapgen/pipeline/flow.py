@@ -63,6 +63,7 @@ class Pipeline:
                 warn(f"--jobs {self.jobs}: the open-file limit ({soft}) leaves room for {limit}; using {limit}")
                 self.jobs = limit
         self.sources_used: Counter[str] = Counter()  # lastmod source -> pages `rows` listed with it
+        self.undated = 0  # pages `rows` listed with no lastmod (no source answered)
 
     def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
         """The walk in batches of candidates, each with the walk's skips among them."""
@@ -145,6 +146,8 @@ class Pipeline:
                     on_dated(row.loc, event.key, lastmod.isoformat(timespec="seconds"))
             if source is not None:
                 sources[source] += 1
+            else:
+                self.undated += 1
             yield row
 
     def outcomes(self, targets: Collection[str] | None = None) -> Iterator[Outcome]:
@@ -156,6 +159,10 @@ class Pipeline:
         for event in self._events(detail=True, targets=targets):
             assert isinstance(event, Outcome)
             yield event
+
+    def undated_warnings(self) -> Iterator[str]:
+        """After `rows`: a warning for each lastmod source that was asked about pages and dated none."""
+        return self.decider.lastmod.undated_warnings(self.sources_used, self.undated)
 
     def commit(self) -> None:
         """Keep what the build learned (the content store)."""

@@ -66,6 +66,24 @@ def test_the_summary_renders_as_a_table_of_what_the_build_did(
     assert dict(facts[1:])["URLs added, removed, changed"] == "+1 -0 ~0 since the previous deploy"
 
 
+def test_the_summary_table_counts_pages_with_no_lastmod_and_says_what_became_of_robots_txt(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path
+) -> None:
+    dated = head('<meta property="article:modified_time" content="2024-05-01T10:00:00+00:00">')
+    root = site({"a.html": dated, "b.html": html(), "c.html": html()})
+    summary = tmp_path / "summary.md"
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "meta", "--robots-txt", "update", "--summary-md", summary)
+    assert run.code == 0, run.err
+    facts, _ = _tables(summary.read_text())
+    rows = dict(facts[1:])
+    assert (rows["lastmod from meta"], rows["no lastmod"], rows["robots.txt"]) == ("1", "2", "missing")
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "create", "--summary-md", summary)
+    assert run.code == 0, run.err
+    rows = dict(_tables(summary.read_text())[0][1:])
+    assert (rows["lastmod from mtime"], rows["robots.txt"]) == ("3", "created")
+    assert "no lastmod" not in rows
+
+
 def test_in_github_actions_the_step_summary_is_added_to_and_warnings_are_annotations(
     site: SiteFactory, cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -40,7 +40,9 @@ def test_build_from_python(tmp_path: Path) -> None:
     assert result.skipped == {SkipReason.EXCLUDED: 1}
     assert [s.path.name for s in result.written.sitemaps] == ["sitemap-1.xml.gz"]
     assert result.written.indexes == (root / "sitemap.xml",)
-    assert result.summary().startswith("listed 2 pages in 1 sitemap; skipped 1 excluded by pattern; wrote ")
+    assert result.summary().startswith(
+        "listed 2 pages in 1 sitemap; skipped 1 excluded by pattern; lastmod from 2 mtime; wrote "
+    )
     assert warnings == []
     urls = published(root, "https://example.com/")
     assert [(u.loc, u.priority, u.changefreq) for u in urls] == [
@@ -299,8 +301,10 @@ def test_nothing_invalid_from_a_head_is_published(tmp_path: Path, tag: str) -> N
     assert result.listed == 1
     [url] = published(root, "https://example.com/")  # each file validated against the XSDs
     assert url.alternates == (("es", "https://example.com/"),)
-    assert len(warnings) == 1
+    # No page gave a readable modified time: the last warning says that 'meta' dated none.
+    assert len(warnings) == 2
     assert warnings[0].startswith("index.html: ")
+    assert warnings[1].startswith("lastmod 'meta' dated none of the 1 page (mtime dated them): ")
 
 
 def test_build_writes_index_and_gzipped_chunk(site: SiteFactory, cli: CliRunner) -> None:

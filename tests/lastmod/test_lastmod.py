@@ -159,8 +159,15 @@ def test_git_source_without_repo_warns_and_falls_back(tmp_path: Path, cli: CliRu
     os.utime(root / "a.html", (1_600_000_000, 1_600_000_000))
     run = cli("build", root, "--base-url", BASE, "--lastmod", "git,mtime")
     assert run.code == 0
-    assert "is not in a git work tree; using the next source" in run.err
+    assert "is not in a git work tree; using the next source ('mtime')" in run.err
+    assert run.err.count("warning: ") == 1  # said as it opened, not again once the pages are dated
     assert [u.lastmod for u in published(root, BASE)] == ["2020-09-13T12:26:40+00:00"]  # the mtime
+    # git alone: there is no next source, and the pages have no lastmod.
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "git")
+    assert run.code == 0
+    assert _warnings(run.err) == [f"lastmod 'git': {root} is not in a git work tree; no page gets a lastmod from it"]
+    assert "; no lastmod (no source dated any page); " in _summary(run.err)
+    assert [u.lastmod for u in published(root, BASE)] == [None]
 
 
 def test_meta_lastmod(tmp_path: Path, cli: CliRunner) -> None:
@@ -397,3 +404,132 @@ def test_lastmod_date_only(site: SiteFactory, cli: CliRunner) -> None:
     assert cli("build", root, "--base-url", BASE, "--lastmod-format", "date").code == 0
     assert [u.lastmod for u in published(root, BASE)] == ["2004-10-26"]
     assert read_index(root / "sitemap.xml")[0][1] == "2004-10-26"
+
+
+def _warnings(err: str) -> list[str]:
+    return [line.removeprefix("warning: ") for line in err.splitlines() if line.startswith("warning: ")]
+
+
+def _summary(err: str) -> str:
+    [line] = [line for line in err.splitlines() if line.startswith("sitemapgen: ")]
+    return line
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    """A repository whose build output (public/, ignored) is not tracked: its sources are."""
+    root = tmp_path / "built"
+    root.mkdir()
+    git(root, "init", "-q")
+    commit(root, {".gitignore": "public/\n", "content/a.md": "a", "content/b.md": "b"}, "2021-06-01T12:00:00Z")
+    make_tree(root / "public", {"a.html": html("a"), "b.html": html("b"), "c.html": html("c")})
+    for page in (root / "public").iterdir():
+        os.utime(page, (1_600_000_000, 1_600_000_000))
+    return root
+
+
+def test_git_dating_no_page_of_built_output_is_a_warning_until_its_advice_is_followed(
+    built: Path, cli: CliRunner, tmp_path: Path
+) -> None:
+    """--lastmod git,mtime on untracked output dated every page by mtime and said nothing: now one
+    warning says git dated none, why, and what to do; each thing it says to do silences it."""
+    public = built / "public"
+    run = cli("build", public, "--base-url", BASE, "--lastmod", "git,mtime")
+    assert run.code == 0, run.err
+    assert {u.lastmod for u in published(public, BASE)} == {"2020-09-13T12:26:40+00:00"}  # mtime
+    assert _warnings(run.err) == [
+        f"lastmod 'git' dated none of the 3 pages (mtime dated them): git ignores {public} (built output);"
+        " map built pages to the files they are made from with [[git_sources]] in the config, or date them"
+        " by content: lastmod 'content' with previous, the deployed index (--lastmod content --previous URL)"
+    ]
+    assert "; lastmod from 3 mtime; " in _summary(run.err)
+
+    # Followed: [[git_sources]] maps each built page to its source (c.html has none: mtime).
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\nlastmod = ["git", "mtime"]\n'
+        '[[git_sources]]\nmatch = "^(.*)\\\\.html$"\nsource = "content/\\\\1.md"\n'
+    )
+    run = cli("build", public, "--config", config)
+    assert run.code == 0, run.err
+    assert _warnings(run.err) == []
+    assert "; lastmod from 2 git, 1 mtime; " in _summary(run.err)
+    assert {u.loc: u.lastmod for u in published(public, BASE)}[BASE + "a.html"] == "2021-06-01T12:00:00+00:00"
+
+    # Followed the other way: dates by content, remembered by the previous deploy.
+    previous = tmp_path / "deployed"
+    content = ("build", public, "--base-url", BASE, "--lastmod", "content", "--previous", previous)
+    assert cli(*content, "--out", previous).code == 0  # the deploy before, which publishes its manifest
+    run = cli(*content)
+    assert run.code == 0, run.err
+    assert _warnings(run.err) == []
+    assert "; lastmod from 3 content; " in _summary(run.err)
+
+
+@pytest.mark.parametrize(
+    ("setup", "why"),
+    [
+        pytest.param(
+            lambda root: (root / ".gitignore").write_text(""),
+            "git tracks no file in {public}; map built pages",
+            id="untracked-not-ignored",
+        ),
+        pytest.param(
+            lambda root: commit(
+                root, {".gitignore": "*.html\n", "public/CNAME": "example.org"}, "2021-07-01T00:00:00Z"
+            ),
+            "none of the pages is tracked by git; map built pages",
+            id="docroot-tracked-pages-not",
+        ),
+    ],
+)
+def test_git_dating_no_page_says_what_git_knows_of_the_docroot(
+    built: Path, cli: CliRunner, setup: Callable[[Path], object], why: str
+) -> None:
+    setup(built)
+    public = built / "public"
+    run = cli("build", public, "--base-url", BASE, "--lastmod", "git,mtime")
+    assert run.code == 0, run.err
+    [warning] = _warnings(run.err)
+    assert warning.startswith(
+        "lastmod 'git' dated none of the 3 pages (mtime dated them): " + why.format(public=public)
+    )
+
+
+def test_git_sources_that_match_nothing_git_knows_are_named(built: Path, cli: CliRunner, tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\nlastmod = ["git"]\n'
+        '[[git_sources]]\nmatch = "^(.*)\\\\.html$"\nsource = "src/\\\\1.md"\n'  # src/, not content/
+    )
+    run = cli("build", built / "public", "--config", config)
+    assert run.code == 0, run.err
+    assert _warnings(run.err) == [
+        "lastmod 'git' dated none of the 3 pages (they have no lastmod): neither the pages nor the files"
+        " [[git_sources]] maps them to are tracked by git; check each rule's match and source against"
+        " `git ls-files`"
+    ]
+    assert "; no lastmod (no source dated any page); " in _summary(run.err)
+    assert [u.lastmod for u in published(built / "public", BASE)] == [None, None, None]
+
+
+def test_meta_dating_no_page_is_a_warning_and_the_summary_counts_each_source(site: SiteFactory, cli: CliRunner) -> None:
+    dated = '<head><meta property="article:modified_time" content="2024-05-01T10:00:00+00:00"></head>'
+    root = site({"a.html": html("a"), "b.html": html("b")})
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "meta,mtime")
+    assert run.code == 0, run.err
+    assert _warnings(run.err) == [
+        "lastmod 'meta' dated none of the 2 pages (mtime dated them): no page's head gives a readable modified"
+        " time (article:modified_time, last-modified or itemprop dateModified meta); take 'meta' out of lastmod"
+        " if the generator writes none"
+    ]
+    # One page gives a date: meta dated it; the other has no lastmod, and the summary says so.
+    (root / "a.html").write_text(dated)
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "meta")
+    assert run.code == 0, run.err
+    assert _warnings(run.err) == []
+    assert "; lastmod from 1 meta, none for 1 page; " in _summary(run.err)
+    assert {u.loc: u.lastmod for u in published(root, BASE)} == {
+        BASE + "a.html": "2024-05-01T10:00:00+00:00",
+        BASE + "b.html": None,
+    }

@@ -184,3 +184,63 @@ def test_a_robots_txt_made_while_the_build_writes_its_own_is_edited_not_replaced
     assert run.code == 0, run.err
     assert (root / "robots.txt").read_bytes() == theirs + b"\nSitemap: https://example.com/sitemap.xml\n"
     assert not [p.name for p in root.iterdir() if p.name.startswith(".robots.txt.")]
+
+
+@pytest.mark.parametrize(
+    ("mode", "before", "said", "after"),
+    [
+        pytest.param("update", None, "no robots.txt to update", None, id="update-missing"),
+        pytest.param(
+            "create", None, "created robots.txt", b"Sitemap: https://example.com/sitemap.xml\n", id="create-missing"
+        ),
+        pytest.param(
+            "create",
+            b"Sitemap: https://example.com/sitemap.xml\n",
+            "robots.txt already names the index",
+            b"Sitemap: https://example.com/sitemap.xml\n",
+            id="create-present",
+        ),
+    ],
+)
+def test_the_summary_says_what_became_of_robots_txt(
+    site: SiteFactory, cli: CliRunner, mode: str, before: bytes | None, said: str, after: bytes | None
+) -> None:
+    """Each mode ends the summary with what it did to robots.txt, nothing done included."""
+    root = site({"a.html": html()})
+    if before is not None:
+        (root / "robots.txt").write_bytes(before)
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", mode)
+    assert run.code == 0, run.err
+    assert run.err.splitlines()[-1].endswith(f"; {said}")
+    assert ((root / "robots.txt").read_bytes() if (root / "robots.txt").exists() else None) == after
+    quiet = cli("build", root, "--base-url", BASE, "--robots-txt", "create", "--quiet")
+    assert (quiet.code, quiet.out, quiet.err) == (0, "", "")
+
+
+def test_update_with_no_robots_txt_warns_until_told_to_create_it(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": html()})
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "update")
+    assert run.code == 0, run.err
+    assert run.err.splitlines()[0] == (
+        f"warning: {root}: no robots.txt to update, so none names the sitemap index;"
+        " robots_txt 'create' (--robots-txt create) writes one"
+    )
+    assert not (root / "robots.txt").exists()
+    assert cli("build", root, "--base-url", BASE, "--robots-txt", "create").code == 0
+    again = cli("build", root, "--base-url", BASE, "--robots-txt", "update")
+    assert again.code == 0, again.err
+    assert "warning" not in again.err
+    assert again.err.endswith("; robots.txt already names the index\n")
+
+
+def test_a_robots_txt_symlink_is_left_alone_and_the_summary_says_so(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path
+) -> None:
+    root = site({"a.html": html()})
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"User-agent: *\n")
+    (root / "robots.txt").symlink_to(target)
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "update")
+    assert run.code == 0, run.err
+    assert run.err.endswith("; left robots.txt alone\n")
+    assert target.read_bytes() == b"User-agent: *\n"
