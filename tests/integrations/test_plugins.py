@@ -1,11 +1,15 @@
 """The MkDocs plugin and the Sphinx extension: a real site built by the real generator, with them.
 
-Skipped only when the extra is not installed (`make` installs both).
+Skipped only when the extra is not installed (`make` installs both). What a user
+reads (errors, warnings, the advice in them) is checked on the real programs'
+own output: ``sphinx-build`` and ``mkdocs build`` run as processes.
 """
 
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,14 +106,65 @@ def test_the_sphinx_extension_writes_the_sitemaps(tmp_path: Path, builder: str, 
     assert [u.loc.removeprefix(BASE) for u in urls] == listed  # search.html: noindex, left out
 
 
-def test_a_bad_sphinx_option_fails_the_build_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
-) -> None:
+def _run(program: str, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m program args...`, as a user runs sphinx-build or mkdocs: its exit status and output."""
+    argv = [sys.executable, "-m", program, *map(str, args)]
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+
+
+_ERROR = "ERROR: sitemapgen: conf.py: "
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        pytest.param(
+            'sitemapgen_chunking = "sideways"',
+            "sitemapgen_chunking: must be one of 'stable', 'fill', got 'sideways'",
+            id="bad-value",
+        ),
+        pytest.param(
+            'sitemapgen_chunkng = "fill"',
+            "sitemapgen_chunkng: no such setting (did you mean sitemapgen_chunking?)",
+            id="typo",
+        ),
+        pytest.param(
+            'sitemapgen_max_urls = 1000\nsitemapgen_exclude = ["draft/"]',
+            "sitemapgen_max_urls: no such setting (the extension reads sitemapgen_ and a key of sitemapgen.toml:"
+            " base_url, exclude, rules,",  # no close one (base_url is not): every one
+            id="no-close-name",
+        ),
+    ],
+)
+def test_a_bad_sphinx_setting_fails_the_build_in_one_line(tmp_path: Path, line: str, said: str) -> None:
     pytest.importorskip("sphinx")
-    src = _sphinx_project(tmp_path, 'sitemapgen_chunking = "sideways"\n')
-    out = tmp_path / "html"
-    with caplog.at_level(logging.WARNING):
-        assert _sphinx_build(src, out, "html") != 0
-    said = capsys.readouterr().err
-    assert "sitemapgen: conf.py: sitemapgen_chunking: " in said
-    assert not (out / "sitemap.xml").exists()
+    src = _sphinx_project(tmp_path, line + "\n")
+    run = _run("sphinx", "-q", "-N", "-b", "html", src, tmp_path / "html", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr  # bad input, as the CLI says it
+    [error] = run.stderr.splitlines()  # no crash report: no versions, traceback, "please open an issue"
+    assert error.startswith(_ERROR + said), error
+    assert not (tmp_path / "html" / "sitemap.xml").exists()
+
+
+def test_every_line_the_sphinx_extension_writes_starts_with_its_name(tmp_path: Path) -> None:
+    """The lines a build prints with the extension and not without it: a warning, the summary."""
+    pytest.importorskip("sphinx")
+    stray = '<!DOCTYPE html><html><head><title>x</title><link rel="canonical" href="https://elsewhere.example/">'
+    printed = {}
+    for name, extensions in (("with", '["sitemapgen.sphinx"]'), ("without", "[]")):
+        (tmp_path / name).mkdir()
+        src = _sphinx_project(tmp_path / name, 'html_extra_path = ["extra"]\n')
+        (src / "extra").mkdir()
+        (src / "extra" / "stray.html").write_text(stray)  # copied as is: a page with another host's canonical
+        conf = src / "conf.py"
+        conf.write_text(conf.read_text().replace('["sitemapgen.sphinx"]', extensions))
+        run = _run("sphinx", "-N", "-b", "html", "src", "html", cwd=tmp_path / name)
+        assert run.returncode == 0, run.stderr
+        printed[name] = (run.stdout + run.stderr).replace(str(tmp_path / name), "ROOT").splitlines()
+    ours = [line for line in printed["with"] if line not in printed["without"]]
+    assert ours.pop(1) == "build succeeded, 1 warning."  # Sphinx's own count, the one line of its that differs
+    assert ours == [
+        "sitemapgen: listed 4 pages in 1 sitemap; skipped 1 directory excluded by pattern, 1 noindex,"
+        " 1 canonical on another host; wrote ROOT/html/sitemap.xml and ROOT/html/sitemap-1.xml.gz",  # stdout
+        "WARNING: sitemapgen: 1 skipped, canonical on another host; e.g. stray.html to https://elsewhere.example/",
+    ]
