@@ -42,6 +42,7 @@ class BuildResult:
             "changed": self.written.changed,
             "removed": self.written.removed,
             "indexes": [str(p) for p in self.written.indexes],
+            "replaced": self.written.replaced,
             "robots_txt_updated": self.robots_txt_updated,
             "changes": self.changes,
         }
@@ -69,6 +70,8 @@ class BuildResult:
                 f"; wrote {len(indexes):,} index files, {indexes[0]} .. {indexes[-1].name}, since an index lists"
                 f" at most 1,000 sitemaps: submit each (or name each in robots.txt)"
             )
+        if self.written.replaced is not None:
+            text += f"; replaced {self.written.replaced}"
         if self.robots_txt_updated:
             text += "; updated robots.txt"
         if self.changes is not None:

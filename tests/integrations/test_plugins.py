@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import CliRunner
 from ..helpers import published
 
 BASE = "https://example.org/"
@@ -168,3 +169,83 @@ def test_every_line_the_sphinx_extension_writes_starts_with_its_name(tmp_path: P
         " 1 canonical on another host; wrote ROOT/html/sitemap.xml and ROOT/html/sitemap-1.xml.gz",  # stdout
         "WARNING: sitemapgen: 1 skipped, canonical on another host; e.g. stray.html to https://elsewhere.example/",
     ]
+
+
+_MKDOCS_ADVICE = (
+    "MkDocs writes sitemap.xml.gz on every build unless sitemapgen runs as its plugin: add sitemapgen to"
+    " plugins in mkdocs.yml (plugins: [search, sitemapgen]), or delete sitemap.xml.gz after `mkdocs build`"
+)
+
+
+def _warnings(err: str) -> list[str]:
+    return [line.removeprefix("warning: ") for line in err.splitlines() if line.startswith("warning: ")]
+
+
+@pytest.mark.parametrize("advice", ["delete", "plugin"])
+def test_the_cli_on_mkdocs_output_says_what_to_do_and_once_done_says_nothing(
+    tmp_path: Path, cli: CliRunner, advice: str
+) -> None:
+    """MkDocs' own theme writes no generator meta: its site is known by the comment that ends its pages."""
+    pytest.importorskip("mkdocs")
+    config = _mkdocs_project(tmp_path, "  - search\n")
+    site = tmp_path / "site"
+    assert _run("mkdocs", "build", "--strict", cwd=tmp_path).returncode == 0
+    run = cli("build", site, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert _warnings(run.err) == [
+        f"{site}: MkDocs' sitemap.xml.gz stays beside ours (sitemapgen removes only what it wrote), and a crawler"
+        f" that finds it reads a sitemap there; {_MKDOCS_ADVICE}"
+    ]
+    assert run.err.endswith("; replaced MkDocs' sitemap.xml\n")  # the summary: expected, so no warning
+
+    if advice == "delete":
+        assert _run("mkdocs", "build", "--strict", cwd=tmp_path).returncode == 0
+        (site / "sitemap.xml.gz").unlink()
+    else:
+        config.write_text(config.read_text().replace("  - search\n", "  - search\n  - sitemapgen\n"))
+        built = _run("mkdocs", "build", "--strict", cwd=tmp_path)
+        assert built.returncode == 0, built.stderr
+        assert "WARNING" not in built.stderr
+        assert not (site / "sitemap.xml.gz").exists()
+    again = cli("build", site, "--base-url", BASE)
+    assert again.code == 0, again.err
+    assert _warnings(again.err) == []
+    assert again.err.endswith("; replaced MkDocs' sitemap.xml\n" if advice == "delete" else ".xml.gz\n")
+    assert [u.loc.removeprefix(BASE) for u in published(site, BASE)] == ["", "draft/", "guide/usage/", "install/"]
+
+
+def test_nothing_is_said_of_mkdocs_sitemaps_when_the_build_then_fails(tmp_path: Path, cli: CliRunner) -> None:
+    pytest.importorskip("mkdocs")
+    _mkdocs_project(tmp_path, "  - search\n")
+    site = tmp_path / "site"
+    assert _run("mkdocs", "build", "--strict", cwd=tmp_path).returncode == 0
+    before = {p.name: p.read_bytes() for p in site.iterdir() if p.is_file()}
+    Path("sitemapgen.toml").write_text('exclude = ["*.html"]\n')  # every page left out: nothing to publish
+    run = cli("build", site, "--base-url", BASE)
+    assert run.code == 2
+    assert _warnings(run.err) == []  # nothing replaced, nothing published: no advice about it
+    assert run.err.startswith("error: no pages to list under ")
+    assert {p.name: p.read_bytes() for p in site.iterdir() if p.is_file()} == before
+
+
+def test_the_mkdocs_plugin_names_what_an_earlier_build_left_and_once_it_is_gone_says_nothing(tmp_path: Path) -> None:
+    """A dirty build keeps what an earlier build without the plugin wrote: MkDocs' sitemap.xml.gz."""
+    pytest.importorskip("mkdocs")
+    config = _mkdocs_project(tmp_path, "  - search\n")
+    site = tmp_path / "site"
+    assert _run("mkdocs", "build", cwd=tmp_path).returncode == 0
+    config.write_text(config.read_text().replace("  - search\n", "  - search\n  - sitemapgen\n"))
+    run = _run("mkdocs", "build", "--dirty", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    ours = [line.split("-  ", 1)[1] for line in run.stderr.splitlines() if "-  sitemapgen: " in line]
+    assert ours[0] == (
+        f"sitemapgen: {site}: MkDocs' sitemap.xml.gz stays beside ours (sitemapgen removes only what it wrote),"
+        f" and a crawler that finds it reads a sitemap there; {_MKDOCS_ADVICE}"
+    )
+    assert ours[1].endswith("; replaced MkDocs' sitemap.xml")
+    assert len(ours) == 2
+
+    (site / "sitemap.xml.gz").unlink()
+    again = _run("mkdocs", "build", "--dirty", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert [line for line in again.stderr.splitlines() if "-  sitemapgen: " in line and "WARNING" in line] == []
