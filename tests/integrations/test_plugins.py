@@ -26,6 +26,12 @@ _PAGES = {
 }
 
 
+def _run(program: str, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m program args...`, as a user runs sphinx-build or mkdocs: its exit status and output."""
+    argv = [sys.executable, "-m", program, *map(str, args)]
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+
+
 def _mkdocs_project(root: Path, plugin: str) -> Path:
     docs = root / "docs"
     (docs / "guide").mkdir(parents=True)
@@ -69,6 +75,19 @@ def test_a_bad_mkdocs_option_fails_the_build_in_one_line(tmp_path: Path, caplog:
     assert not (tmp_path / "site" / "sitemap.xml").exists()
 
 
+@pytest.mark.parametrize("strict", [False, True], ids=["plain", "strict"])
+def test_an_unknown_mkdocs_option_fails_the_build_in_one_line_before_anything_is_built(
+    tmp_path: Path, strict: bool
+) -> None:
+    pytest.importorskip("mkdocs")
+    _mkdocs_project(tmp_path, "  - search\n  - sitemapgen:\n      chunkng: fill\n")
+    run = _run("mkdocs", "build", *(["--strict"] if strict else []), cwd=tmp_path)
+    assert run.returncode == 1
+    said = [line.split(maxsplit=2)[2] for line in run.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
+    assert said == ["sitemapgen: mkdocs.yml: plugins.sitemapgen.chunkng: unknown key (did you mean 'chunking'?)"]
+    assert not (tmp_path / "site").exists()  # failed as MkDocs read its config: nothing built
+
+
 def _sphinx_project(root: Path, extra: str = "") -> Path:
     src = root / "src"
     src.mkdir()
@@ -105,12 +124,6 @@ def test_the_sphinx_extension_writes_the_sitemaps(tmp_path: Path, builder: str, 
     assert _sphinx_build(src, out, builder) == 0
     urls = published(out, BASE)
     assert [u.loc.removeprefix(BASE) for u in urls] == listed  # search.html: noindex, left out
-
-
-def _run(program: str, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`python -m program args...`, as a user runs sphinx-build or mkdocs: its exit status and output."""
-    argv = [sys.executable, "-m", program, *map(str, args)]
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
 
 
 _ERROR = "ERROR: sitemapgen: conf.py: "
