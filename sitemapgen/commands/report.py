@@ -50,6 +50,7 @@ class BuildResult:
             "changed": self.written.changed,
             "removed": self.written.removed,
             "indexes": [str(p) for p in self.written.indexes],
+            "replaced": self.written.replaced,
             "robots_txt_updated": self.robots_txt_updated,
             "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
             "changes": self.changes,
@@ -63,6 +64,8 @@ class BuildResult:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
         text += "; " + self._lastmod()
         text += "; " + self._wrote()
+        if self.written.replaced is not None:
+            text += f"; replaced {self.written.replaced}"
         if self.robots_txt is not None:
             text += "; " + _ROBOTS[self.robots_txt].format(
                 index="indexes" if len(self.written.indexes) > 1 else "index"

@@ -1,13 +1,15 @@
-"""The MkDocs plugin: ``plugins: [sitemapgen]`` in ``mkdocs.yml`` (the ``[mkdocs]`` extra).
+"""The MkDocs plugin: ``plugins: [search, sitemapgen]`` in ``mkdocs.yml`` (the ``[mkdocs]`` extra).
 
 A thin adapter over `build`: after MkDocs has written the site, the library
 runs on ``site_dir`` with ``site_url`` as the base URL and the plugin's options,
 which are the keys of ``sitemapgen.toml``. MkDocs' own ``sitemap.xml`` and
 ``sitemap.xml.gz`` (every page dated with the build's day) are never written:
 the plugin takes ``sitemap.xml`` out of the theme's static templates, and the
-raw template out of the files MkDocs copies. A bad
-option fails the build with the tool's one-line message; warnings go to MkDocs'
-log.
+raw template out of the files MkDocs copies. The options are checked when
+MkDocs reads its config, before anything is built or cleaned: a bad or unknown
+one fails the build with the tool's one-line message (MkDocs' own line for an
+unknown option, a warning that says the same, is not added). Warnings go to
+MkDocs' log, which prefixes them with ``sitemapgen:``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
+from mkdocs.config.base import ConfigErrors, ConfigWarnings
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
@@ -24,6 +27,7 @@ from mkdocs.structure.files import Files
 
 from sitemapgen.commands.build import build
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
+from sitemapgen.config.settings import Config
 from sitemapgen.errors import SitemapgenError
 
 log = get_plugin_logger(__name__)
@@ -37,8 +41,34 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
 
     config_scheme = tuple((key, c.Optional(c.Type((str, int, float, bool, list, dict)))) for key in FILE_KEYS)
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.unknown: dict[str, Any] = {}
+        self.settings: Config | None = None
+
+    def load_config(
+        self, options: dict[str, Any], config_file_path: str | None = None
+    ) -> tuple[ConfigErrors, ConfigWarnings]:
+        """The options MkDocs knows are its to type-check; the others are kept for sitemapgen,
+        which refuses them in `on_config` with the close name (MkDocs would only warn)."""
+        self.unknown = {key: value for key, value in options.items() if key not in FILE_KEYS}
+        known = {key: value for key, value in options.items() if key in FILE_KEYS}
+        return super().load_config(known, config_file_path)
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         config.theme.static_templates.discard(MKDOCS_SITEMAP)  # not rendered, so no .gz either
+        values: dict[str, Any] = {key: value for key, value in self.config.items() if value is not None}
+        values.update(self.unknown)
+        if "base_url" not in values:
+            if not config.site_url:
+                raise PluginError("sitemapgen: set site_url in mkdocs.yml (or base_url in the plugin's options)")
+            values["base_url"] = config.site_url
+        try:
+            self.settings = config_from_values(
+                config.site_dir, values, source="mkdocs.yml", prefix="plugins.sitemapgen."
+            )
+        except SitemapgenError as e:
+            raise PluginError(f"sitemapgen: {e}") from e
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
@@ -50,14 +80,9 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         return files
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        values: dict[str, Any] = {key: value for key, value in self.config.items() if value is not None}
-        if "base_url" not in values:
-            if not config.site_url:
-                raise PluginError("sitemapgen: set site_url in mkdocs.yml (or base_url in the plugin's options)")
-            values["base_url"] = config.site_url
+        assert self.settings is not None  # on_config ran: MkDocs calls it first
         try:
-            settings = config_from_values(config.site_dir, values, source="mkdocs.yml", prefix="plugins.sitemapgen.")
-            result = build(settings, on_warning=log.warning)
+            result = build(self.settings, on_warning=log.warning)
         except SitemapgenError as e:
             raise PluginError(f"sitemapgen: {e}") from e
         log.info(result.summary())

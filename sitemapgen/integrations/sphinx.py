@@ -4,28 +4,37 @@ A thin adapter over `build`: when an ``html`` or ``dirhtml`` build finishes
 without error, the library runs on its output directory with ``html_baseurl``
 as the base URL and the ``sitemapgen_*`` values of ``conf.py`` as options (the
 keys of ``sitemapgen.toml``: ``sitemapgen_exclude``, ``sitemapgen_lastmod``...).
-Warnings go through Sphinx's logger; bad options fail the build in one line.
+A ``sitemapgen_*`` name that is none of them is refused, with the close one if
+there is one. Every line it logs starts with ``sitemapgen:``. An error is one
+such line at Sphinx's error level, and sphinx-build exits non-zero (2 for bad
+input, 3 when the machine failed): raising would print Sphinx's crash report
+(versions, traceback, "please open an issue"), which is for bugs.
 """
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
-from sphinx.errors import ExtensionError
+from sphinx.config import Config as SphinxConfig
 from sphinx.util import logging
 
 from sitemapgen._version import __version__
 from sitemapgen.commands.build import build
+from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
-from sitemapgen.errors import SitemapgenError
+from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
 
 logger = logging.getLogger(__name__)
 
 #: The builders whose output is a site of HTML pages.
 BUILDERS = ("html", "dirhtml")
 PREFIX = "sitemapgen_"
+SOURCE = "conf.py"
+#: How alike a typo must be to a setting's name to be offered in its place.
+_CLOSE = 0.75
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -38,15 +47,55 @@ def setup(app: Sphinx) -> dict[str, Any]:
 def build_finished(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.name not in BUILDERS:
         return
-    values = {key: value for key in FILE_KEYS if (value := getattr(app.config, PREFIX + key)) is not None}
+    try:
+        result = _build(app)
+    except SitemapgenError as e:
+        logger.error("sitemapgen: %s", e)
+        app.statuscode = exit_code(e)
+        return
+    if result is not None:
+        logger.info("sitemapgen: %s", result.summary())
+
+
+def exit_code(error: SitemapgenError) -> int:
+    """sphinx-build's exit status for `error`, the CLI's: 3 the machine, 1 a refusal, 2 the input."""
+    if isinstance(error, EnvironmentFailure):
+        return 3
+    return 1 if isinstance(error, Refusal) else 2
+
+
+def _build(app: Sphinx) -> BuildResult | None:
+    values = settings_of(app.config)
     if "base_url" not in values:
         if not app.config.html_baseurl:
-            logger.warning("sitemapgen: html_baseurl is not set in conf.py; no sitemap written")
-            return
+            logger.warning("sitemapgen: no sitemap written: set html_baseurl (or sitemapgen_base_url) in %s", SOURCE)
+            return None
         values["base_url"] = app.config.html_baseurl
-    try:
-        settings = config_from_values(Path(app.outdir), values, source="conf.py", prefix=PREFIX)
-        result = build(settings, on_warning=logger.warning)
-    except SitemapgenError as e:
-        raise ExtensionError(f"sitemapgen: {e}") from e
-    logger.info(result.summary())
+    settings = config_from_values(Path(app.outdir), values, source=SOURCE, prefix=PREFIX)
+    return build(settings, on_warning=_warn)
+
+
+def _warn(message: str) -> None:
+    logger.warning("sitemapgen: %s", message)
+
+
+def settings_of(config: SphinxConfig) -> dict[str, Any]:
+    """The ``sitemapgen_*`` values set in `config`, by their ``sitemapgen.toml`` key; a
+    ``sitemapgen_*`` name in ``conf.py`` that is no setting is a `ConfigError`."""
+    raw: dict[str, Any] = getattr(config, "_raw_config", {})  # conf.py's names: Sphinx keeps unknown ones only here
+    for name in sorted(raw):
+        if name.startswith(PREFIX) and name.removeprefix(PREFIX) not in FILE_KEYS:
+            raise unknown_setting(name)
+    return {key: value for key in FILE_KEYS if (value := getattr(config, PREFIX + key)) is not None}
+
+
+def unknown_setting(name: str) -> ConfigError:
+    """The error for a ``sitemapgen_*`` name that is no setting: the close one, or every one."""
+    close = difflib.get_close_matches(name.removeprefix(PREFIX), FILE_KEYS, n=1, cutoff=_CLOSE)
+    if close:
+        return ConfigError(name, f"no such setting (did you mean {PREFIX}{close[0]}?)", source=SOURCE)
+    return ConfigError(
+        name,
+        f"no such setting (the extension reads {PREFIX} and a key of sitemapgen.toml: {', '.join(FILE_KEYS)})",
+        source=SOURCE,
+    )

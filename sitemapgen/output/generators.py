@@ -3,21 +3,24 @@
 MkDocs, Hugo, Jekyll (jekyll-sitemap) and Sphinx (sphinx-sitemap) write a
 ``sitemap.xml`` of their own, some with more files beside it: MkDocs a
 ``sitemap.xml.gz``, Hugo one ``sitemap.xml`` a language under an index. A
-build replaces the ``sitemap.xml`` (it is the index's name) but never removes
-a file it did not write, so what is left still reads as a sitemap to a crawler
-that finds it. This module says so once, naming the files, the generator (from
-the docroot's ``<meta name="generator">``) and the setting that turns its
-sitemap off. A registry: a generator is one `Generator` line.
+build replaces the ``sitemap.xml`` (it is the index's name): expected, and
+said in the summary (`replaced`), not warned of. It never removes a file it
+did not write, so what is left beside ours still reads as a sitemap to a
+crawler that finds it: that is the warning (`notice`), said once the build has
+published, naming the files, the generator (from the docroot's home page) and
+what makes the files stop appearing. A registry: a generator is one
+`Generator` line.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitemapgen.util.safeio import read_regular
+from sitemapgen.util.safeio import open_regular, read_regular
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,15 +29,19 @@ class Generator:
 
     name: str
     marker: re.Pattern[str]  # matched on the content of <meta name="generator">
-    turn_off: str
+    turn_off: str  # what stops the files beside ours appearing; followed, the warning is not said again
+    signature: re.Pattern[bytes] | None = None  # matched on the home page's end, for themes with no generator meta
 
 
 GENERATORS: tuple[Generator, ...] = (
     Generator(
         "MkDocs",
         re.compile(r"^mkdocs\b", re.IGNORECASE),
-        "MkDocs writes sitemap.xml and sitemap.xml.gz on every build and has no setting to stop it:"
-        " delete sitemap.xml.gz after `mkdocs build`",
+        "MkDocs writes sitemap.xml.gz on every build unless sitemapgen runs as its plugin: add sitemapgen"
+        " to plugins in mkdocs.yml (plugins: [search, sitemapgen]), or delete sitemap.xml.gz after"
+        " `mkdocs build`",
+        # MkDocs' own themes (mkdocs, readthedocs) end every page with this comment
+        re.compile(rb"<!--\s*MkDocs version\s*:"),
     ),
     Generator(
         "Zensical",
@@ -62,19 +69,24 @@ _META = re.compile(rb"""<meta\s+name\s*=\s*["']?generator["']?\s+content\s*=\s*[
 SITEMAP_NAME = re.compile(r"^sitemap[\w.-]*\.xml(?:\.gz)?$", re.IGNORECASE)
 _LOC = re.compile(rb"<loc>\s*([^<\s]+)\s*</loc>")
 _PROBE = 16_384
+_TAIL = 1_024
 
 
 def generator_of(out_dir: Path) -> Generator | None:
-    """The generator that built the site in `out_dir`, by its home page's generator meta."""
+    """The generator that built the site in `out_dir`, by its home page's generator meta
+    (or, for a theme that writes none, the generator's signature at the page's end)."""
     try:
-        data = read_regular(out_dir / "index.html", limit=_PROBE)
+        with open(open_regular(out_dir / "index.html"), "rb") as f:
+            start = f.read(_PROBE)
+            f.seek(max(os.fstat(f.fileno()).st_size - _TAIL, 0))
+            end = f.read(_TAIL)
     except (OSError, ValueError):
         return None
-    match = _META.search(data)
-    if match is None:
-        return None
-    content = html.unescape(match.group(1).decode("utf-8", "replace")).strip()
-    return next((g for g in GENERATORS if g.marker.search(content)), None)
+    match = _META.search(start)
+    if match is not None:
+        content = html.unescape(match.group(1).decode("utf-8", "replace")).strip()
+        return next((g for g in GENERATORS if g.marker.search(content)), None)
+    return next((g for g in GENERATORS if g.signature is not None and g.signature.search(end)), None)
 
 
 def listed_by(index: Path, out_dir: Path, base_url: str) -> list[str]:
@@ -96,24 +108,28 @@ def listed_by(index: Path, out_dir: Path, base_url: str) -> list[str]:
     return found
 
 
-def notice(out_dir: Path, replaced: bool, others: list[str]) -> str | None:
-    """The one warning for another tool's sitemaps: the ``sitemap.xml`` replaced, and the
-    `others` left beside ours; None when there is nothing to say."""
-    if not replaced and not others:
+def whose(generator: Generator | None) -> str:
+    """``MkDocs'``, ``Hugo's``; ``another tool's`` when the generator is not known."""
+    if generator is None:
+        return "another tool's"
+    return generator.name + ("'" if generator.name.endswith("s") else "'s")
+
+
+def replaced(out_dir: Path) -> str:
+    """What the summary says of the other tool's ``sitemap.xml`` a build replaced."""
+    return f"{whose(generator_of(out_dir))} sitemap.xml"
+
+
+def notice(out_dir: Path, others: list[str]) -> str | None:
+    """The one warning for another tool's sitemaps, the `others` left beside ours; None when
+    there are none."""
+    if not others:
         return None
     generator = generator_of(out_dir)
-    whose = (generator.name + ("'" if generator.name.endswith("s") else "'s")) if generator else "another tool's"
-    said = []
-    if replaced:
-        said.append(f"{out_dir / 'sitemap.xml'}: replaced {whose} sitemap.xml")
-    if others:
-        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
-        where = "; " if replaced else f"{out_dir}: "
-        found = "it reads a sitemap" if len(others) == 1 else "them reads sitemaps"
-        said.append(
-            f"{where}{whose} {shown} stay{'s' * (len(others) == 1)} beside ours (sitemapgen removes only what"
-            f" it wrote), and a crawler that finds {found} there"
-        )
-    if generator is not None:
-        said.append(f"; {generator.turn_off}")
-    return "".join(said)
+    shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+    found = "it reads a sitemap" if len(others) == 1 else "them reads sitemaps"
+    said = (
+        f"{out_dir}: {whose(generator)} {shown} stay{'s' * (len(others) == 1)} beside ours (sitemapgen removes"
+        f" only what it wrote), and a crawler that finds {found} there"
+    )
+    return said if generator is None else f"{said}; {generator.turn_off}"

@@ -31,7 +31,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from zlib import crc32
 
@@ -41,7 +41,7 @@ from sitemapgen.config.words import Chunking
 from sitemapgen.entry import URLSET_CLOSE, Entry, Row, entry_room, escape_xml, row_of
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.output.chunks import Chunk, Publisher, temp_name
-from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice
+from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_CLOSE, INDEX_OPEN, file_digest, index_name, our_index, read_published
 from sitemapgen.protocol import (
@@ -78,6 +78,7 @@ class WriteResult:
     sitemaps: tuple[SitemapFile, ...]
     indexes: tuple[Path, ...]
     removed: int = 0  # chunk files of the previous set that the new one no longer lists
+    replaced: str | None = None  # another tool's file this build replaced: "MkDocs' sitemap.xml"
 
     @property
     def changed(self) -> int:
@@ -165,14 +166,19 @@ def write_rows(
     faults = Faults()
     Journal.recover(out_dir, set(read_published(out_dir)), file_digest, warn)
     names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
-    _check_main_index(out_dir, base_url, warn, names)
+    theirs, message = _check_main_index(out_dir, base_url, names)
     journal = Journal(out_dir)
     try:
         publisher = Publisher(out_dir, faults, journal)
         _name_lookalikes(out_dir, publisher, warn, names)
-        return _write(rows, publisher, base_url, limits, skip, before_publish)
+        result = _write(rows, publisher, base_url, limits, skip, before_publish)
     finally:
         journal.close()
+    if not result.sitemaps:
+        return result  # nothing published, nothing replaced: nothing to say of the other tool's files
+    if message is not None:
+        warn(message)
+    return replace(result, replaced=theirs)
 
 
 def _write(
@@ -235,11 +241,12 @@ def _file_names(out_dir: Path) -> list[tuple[str, bool]]:
         return sorted((e.name, e.is_file()) for e in it)
 
 
-def _check_main_index(out_dir: Path, base_url: str, warn: Warn, names: list[tuple[str, bool]]) -> None:
-    """Refuse to replace a main index that is not a file; say so when it is someone else's,
-    and name the other sitemaps that stay beside ours (see `generators`)."""
+def _check_main_index(out_dir: Path, base_url: str, names: list[tuple[str, bool]]) -> tuple[str | None, str | None]:
+    """Refuse to replace a main index that is not a file. Else whose ``sitemap.xml`` it is when
+    it is another tool's (for the summary), and the warning naming the other sitemaps that
+    would stay beside ours (see `generators`): read now, said once the build has published."""
     path = out_dir / INDEX_NAME
-    replaced = False
+    theirs = None
     others: list[str] = []
     try:
         st = os.lstat(path)
@@ -250,16 +257,14 @@ def _check_main_index(out_dir: Path, base_url: str, warn: Warn, names: list[tupl
             what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
             raise SitemapgenError(f"{path}: is {what}; sitemapgen replaces only a file it wrote there: move it away")
         if our_index(path) is None:
-            replaced = True
+            theirs = replaced(out_dir)
             others = listed_by(path, out_dir, base_url)
     others += [
         name
         for name, is_file in names
         if is_file and SITEMAP_NAME.match(name) and name != INDEX_NAME and not _OWN_FILE.match(name)
     ]
-    message = notice(out_dir, replaced, list(dict.fromkeys(others)))
-    if message is not None:
-        warn(message)
+    return theirs, notice(out_dir, list(dict.fromkeys(others)))
 
 
 def _name_lookalikes(out_dir: Path, publisher: Publisher, warn: Warn, names: list[tuple[str, bool]]) -> None:
