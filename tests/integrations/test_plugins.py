@@ -179,7 +179,8 @@ def test_every_line_the_sphinx_extension_writes_starts_with_its_name(tmp_path: P
     assert ours.pop(1) == "build succeeded, 1 warning."  # Sphinx's own count, the one line of its that differs
     assert ours == [
         "sitemapgen: listed 4 pages in 1 sitemap; skipped 1 directory excluded by pattern, 1 noindex,"
-        " 1 canonical on another host; wrote ROOT/html/sitemap.xml and ROOT/html/sitemap-1.xml.gz",  # stdout
+        " 1 canonical on another host; lastmod from 4 mtime;"
+        " wrote ROOT/html/sitemap.xml and ROOT/html/sitemap-1.xml.gz",  # stdout
         "WARNING: sitemapgen: 1 skipped, canonical on another host; e.g. stray.html to https://elsewhere.example/",
     ]
 
@@ -223,7 +224,7 @@ def test_the_cli_on_mkdocs_output_says_what_to_do_and_once_done_says_nothing(
     again = cli("build", site, "--base-url", BASE)
     assert again.code == 0, again.err
     assert _warnings(again.err) == []
-    assert again.err.endswith("; replaced MkDocs' sitemap.xml\n" if advice == "delete" else ".xml.gz\n")
+    assert again.err.endswith("; replaced MkDocs' sitemap.xml\n" if advice == "delete" else ".xml.gz unchanged\n")
     assert [u.loc.removeprefix(BASE) for u in published(site, BASE)] == ["", "draft/", "guide/usage/", "install/"]
 
 
