@@ -341,7 +341,10 @@ def list_command(
 def explain_command(
     settings: Config,
     pages: Annotated[
-        list[str], typer.Argument(help="Pages to explain: paths relative to DOCROOT, or paths to files in it.")
+        list[str],
+        typer.Argument(
+            help="Pages to explain: paths relative to DOCROOT, paths to files in it, or URLs under the base URL."
+        ),
     ],
 ) -> None:
     """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""
