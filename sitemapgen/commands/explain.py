@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
@@ -164,8 +164,16 @@ def _file_of(config: Config, host: Host | None, url: str) -> _Asked:
     redirected = _first_file(config, served.redirected)
     if redirected is not None:
         return _Asked(redirected, f"{url}: answered with {display(redirected)} after a redirect")
+    other = _first_file(config, (_named(asked, base),)) if host is None and served.direct + served.redirected else None
+    if other is not None:  # a file that is not a page (robots.txt): its explanation says so
+        return _Asked(other, f"{url}: answered with {display(other)}")
     how = _tried(served) if host is None else f" (as {host.name.value} serves the site)"
     return _Asked(url, None, f"{url}: not listed: no file in the docroot answers it{how}")
+
+
+def _named(url: str, base: str) -> str:
+    """The docroot relpath `url`'s path names as it is (percent-decoded to the file name's bytes)."""
+    return os.fsdecode(unquote_to_bytes(urlsplit(url).path[len(urlsplit(base).path) :]))
 
 
 def _first_file(config: Config, relpaths: tuple[str, ...]) -> str | None:

@@ -204,15 +204,17 @@ def test_a_url_in_every_spelling_and_url_style(tmp_path: Path, cli: CliRunner) -
     ]
 
 
-def test_a_url_no_file_answers_is_not_listed(tmp_path: Path, cli: CliRunner) -> None:
-    root = make_tree(tmp_path / "site", URL_SITE)
-    run = cli("explain", root, f"{BASE}missing", f"{BASE}about.html", "--base-url", BASE)
+def test_a_url_no_page_answers_is_not_listed(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(tmp_path / "site", {**URL_SITE, "robots.txt": "User-agent: *\n"})
+    run = cli("explain", root, f"{BASE}missing", f"{BASE}robots.txt", f"{BASE}about.html", "--base-url", BASE)
     assert run.code == 1
-    assert run.out.splitlines()[0] == (
+    assert run.out.splitlines()[:4] == [
         f"{BASE}missing: not listed: no file in the docroot answers it"
-        " (looked for missing/index.html, missing/index.htm)"
-    )
-    assert run.out.splitlines()[1] == f"{BASE}about.html: answered with about.html"
+        " (looked for missing/index.html, missing/index.htm)",
+        f"{BASE}robots.txt: answered with robots.txt",
+        "robots.txt: not listed: not an HTML page (only .html and .htm files are listed)",
+        f"{BASE}about.html: answered with about.html",
+    ]
 
 
 @pytest.mark.parametrize(
