@@ -291,7 +291,8 @@ def validate_command(
     from sitemapgen.commands.validate import validate  # lxml: imported only for this command
 
     with handled():
-        base = normalize_base_url(base_url) if base_url is not None else None
+        with flags_named({"base_url": "--base-url"}):
+            base = normalize_base_url(base_url) if base_url is not None else None
         report = validate(paths, base_url=base)
     for problem in report.problems:
         typer.echo(str(problem))

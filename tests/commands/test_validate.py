@@ -797,3 +797,19 @@ def test_validate_cli_says_an_unreadable_file_is_a_problem(tmp_path: Path, liste
     assert code == 1, output
     assert f"{path}: cannot read: Permission denied\n" in output
     assert "Traceback" not in output
+
+
+@pytest.mark.parametrize(
+    ("base", "message"),
+    [
+        pytest.param("example.com", "must start with http:// or https://, got 'example.com'", id="no-scheme"),
+        pytest.param("https://example.com/?a=1", "must not have a query or fragment, got", id="query"),
+    ],
+)
+def test_validate_names_the_flag_the_user_typed(tmp_path: Path, cli: CliRunner, base: str, message: str) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_text(GOOD)
+    run = cli("validate", path, "--base-url", base)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"error: --base-url: {message}"), run.err
+    assert run.err.count("\n") == 1
