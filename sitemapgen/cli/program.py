@@ -290,7 +290,8 @@ def validate_command(
     from sitemapgen.commands.validate import validate  # lxml: imported only for this command
 
     with handled():
-        base = normalize_base_url(base_url) if base_url is not None else None
+        with flags_named({"base_url": "--base-url"}):
+            base = normalize_base_url(base_url) if base_url is not None else None
         report = validate(paths, base_url=base)
     for problem in report.problems:
         typer.echo(str(problem))
@@ -341,7 +342,10 @@ def explain_command(
     settings: Config,
     pages: Annotated[
         list[str],
-        typer.Argument(metavar="PAGE", help="Pages to explain: paths relative to DOCROOT, or paths to files in it."),
+        typer.Argument(
+            metavar="PAGE",
+            help="Pages to explain: paths relative to DOCROOT, paths to files in it, or URLs under the base URL.",
+        ),
     ],
 ) -> None:
     """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""

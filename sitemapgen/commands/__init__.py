@@ -1,8 +1,8 @@
 """The library's commands, each a function over a `Config` (the CLI is typer over these):
 `build`, `listing` (what `list` shows), `check`, `explain`, `diff` and `indexnow` (over deploys
 rather than a config), and `validate` (imported from its module, so lxml loads only when it is
-used; it reads files with `validate_read` and judges URLs with `validate_urls`, which are not
-imported here either)."""
+used; it reads files with `validate_read`, judges URLs with `validate_urls` and words what the
+schemas refuse with `validate_schema`, which are not imported here either)."""
 
 from sitemapgen.commands.build import build
 from sitemapgen.commands.check import CheckResult, Comparison, check, compare

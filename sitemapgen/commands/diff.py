@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("sitemapgen")
 
+#: How the messages name `old` and `new`: what each is, in the user's words, beside its file or URL.
+EARLIER = "the earlier deploy"
+LATER = "the later deploy"
+
 
 @contextlib.contextmanager
 def diff(old: str, new: str, *, on_warning: Warn | None = None) -> Iterator[Changes]:
@@ -28,20 +32,23 @@ def diff(old: str, new: str, *, on_warning: Warn | None = None) -> Iterator[Chan
 
     `new` is read under `old`'s base URL. Raises `SitemapgenError` if there is
     no sitemap index at `new` (none at `old` is a first deploy: everything is
-    added), and `PreviousError` for a deploy that is there but cannot be read.
-    A sitemap an index lists outside its base URL is not read; `on_warning` hears
-    it (default: logging).
+    added, and `on_warning` hears so), and `PreviousError` for a deploy that is
+    there but cannot be read; each message names the file or URL and which of the
+    two deploys it is. A sitemap an index lists outside its base URL is not read;
+    `on_warning` hears it (default: logging).
     """
     from sitemapgen.deploy.changes import Changes  # with urllib and SQLite: only when a diff runs
     from sitemapgen.deploy.previous import read_previous
 
     warn = on_warning or logger.warning
-    earlier = read_previous(old, None, warn=warn, manifest=False)
+    earlier = read_previous(old, None, warn=warn, manifest=False, label=EARLIER)
     try:
-        later = read_previous(new, earlier.base_url, warn=warn, manifest=False)
+        later = read_previous(new, earlier.base_url, warn=warn, manifest=False, label=LATER)
         try:
             if not later.found:
-                raise SitemapgenError(f"{later.where}: no sitemap index there")
+                raise SitemapgenError(f"{later.where}: no sitemap index there ({LATER})")
+            if not earlier.found:
+                warn(f"{earlier.where}: no sitemap index there ({EARLIER}), so every URL of {LATER} counts as added")
             changes = Changes(earlier)
             for loc, lastmod in later.listed():
                 changes.see(loc, lastmod)

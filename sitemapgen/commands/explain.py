@@ -5,6 +5,10 @@ them: the walk lists only the directories on their way (so an excluded or
 symlinked directory above a page, or an earlier file with the same URL, is
 found exactly as the build finds it), then each page is decided and settled as
 in a build. Values are formatted as the sitemap writes them.
+
+A page may be asked for by its URL too: it is the file the site's server answers that URL
+with, found as a canonical URL is (the host's model with ``host``, else a plain static
+server's answer in the configured URL style: `urls.served_files`).
 """
 
 from __future__ import annotations
@@ -12,26 +16,33 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import format_lastmod, format_priority
+from sitemapgen.errors import SitemapgenError
+from sitemapgen.hosts.base import Host
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import check_docroot
 from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.skips import Skip, SkipReason, display
-from sitemapgen.urls import is_page_name
+from sitemapgen.urls import Served, is_page_name, normalize_url, served_files
 
 logger = logging.getLogger("sitemapgen")
 
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """Why one file is or is not in the sitemap, in words for the user."""
+    """Why one file is or is not in the sitemap, in words for the user.
+
+    `relpath` is the file explained; for a URL that no file answers, the URL as asked.
+    """
 
     relpath: str
     listed: bool
@@ -112,9 +123,8 @@ def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
     return Explanation(relpath, True, (*lines, *notes))
 
 
-def _decided(config: Config, targets: list[str], warn: Warn) -> dict[str, Outcome]:
+def _decided(config: Config, host: Host | None, targets: list[str], warn: Warn) -> dict[str, Outcome]:
     """The outcome of each of `targets` (and of the directories above them), as `build` decides."""
-    config, host = effective_config(config, warn)
     pipeline = Pipeline(config, host, warn=warn, dry_run=True)
     found: dict[str, Outcome] = {}
     try:
@@ -125,24 +135,93 @@ def _decided(config: Config, targets: list[str], warn: Warn) -> dict[str, Outcom
     return found
 
 
+#: What is asked as a URL rather than a path: a scheme, then ``://``.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """One page asked for: its relpath, and for a URL the line that says which file answers it."""
+
+    relpath: str
+    url_line: str | None = None
+    unanswered: str | None = None  # a URL no file answers: why, in one line
+
+
+def _file_of(config: Config, host: Host | None, url: str) -> _Asked:
+    """The page the site's server answers `url` with; `SitemapgenError` if `url` is not on the site."""
+    if urlsplit(url).scheme.lower() not in ("http", "https"):
+        raise SitemapgenError(f"{url}: not an http(s) URL; give a page's URL under {config.base_url} or its path")
+    asked, base = normalize_url(url), normalize_url(config.base_url)
+    served = None
+    if urlsplit(asked)[:2] == urlsplit(base)[:2]:
+        served = served_files(asked, base, config.url_style) if host is None else host.served(asked, base)
+    if served is None:
+        raise SitemapgenError(f"{url}: not a URL of this site, whose pages are under {config.base_url}")
+    direct = _first_file(config, served.direct)
+    if direct is not None:
+        return _Asked(direct, f"{url}: answered with {display(direct)}")
+    redirected = _first_file(config, served.redirected)
+    if redirected is not None:
+        return _Asked(redirected, f"{url}: answered with {display(redirected)} after a redirect")
+    other = _first_file(config, (_named(asked, base),)) if host is None and served.direct + served.redirected else None
+    if other is not None:  # a file that is not a page (robots.txt): its explanation says so
+        return _Asked(other, f"{url}: answered with {display(other)}")
+    how = _tried(served) if host is None else f" (as {host.name.value} serves the site)"
+    return _Asked(url, None, f"{url}: not listed: no file in the docroot answers it{how}")
+
+
+def _named(url: str, base: str) -> str:
+    """The docroot relpath `url`'s path names as it is (percent-decoded to the file name's bytes)."""
+    return os.fsdecode(unquote_to_bytes(urlsplit(url).path[len(urlsplit(base).path) :]))
+
+
+def _first_file(config: Config, relpaths: tuple[str, ...]) -> str | None:
+    return next((relpath for relpath in relpaths if os.path.isfile(os.path.join(config.docroot, relpath))), None)
+
+
+def _tried(served: Served) -> str:
+    tried = (*served.direct, *served.redirected)
+    return f" (looked for {', '.join(display(relpath) for relpath in tried)})" if tried else ""
+
+
+def _asked(config: Config, host: Host | None, page: str) -> _Asked:
+    return _file_of(config, host, page) if _URL.match(page) else _Asked(_relpath_in(config, page))
+
+
 def explain(config: Config, paths: Sequence[str], *, on_warning: Warn | None = None) -> list[Explanation]:
     """Say, for each of `paths`, why the page is or is not listed, as `build` decides.
 
+    Each of `paths` is a path relative to the docroot, a path to a file in it,
+    or a URL under the base URL: the page the site's server answers it with.
+    A URL on another host or outside the base URL is a `SitemapgenError`.
     `on_warning` hears what concerns the whole build (a missing git work tree,
     a new content store); what concerns a page is in its explanation.
     """
     check_docroot(config)
-    relpaths = [_relpath_in(config, path) for path in paths]
+    warn = on_warning or logger.warning
+    config, host = effective_config(config, warn)
+    asked = [_asked(config, host, path) for path in paths]
+    relpaths = [page.relpath for page in asked if page.unanswered is None]
     early = {relpath: why for relpath in relpaths if (why := _not_a_candidate(config, relpath)) is not None}
     targets = [relpath for relpath in relpaths if relpath not in early]
-    found = _decided(config, targets, on_warning or logger.warning) if targets else {}
+    found = _decided(config, host, targets, warn) if targets else {}
     answers = []
-    for relpath in relpaths:
-        decided = found.get(relpath)
-        if decided is None:
-            above = _above(relpath, found)
-            why = early.get(relpath) or (_reason(above) if above is not None else "not reached by the walk")
-            answers.append(Explanation(relpath, False, (f"{display(relpath)}: not listed: {why}",)))
+    for page in asked:
+        answer = _answer(config, page.relpath, found, early) if page.unanswered is None else None
+        if answer is None:
+            answers.append(Explanation(page.relpath, False, (page.unanswered or "",)))
+        elif page.url_line is not None:
+            answers.append(Explanation(answer.relpath, answer.listed, (page.url_line, *answer.lines)))
         else:
-            answers.append(_explained(config, relpath, decided))
+            answers.append(answer)
     return answers
+
+
+def _answer(config: Config, relpath: str, found: dict[str, Outcome], early: dict[str, str]) -> Explanation:
+    decided = found.get(relpath)
+    if decided is not None:
+        return _explained(config, relpath, decided)
+    above = _above(relpath, found)
+    why = early.get(relpath) or (_reason(above) if above is not None else "not reached by the walk")
+    return Explanation(relpath, False, (f"{display(relpath)}: not listed: {why}",))

@@ -11,7 +11,11 @@ A FIFO or a directory is refused without waiting on it. Entity declarations are
 refused, so nothing is expanded, read or fetched. An index can make us read
 only files below its own directory, never through a symlink out of it, each
 file once, and never round a cycle. What a URL must be, and where it leads, is
-`validate_urls`'.
+`validate_urls`'; what the XSDs refuse is said in the author's words by `validate_schema`.
+
+One cause is one problem: a `<loc>` that is not an absolute URL is not also on a
+wrong host or outside its location, nor too short for the schema. The problems of each
+file come in line order.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from sitemapgen.commands.validate_read import (
     read_limited,
     unsafe_dtd,
 )
-from sitemapgen.commands.validate_urls import below, check_url, directory_of, path_segments, unservable
+from sitemapgen.commands.validate_schema import schema_problems
+from sitemapgen.commands.validate_urls import below, check_url, directory_of, is_absolute, path_segments, unservable
 from sitemapgen.errors import os_failure
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
@@ -188,41 +193,63 @@ class _Validator:
             return None
         for number, raw in enumerate(data.splitlines(), 1):
             for loc in LOC.findall(raw):
-                for ch in (b"'", b'"', b">"):
-                    if ch in loc:
-                        self.problem(path, number, f"{ch.decode()!r} in <loc> must be entity-escaped")
+                # '"' and '>' are not URL characters: the URL's own check says to percent-encode them
+                if b"'" in loc:
+                    self.problem(path, number, '"\'" in <loc> must be entity-escaped')
         return root
 
-    def _schema_errors(self, path: Path, root: etree._Element, xsd: str) -> None:
-        schema = _schema(xsd)
-        if not schema.validate(root):
-            for error in schema.error_log:
-                self.problem(path, error.line, f"schema: {error.message}")
+    def _checked(
+        self, path: Path, root: etree._Element, xsd: str, tag: str, own_url: str | None
+    ) -> list[tuple[str, int]]:
+        """The schema's problems and each `<loc>`'s, one per cause: a `<loc>` whose URL is
+        wrong is not also reported for the length the schema allows it; its URLs are returned."""
+        found = list(schema_problems(root, _schema(xsd)))
+        flagged: set[etree._Element] = set()
+        urls = list(self._locs(path, root, tag, own_url, flagged))
+        for problem in found:
+            if problem.element is None or problem.element not in flagged:
+                self.problem(path, problem.line, problem.message)
+        return urls
 
-    def _locs(self, path: Path, root: etree._Element, tag: str, own_url: str | None) -> Iterator[tuple[str, int]]:
+    def _locs(
+        self, path: Path, root: etree._Element, tag: str, own_url: str | None, flagged: set[etree._Element]
+    ) -> Iterator[tuple[str, int]]:
+        """Each entry's URL and line, with what is wrong with it: its form, then, for an
+        absolute URL, the one-host rule, then (on its host) the location rule."""
         for element in root.iterfind(f"{{{SITEMAP_NS}}}{tag}/{{{SITEMAP_NS}}}loc"):
             url = (element.text or "").strip()
             line = element.sourceline
-            for message in check_url(url, "loc"):
-                self.problem(path, line, message)
-            host = urlsplit(url).netloc
-            if self.host is None:
-                self.host = host
-            elif host != self.host:
-                self.problem(path, line, f"loc {url!r} is on host {host!r}; a sitemap lists one host ({self.host!r})")
-            if own_url is not None and below(url, directory_of(own_url)) is None:
-                unread = "; not read" if tag == "sitemap" else ""
-                self.problem(
-                    path,
-                    line,
-                    f"loc {url!r} is outside {directory_of(own_url)}, where this file lives (location rule){unread}",
-                )
+            problems = check_url(url, "loc")
+            absolute = is_absolute(url)
+            for message in problems:
+                self.problem(path, line, message if absolute or tag != "sitemap" else f"{message}; not read")
+            if problems:
+                flagged.add(element)
+            if absolute:
+                self._placed(path, line, url, tag, own_url)
             yield url, line or 0
 
+    def _placed(self, path: Path, line: int | None, url: str, tag: str, own_url: str | None) -> None:
+        """The one-host rule, then the location rule, for an absolute URL: one problem at most."""
+        unread = "; not read" if tag == "sitemap" and own_url is not None else ""
+        host = urlsplit(url).netloc
+        if self.host is None:
+            self.host = host
+        elif host != self.host:
+            self.problem(
+                path, line, f"loc {url!r} is on host {host!r}; a sitemap lists one host ({self.host!r}){unread}"
+            )
+            return
+        if own_url is not None and below(url, directory_of(own_url)) is None:
+            self.problem(
+                path,
+                line,
+                f"loc {url!r} is outside {directory_of(own_url)}, where this file lives (location rule){unread}",
+            )
+
     def _urlset(self, path: Path, root: etree._Element, own_url: str | None) -> None:
-        self._schema_errors(path, root, "sitemap-with-extensions.xsd")
         count = 0
-        for url, line in self._locs(path, root, "url", own_url):
+        for url, line in self._checked(path, root, "sitemap-with-extensions.xsd", "url", own_url):
             count += 1
             key = hash(url)
             if key in self.seen:
@@ -233,15 +260,15 @@ class _Validator:
             self.problem(path, None, f"{count:,} URLs; a sitemap may list at most {MAX_URLS_PER_SITEMAP:,}")
 
     def _index(self, path: Path, root: etree._Element, own_url: str | None, depth: int) -> None:
-        self._schema_errors(path, root, "siteindex.xsd")
-        entries = list(self._locs(path, root, "sitemap", own_url))
+        entries = self._checked(path, root, "siteindex.xsd", "sitemap", own_url)
         if len(entries) > MAX_SITEMAPS_PER_INDEX:
             self.problem(path, None, f"{len(entries):,} sitemaps; an index may list at most {MAX_SITEMAPS_PER_INDEX:,}")
         elif len(entries) > DEFAULT_SITEMAPS_PER_INDEX:
             self.note(path, f"{len(entries):,} sitemaps, more than {DEFAULT_SITEMAPS_PER_INDEX:,}")
         directory = directory_of(own_url) if own_url else None
         for url, line in entries:
-            self._entry(path, line, url, directory, depth + 1)
+            if is_absolute(url):  # else not read, as _locs said
+                self._entry(path, line, url, directory, depth + 1)
 
     def _entry(self, index: Path, line: int, url: str, directory: str | None, depth: int) -> None:
         """Validate a file the index lists, if it is found below the index's own directory.
@@ -303,4 +330,15 @@ def validate(paths: list[Path], *, base_url: str | None = None) -> Report:
     validator = _Validator(base_url)
     for path in paths:
         validator.named(path, base_url + path.name if base_url else None)
-    return validator.report
+    report = validator.report
+    report.problems = _in_line_order(report.problems)
+    return report
+
+
+def _in_line_order(problems: list[Problem]) -> list[Problem]:
+    """Each file's problems together, in line order (what concerns the whole file first),
+    the files in the order their first problem was found."""
+    files: dict[Path, int] = {}
+    for problem in problems:
+        files.setdefault(problem.path, len(files))
+    return sorted(problems, key=lambda problem: (files[problem.path], problem.line or 0))

@@ -24,10 +24,15 @@ def check_url(url: str, what: str) -> list[str]:
         problems.append(f"{what} {url!r} has characters that must be percent-encoded (RFC 3986): {''.join(bad)!r}")
     if _BAD_PERCENT.search(url):
         problems.append(f"{what} {url!r} has a '%' not followed by two hex digits")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if not is_absolute(url):
         problems.append(f"{what} {url!r} is not an absolute http(s) URL")
     return problems
+
+
+def is_absolute(url: str) -> bool:
+    """Whether `url` is an absolute http(s) URL: one a host and a location can be read from."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def directory_of(url: str) -> str:

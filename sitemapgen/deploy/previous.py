@@ -91,7 +91,7 @@ class _Place:
         else:
             path = Path(source)
             if not path.exists():
-                raise PreviousError(f"{source}: no such file or directory (--previous)")
+                raise PreviousError(f"{source}: no such file or directory")
             self.index_url = None
             self.index_path = path / "sitemap.xml" if path.is_dir() else path
 
@@ -121,7 +121,7 @@ class _Place:
                 with stream(self.where(relative)) as body:
                     yield body
             except FetchError as e:
-                raise PreviousError(f"{e} (--previous)") from None
+                raise PreviousError(f"{e}") from None
             return
         path = Path(self.where(relative))
         try:
@@ -130,7 +130,7 @@ class _Place:
             yield None
             return
         except OSError as e:
-            raise PreviousError(f"{path}: cannot read: {e.strerror or e} (--previous)") from None
+            raise PreviousError(f"{path}: cannot read: {e.strerror or e}") from None
         with f:
             yield f
 
@@ -146,20 +146,20 @@ class _Place:
             try:
                 return get(url, limit=limit)
             except FetchError as e:
-                raise PreviousError(f"{e} (--previous)") from None
+                raise PreviousError(f"{e}") from None
         assert path is not None
         try:
             data = read_regular(path, limit=limit + 1)
         except FileNotFoundError:
             return None
         except OSError as e:
-            raise PreviousError(f"{path}: cannot read: {e.strerror or e} (--previous)") from None
+            raise PreviousError(f"{path}: cannot read: {e.strerror or e}") from None
         if len(data) > limit:
-            raise PreviousError(f"{path}: larger than {limit:,} bytes; not read (--previous)")
+            raise PreviousError(f"{path}: larger than {limit:,} bytes; not read")
         try:
             return inflate(data, limit, str(path))
         except FetchError as e:
-            raise PreviousError(f"{e} (--previous)") from None
+            raise PreviousError(f"{e}") from None
 
 
 def _entries(data: bytes, where: str) -> tuple[str, Iterator[tuple[str, str | None]]]:
@@ -184,11 +184,11 @@ def _entries(data: bytes, where: str) -> tuple[str, Iterator[tuple[str, str | No
     try:
         event, root = next(events)
     except etree.XMLSyntaxError as e:
-        raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
+        raise PreviousError(f"{where}: not a sitemap: {e.msg}") from None
     except StopIteration:
         event, root = "", None
     if root is None or event != "start" or root.tag not in kinds or root.getparent() is not None:
-        raise PreviousError(f"{where}: not a sitemap or sitemap index (--previous)")
+        raise PreviousError(f"{where}: not a sitemap or sitemap index")
     kind, entry = kinds[root.tag]
     loc_tag, lastmod_tag = f"{_NS}loc", f"{_NS}lastmod"
 
@@ -206,7 +206,7 @@ def _entries(data: bytes, where: str) -> tuple[str, Iterator[tuple[str, str | No
                 root.clear()  # the entries read so far: a stream keeps none of them
                 yield (loc or "").strip(), lastmod.strip() if lastmod is not None else None
         except etree.XMLSyntaxError as e:
-            raise PreviousError(f"{where}: not a sitemap: {e.msg} (--previous)") from None
+            raise PreviousError(f"{where}: not a sitemap: {e.msg}") from None
 
     return kind, entries()
 
@@ -216,14 +216,28 @@ def _directory(url: str) -> str:
 
 
 def read_previous(
-    source: str, base_url: str | None, *, warn: Warn, settings: str | None = None, manifest: bool = True
+    source: str,
+    base_url: str | None,
+    *,
+    warn: Warn,
+    settings: str | None = None,
+    manifest: bool = True,
+    label: str = "--previous",
 ) -> Previous:
     """The previous deploy at `source`; `base_url` None takes the index's own directory.
 
     `settings` is this build's `fingerprint_settings`: a manifest made with
     others is not used (said once). Raises `PreviousError` for anything that
-    is there but cannot be read.
+    is there but cannot be read, its message ending with `label` in brackets:
+    what the caller calls `source` (a build's ``--previous``, a diff's earlier deploy).
     """
+    try:
+        return _read_previous(source, base_url, warn, settings, manifest)
+    except PreviousError as e:
+        raise PreviousError(f"{e} ({label})") from None
+
+
+def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str | None, manifest: bool) -> Previous:
     place = _Place(source)
     previous = Previous(place.index_name, base_url)
     try:
@@ -244,12 +258,10 @@ def read_previous(
                 relative = loc[len(base) :]
                 sitemap = place.read_beside(relative, MAX_BYTES_PER_SITEMAP)
                 if sitemap is None:
-                    raise PreviousError(
-                        f"{place.where(relative)}: not found, though {place.index_name} lists it (--previous)"
-                    )
+                    raise PreviousError(f"{place.where(relative)}: not found, though {place.index_name} lists it")
                 kind, urls = _entries(sitemap, place.where(relative))
                 if kind != "urlset":
-                    raise PreviousError(f"{place.where(relative)}: an index inside an index (--previous)")
+                    raise PreviousError(f"{place.where(relative)}: an index inside an index")
                 _add_urls(previous, urls)
         if manifest:
             _read_manifest(previous, place, settings, warn)
@@ -276,7 +288,7 @@ def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn
             with gzip.GzipFile(filename="", mode="rb", fileobj=raw) as lines:
                 _manifest_lines(previous, lines, where, settings, warn)
         except (OSError, EOFError, zlib.error) as e:  # not gzip, truncated, a connection lost
-            raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
+            raise PreviousError(f"{where}: not a readable manifest: {e}") from None
 
 
 def _manifest_row(line: bytes) -> tuple[str, bytes, str]:
@@ -304,5 +316,5 @@ def _manifest_lines(previous: Previous, lines: Iterable[bytes], where: str, sett
             return
         previous.db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?, ?)", map(_manifest_row, lines))
     except (ValueError, TypeError, StopIteration) as e:
-        raise PreviousError(f"{where}: not a readable manifest: {e} (--previous)") from None
+        raise PreviousError(f"{where}: not a readable manifest: {e}") from None
     previous.has_manifest = True

@@ -11,7 +11,7 @@ import sitemapgen
 from sitemapgen import Config, LastmodFormat, LastmodSource, Rule
 
 from ..conftest import BASE, CliRunner, SiteFactory
-from ..helpers import HEAD_SITE, head, html, make_tree
+from ..helpers import HEAD_SITE, fetch, head, html, make_tree, static_server
 
 
 def test_explain(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
@@ -138,3 +138,103 @@ def test_explain_takes_every_site_option(site: SiteFactory, cli: CliRunner, tmp_
     small = cli("explain", *args, "--max-bytes-per-sitemap", "1024")
     assert small.code == 1
     assert small.out.startswith("a.html: not listed: entry larger than max_bytes_per_sitemap allows (")
+
+
+# --- A page asked for by its URL ------------------------------------------------------------
+
+URL_SITE = {
+    "index.html": html("home"),
+    "about.html": html("about"),
+    "faq/index.html": html("faq"),
+    "docs/guide.html": html("guide"),
+}
+
+
+def _answered(out: str) -> str:
+    """The file the first line of a URL's explanation names: `URL: answered with FILE[ after a redirect]`."""
+    return out.splitlines()[0].partition(": answered with ")[2].removesuffix(" after a redirect")
+
+
+@pytest.mark.parametrize("path", ["", "about.html", "faq", "faq/", "docs/guide.html", "docs/guide.html?x=1#top"])
+def test_a_url_is_the_page_a_static_server_answers_it_with(tmp_path: Path, cli: CliRunner, path: str) -> None:
+    root = make_tree(tmp_path / "site", URL_SITE)
+    with static_server(root) as base:
+        body = fetch(base + path)  # what a real static server answers (after its redirect, for faq)
+        run = cli("explain", root, base + path, "--base-url", base)
+    assert run.code == 0, run.out + run.err
+    answered = _answered(run.out)
+    assert (root / answered).read_bytes() == body
+    assert run.out.splitlines()[1].startswith(f"{answered}: listed as {base}")
+
+
+def test_a_url_in_every_spelling_and_url_style(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(tmp_path / "site", URL_SITE)
+    base = "https://docs.example.org/"
+    run = cli(
+        "explain",
+        root,
+        "https://docs.example.org/faq",
+        "HTTPS://Docs.Example.org",
+        f"{base}about.html",
+        "--base-url",
+        base,
+    )
+    assert (run.code, run.err) == (0, "")
+    assert [line for line in run.out.splitlines() if not line.startswith("  ")] == [
+        "https://docs.example.org/faq: answered with faq/index.html after a redirect",
+        f"faq/index.html: listed as {base}faq/",
+        "HTTPS://Docs.Example.org: answered with index.html",
+        f"index.html: listed as {base}",
+        f"{base}about.html: answered with about.html",
+        f"about.html: listed as {base}about.html",
+    ]
+    bare = cli("explain", root, f"{base}about", f"{base}faq", "--base-url", base, "--url-style", "extensionless")
+    assert [line for line in bare.out.splitlines() if not line.startswith("  ")] == [
+        f"{base}about: answered with about.html",
+        f"about.html: listed as {base}about",
+        f"{base}faq: answered with faq/index.html after a redirect",
+        f"faq/index.html: listed as {base}faq/",
+    ]
+    hosted = cli("explain", root, f"{base}about", f"{base}about.html", "--base-url", base, "--host", "cloudflare")
+    assert [line for line in hosted.out.splitlines() if not line.startswith("  ")] == [
+        f"{base}about: answered with about.html",
+        f"about.html: listed as {base}about",
+        f"{base}about.html: answered with about.html after a redirect",
+        f"about.html: listed as {base}about",
+    ]
+
+
+def test_a_url_no_page_answers_is_not_listed(tmp_path: Path, cli: CliRunner) -> None:
+    root = make_tree(tmp_path / "site", {**URL_SITE, "robots.txt": "User-agent: *\n"})
+    run = cli("explain", root, f"{BASE}missing", f"{BASE}robots.txt", f"{BASE}about.html", "--base-url", BASE)
+    assert run.code == 1
+    assert run.out.splitlines()[:4] == [
+        f"{BASE}missing: not listed: no file in the docroot answers it"
+        " (looked for missing/index.html, missing/index.htm)",
+        f"{BASE}robots.txt: answered with robots.txt",
+        "robots.txt: not listed: not an HTML page (only .html and .htm files are listed)",
+        f"{BASE}about.html: answered with about.html",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        pytest.param("https://other.example/faq", "not a URL of this site, whose pages are under {base}", id="host"),
+        pytest.param(
+            "http://docs.example.org/docs/faq", "not a URL of this site, whose pages are under {base}", id="scheme"
+        ),
+        pytest.param("https://docs.example.org/faq", "not a URL of this site, whose pages are under {base}", id="path"),
+        pytest.param(
+            "ftp://docs.example.org/docs/faq",
+            "not an http(s) URL; give a page's URL under {base} or its path",
+            id="not-http",
+        ),
+    ],
+)
+def test_a_url_off_the_site_is_one_line_exit_2(tmp_path: Path, cli: CliRunner, url: str, why: str) -> None:
+    root = make_tree(tmp_path / "site", URL_SITE)
+    base = "https://docs.example.org/docs/"
+    run = cli("explain", root, "about.html", url, "--base-url", base)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"error: {url}: {why.format(base=base)}\n"
