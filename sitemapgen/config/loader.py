@@ -140,8 +140,10 @@ def load_config(
     """
     for name in settings:
         if name not in SETTINGS:
-            close = difflib.get_close_matches(name, SETTINGS, n=1)
+            close = difflib.get_close_matches(name, SETTINGS, n=1, cutoff=0.75)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
+            if name == "flags":  # the mapping earlier versions took
+                hint = " (flags= is gone: give each setting as a keyword, e.g. base_url='https://example.com/')"
             raise TypeError(f"load_config() got an unexpected keyword argument {name!r}{hint}")
     if config_file is not None:
         found = read_config_file(Path(config_file))

@@ -181,6 +181,19 @@ def test_an_unknown_keyword_is_a_type_error_with_a_hint(tmp_path: Path) -> None:
         load_config(tmp_path, base_url=BASE, exlude=["a/"])
 
 
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("flags", " (flags= is gone: give each setting as a keyword, e.g. base_url='https://example.com/')"),
+        ("flag", ""),  # nothing close (hreflang is not): no unrelated setting offered
+    ],
+)
+def test_an_unknown_keyword_offers_nothing_unrelated(tmp_path: Path, name: str, hint: str) -> None:
+    with pytest.raises(TypeError) as info:
+        load_config(tmp_path, base_url=BASE, **{name: {}})
+    assert str(info.value) == f"load_config() got an unexpected keyword argument {name!r}{hint}"
+
+
 def test_a_keyword_wins_over_the_file_and_a_file_error_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "sitemapgen.toml").write_text(
         'base_url = "https://own.example/"\n[[rules]]\npattern = "*"\npriority = 7\n'
