@@ -11,7 +11,7 @@ import gzip
 import re
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sitemapgen._types import Warn
@@ -95,6 +95,7 @@ class Comparison:
     removed: tuple[bytes, ...] = ()
     changed: tuple[bytes, ...] = ()
     missing_files: tuple[str, ...] = ()  # sitemap files the published index lists that are not there
+    index_files: tuple[int, int] = (1, 1)  # index files published, and that a build would write now
     reasons: Mapping[bytes, str] = field(default_factory=dict)  # why a page a sitemap lists is left out now
 
 
@@ -110,11 +111,10 @@ def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
         fresh = build_elsewhere(config, Path(tmp), on_warning=on_warning, on_skip=why.hear)
         new = [(file_digest(s.path), s.path) for s in fresh.written.sitemaps]
         old = [(file_digest(out / name), out / name) for name in published]
-        if [d for d, _ in new] == [d for d, _ in old] and len(fresh.written.indexes) == sum(
-            1 for _ in out.glob("sitemap-index-*.xml")
-        ) + 1:
+        index_files = (sum(1 for _ in out.glob("sitemap-index-*.xml")) + 1, len(fresh.written.indexes))
+        if [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1]:
             return Comparison(index, current=True, sitemaps=len(new), pages=fresh.listed)
-        return _differing(index, old, new, why.by_url)
+        return replace(_differing(index, old, new, why.by_url), index_files=index_files)
 
 
 def _entries_unless(files: list[tuple[bytes | None, Path]], digests: set[bytes | None]) -> dict[bytes, bytes]:
@@ -167,6 +167,10 @@ def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
     ]
     if comparison.missing_files:
         lines.append(f"  listed but missing: {', '.join(comparison.missing_files)}")
+    published, now = comparison.index_files
+    if published != now:
+        why = "the sitemaps per index differ"
+        lines.append(f"  index files: {published:,} published, {now:,} would be written ({why})")
     for mark, keys in (("+", added), ("-", removed), ("~", changed)):
         reasons = comparison.reasons if mark == "-" else {}
         for key in keys[:examples]:

@@ -35,6 +35,19 @@ def test_check_fresh_stale_and_missing(site: SiteFactory, cli: CliRunner) -> Non
     assert cli("check", root, "--base-url", BASE).code == 0
 
 
+def test_stale_because_only_the_index_files_differ_says_so(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({f"p{i}.html": html() for i in range(5)})
+    split = ("--max-urls-per-sitemap", "1", "--max-sitemaps-per-index", "2")
+    assert cli("build", root, "--base-url", BASE, *split).code == 0
+    assert cli("check", root, "--base-url", BASE, *split).out == "current: 5 sitemaps, 5 pages\n"
+    stale = cli("check", root, "--base-url", BASE, "--max-urls-per-sitemap", "1")
+    assert stale.code == 1
+    assert stale.out.splitlines() == [
+        "stale: 0 pages added, 0 removed, 0 changed; 0 of 5 sitemaps would be written (run sitemapgen build)",
+        "  index files: 3 published, 1 would be written (the sitemaps per index differ)",
+    ]
+
+
 def _git_repo(root: Path) -> None:
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
     env |= {
