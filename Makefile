@@ -35,12 +35,14 @@ print("".join(gzip.open(f"sample_site/{name}", "rt", encoding="utf-8").readlines
 endef
 export SHOW_FIRST_SITEMAP
 
-## ruff, mypy --strict and the test suite (with the static hosts' own servers, where node and npm are).
+## ruff, mypy --strict and the test suite; the static hosts' answers replayed from tests/hostdata
+## (their live servers run in make slow).
 test: lint typecheck unit
 
 # The static hosts' local servers (serve, wrangler, netlify-cli, vercel, firebase-tools, pinned, and
 # Node 22 for the two that need it), from npm into .hosts/, which every venv shares; about 1.5 GB and
-# 3 minutes the first time. tests/hosts/test_hosts.py runs them; without them it skips, saying why.
+# 3 minutes the first time. make slow installs them and tests/hosts/test_hosts.py runs them there;
+# without node and npm it skips them, saying why.
 hosts: $(STAMP)
 	$(BIN)/python -m tests.hostservers install
 HOSTS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \
@@ -74,7 +76,6 @@ typecheck: $(STAMP)
 # floor is: fail_under); a plain `.venv/bin/pytest` runs without it, for quick local runs.
 COV := --cov=sitemapgen --cov-report=term-missing:skip-covered
 unit: $(STAMP)
-	@$(HOSTS_IF_NODE)
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m "not slow" --basetemp=$$tmp/t $(COV); rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## The slow end-to-end cases (a real tree of 120,000 pages; each host's server on every variant of
