@@ -16,24 +16,18 @@ $(STAMP): pyproject.toml constraints-dev.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test,mkdocs,sphinx]'
 	touch $@
 
-## Build the sample site's sitemaps and show what was written.
-demo: $(STAMP)
-	$(BIN)/sitemapgen build sample_site --config sample_site.toml
-	@echo "--- sample_site/sitemap.xml"
-	@cat sample_site/sitemap.xml
-	@$(BIN)/python -c "$$SHOW_FIRST_SITEMAP"
-	@echo "--- sitemapgen validate"
-	$(BIN)/sitemapgen validate sample_site/sitemap.xml --base-url https://example.com/
+# What the demo runs, and no more: sitemapgen and its dependencies (pinned as for the tests), in the
+# same venv (make test adds the dev tools to it later, or has already).
+DEMO_STAMP := $(VENV)/.installed-demo
+$(DEMO_STAMP): pyproject.toml constraints-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e .
+	touch $@
 
-# The first sitemap the index lists (its number changes as the site does), uncompressed.
-define SHOW_FIRST_SITEMAP
-import gzip, re
-index = open("sample_site/sitemap.xml", encoding="utf-8").read()
-name = re.search(r"<loc>[^<]*/([^/<]+)</loc>", index).group(1)
-print(f"--- sample_site/{name} (first lines, uncompressed)")
-print("".join(gzip.open(f"sample_site/{name}", "rt", encoding="utf-8").readlines()[:12]), end="")
-endef
-export SHOW_FIRST_SITEMAP
+## The sample site: a clean build first (the summary, the index, a sitemap, validate), then its three
+## traps, each warning explained in a line (tools/demo.py).
+demo: $(DEMO_STAMP)
+	@$(BIN)/python tools/demo.py
 
 ## ruff, mypy --strict and the test suite; the static hosts' answers replayed from tests/hostdata
 ## (their live servers run in make slow).
