@@ -1,9 +1,12 @@
-"""The reusable GitHub Action (`action.yml`): its shape, and that its steps run what they say."""
+"""The reusable GitHub Action (`action.yml`) and its example workflow (`examples/github-workflow.yml`):
+their shape, that their steps run what they say, and that each option the example passes changes
+what is published for the example site (`examples/mkdocs-site`, built with the real MkDocs)."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -13,11 +16,13 @@ from typing import Any
 import pytest
 
 from .conftest import BASE
-from .helpers import html, locs, make_tree
+from .helpers import git, html, locs, make_tree, published
 
 TOP = Path(__file__).parent.parent
 ACTION = TOP / "action.yml"
-VENV_BIN = Path(sys.executable).parent  # where this venv's `sitemapgen` is
+WORKFLOW = TOP / "examples" / "github-workflow.yml"
+EXAMPLE_SITE = TOP / "examples" / "mkdocs-site"
+VENV_BIN = Path(sys.executable).parent  # where this venv's `sitemapgen` and `mkdocs` are
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -133,3 +138,128 @@ def test_the_install_step_leaves_the_jobs_python_alone(tmp_path: Path) -> None:
     assert packages() == before
     version = [str(runner / "sitemapgen-venv" / "bin" / "sitemapgen"), "--version"]
     assert subprocess.run(version, capture_output=True, text=True, check=True).stdout.strip()
+
+
+# --- the example workflow, on the example site -------------------------------------------------
+
+OLD, NEW = "2024-01-02T03:04:05+00:00", "2025-06-07T08:09:10+00:00"
+
+
+def _workflow_steps() -> list[dict[str, Any]]:
+    jobs = _load(WORKFLOW)["jobs"]
+    return [step for job in jobs.values() for step in job["steps"]]
+
+
+def _action_with() -> dict[str, str]:
+    [step] = [step for step in _workflow_steps() if str(step.get("uses", "")).startswith("./")]
+    return {key: str(value) for key, value in step["with"].items()}
+
+
+@pytest.fixture(scope="module")
+def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example site as a repository: every file committed at OLD, then about.md changed at NEW."""
+    repo = tmp_path_factory.mktemp("example") / "origin"
+    shutil.copytree(EXAMPLE_SITE, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the site", date=OLD)
+    with open(repo / "docs" / "about.md", "a", encoding="utf-8") as f:
+        f.write("\nA line added later.\n")
+    git(repo, "commit", "-q", "-am", "about: a line", date=NEW)
+    return repo
+
+
+def _checkout(origin: Path, into: Path, fetch_depth: int) -> Path:
+    """What actions/checkout does with this fetch-depth (0: the whole history)."""
+    depth = [] if fetch_depth == 0 else ["--depth", str(fetch_depth)]
+    subprocess.run(["git", "clone", "-q", *depth, origin.as_uri(), into], check=True, capture_output=True)
+    return into
+
+
+def _build_site(work: Path, remove_mkdocs_sitemap: bool = True) -> subprocess.CompletedProcess[str]:
+    """The workflow's "Build the site" step, with real MkDocs (optionally without its `rm`)."""
+    pytest.importorskip("mkdocs")
+    script = _step(_workflow_steps(), "Build the site")["run"]
+    if not remove_mkdocs_sitemap:
+        script = script.split(" && rm ")[0]
+    done = _bash(script, work)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def _publish(work: Path, tmp_path: Path, args: list[str], name: str) -> tuple[object, ...]:
+    """The action's build step on a copy of the built site (times kept), with the example's inputs
+    but `args`: what it publishes (each URL, its lastmod; robots.txt) and what it warned."""
+    given = _action_with()
+    docroot = work / f"{given['docroot']}-{name}"
+    shutil.copytree(work / given["docroot"], docroot)
+    env = {"RUNNER_TEMP": str(_runner(tmp_path / name)), "DOCROOT": docroot.name, "BASE_URL": given["base-url"]}
+    env |= {"CONFIG": given.get("config", ""), "ARGS": shlex.join(args)}
+    done = _bash(_step(_action()["runs"]["steps"], "Build the sitemaps")["run"], work, **env)
+    assert done.returncode == 0, done.stderr
+    robots = docroot / "robots.txt"
+    pages = [(url.loc, url.lastmod) for url in published(docroot, given["base-url"])]
+    warnings = [  # in the docroot's own name, as the workflow would print them
+        line.replace(docroot.name, given["docroot"]) for line in done.stderr.splitlines() if line.startswith("warning:")
+    ]
+    return pages, robots.read_text(encoding="utf-8") if robots.exists() else None, warnings
+
+
+def _options(args: str) -> list[list[str]]:
+    """The example's args, one option (with its value) an item."""
+    words = shlex.split(args)
+    options: list[list[str]] = []
+    for word in words:
+        if word.startswith("-"):
+            options.append([word])
+        else:
+            options[-1].append(word)
+    return options
+
+
+def test_the_example_workflow_dates_each_page_by_its_source_and_names_the_sitemap(origin: Path, tmp_path: Path) -> None:
+    work = _checkout(origin, tmp_path / "work", 0)
+    _build_site(work)
+    args = [word for option in _options(_action_with()["args"]) for word in option]
+    pages, robots, warnings = _publish(work, tmp_path, args, "all")
+    base = _action_with()["base-url"]
+    assert pages == [  # each page dated by the last commit of its Markdown source (sitemapgen.toml)
+        (base, OLD),
+        (base + "about/", NEW),
+        (base + "guide/", OLD),
+        (base + "guide/install/", OLD),
+    ]
+    assert robots == f"Sitemap: {base}sitemap.xml\n"
+    assert warnings == []
+
+
+def test_each_option_of_the_example_workflow_changes_what_is_published(origin: Path, tmp_path: Path) -> None:
+    """Each option the example passes, left out in turn, publishes something else; so do a
+    shallow checkout (no fetch-depth: 0) and the site without sitemapgen.toml; MkDocs' own
+    sitemap left in place (no `rm`) gives a warning."""
+    full = _checkout(origin, tmp_path / "full", _step_with_fetch_depth())
+    _build_site(full)
+    options = _options(_action_with()["args"])
+    assert options, "the example passes no option: nothing to check"
+    everything = [word for option in options for word in option]
+    baseline = _publish(full, tmp_path, everything, "all")[:2]  # the pages with their lastmod; robots.txt
+    for option in options:
+        rest = [word for other in options if other is not option for word in other]
+        assert _publish(full, tmp_path, rest, "without" + option[0])[:2] != baseline, option
+    shallow = _checkout(origin, tmp_path / "shallow", 1)
+    _build_site(shallow)
+    assert _publish(shallow, tmp_path, everything, "shallow")[:2] != baseline
+    (full / "sitemapgen.toml").unlink()
+    assert _publish(full, tmp_path, everything, "no-config")[:2] != baseline
+    kept = _checkout(origin, tmp_path / "kept", 0)
+    _build_site(kept, remove_mkdocs_sitemap=False)
+    pages, robots, warnings = _publish(kept, tmp_path, everything, "kept")
+    assert (pages, robots) == baseline
+    assert warnings != []  # MkDocs' sitemap.xml.gz stays beside ours: the `rm` is what silences it
+
+
+def _step_with_fetch_depth() -> int:
+    [checkout] = [step for step in _workflow_steps() if step.get("uses") == "actions/checkout@v4"]
+    depth = checkout["with"]["fetch-depth"]
+    assert isinstance(depth, int)
+    return depth
