@@ -42,10 +42,18 @@ def close_options(typed: str, known: Iterable[str]) -> list[str]:
     return list(dict.fromkeys([*starts, *alike]))
 
 
-def _parsed(parse: Callable[[], list[str]], params: Iterable[Parameter]) -> list[str]:
-    """`parse()`, with an unknown long option's error saying which of `params`' options it was
-    likely meant as, in the words typer uses for a command (". Did you mean --out?"), or none:
-    click's own guess counts the two dashes in front as likeness."""
+def _parsed(
+    parse: Callable[[], list[str]], params: Iterable[Parameter], elsewhere: Iterable[Parameter] = ()
+) -> list[str]:
+    """`parse()`, with its errors in the user's words:
+
+    - an unknown long option says which of `params`' options it was likely meant as, in the words
+      typer uses for a command (". Did you mean --out?"), or none: click's own guess counts the two
+      dashes in front as likeness; failing that, that it is a config key with no flag (``--exclude``),
+      or an option of `build` alone (`elsewhere`: ``check --robots-txt``);
+    - a value not among an option's choices is said once, with the close one (``--host netlfy``),
+      not behind typer's "Value error," prefix.
+    """
     try:
         return parse()
     except typer.TyperException as e:
@@ -57,7 +65,36 @@ def _parsed(parse: Callable[[], list[str]], params: Iterable[Parameter]) -> list
             if meant:
                 listed = meant[0] if len(meant) == 1 else f"{', '.join(meant[:-1])} or {meant[-1]}"
                 e.message = f"{e.message}. Did you mean {listed}?"
+            else:
+                e.message += _not_here(option, elsewhere)
+        elif isinstance(message := getattr(e, "message", None), str) and " is not one of " in message:
+            e.message = _not_a_choice(message)
         raise
+
+
+def _not_here(option: str, elsewhere: Iterable[Parameter]) -> str:
+    """Why `option` is not an option here, when it is something else: a config key set in a file, or
+    an option of `build` alone."""
+    if any(option in param.opts or option in param.secondary_opts for param in elsewhere):
+        return ": it is an option of sitemapgen build only; leave it out here"
+    key = option.removeprefix("--").replace("-", "_")
+    from sitemapgen.config.loader import SETTINGS  # only on this error
+
+    if key in SETTINGS:
+        return f": {key} has no flag; set it in sitemapgen.toml ({key} = ...) or [tool.sitemapgen]"
+    return ""
+
+
+def _not_a_choice(message: str) -> str:
+    """typer's "Value error, 'netlfy' is not one of 'plain', 'netlify'." as "'netlfy' is not one of
+    'plain', 'netlify' (did you mean 'netlify'?)"."""
+    text = message.removeprefix("Value error, ").rstrip(".")
+    given, _, listed = text.partition(" is not one of ")
+    choices = [choice.strip().strip("'") for choice in listed.split(",")]
+    word = given.strip("'").lower()
+    close = [choice for choice in choices if word and choice.startswith(word)][:1]
+    close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return text + (f" (did you mean {close[0]!r}?)" if close else "")
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -100,7 +137,9 @@ class Command(TyperCommand):
     ``{docroot}`` with a ``<path>`` type, and reads whole at 80 columns."""
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
-        return _parsed(lambda: super(Command, self).parse_args(ctx, args), self.get_params(ctx))
+        build = ctx.parent.command.get_command(ctx.parent, "build") if ctx.parent else None  # type: ignore[attr-defined]
+        elsewhere = build.get_params(ctx) if build is not None and build is not self else []
+        return _parsed(lambda: super(Command, self).parse_args(ctx, args), self.get_params(ctx), elsewhere)
 
     def collect_usage_pieces(self, ctx: Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []

@@ -103,3 +103,69 @@ def test_an_unknown_option_is_offered_only_close_matches(
         suggestion = ""
     assert line == f"{command}: No such option: {unknown}{suggestion} (see {command} --help)"
     assert list(docroot.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        pytest.param(
+            ["build", "DOCROOT", "--exclude", "x/"],
+            ": exclude has no flag; set it in sitemapgen.toml (exclude = ...) or [tool.sitemapgen]",
+            id="a-config-key",
+        ),
+        pytest.param(
+            ["check", "DOCROOT", "--robots-txt", "create"],
+            ": it is an option of sitemapgen build only; leave it out here",
+            id="check-a-build-option",
+        ),
+        pytest.param(
+            ["list", "DOCROOT", "-q"],
+            ": it is an option of sitemapgen build only; leave it out here",
+            id="list-a-short-build-option",
+        ),
+        pytest.param(
+            ["explain", "DOCROOT", "x.html", "--json"],
+            ": it is an option of sitemapgen build only; leave it out here",
+            id="explain-a-build-option",
+        ),
+    ],
+)
+def test_an_unknown_option_that_is_something_else_says_what(
+    args: list[str], why: str, cli: CliRunner, tmp_path: Path
+) -> None:
+    docroot = tmp_path / "site"
+    docroot.mkdir()
+    run = cli(*(str(docroot) if arg == "DOCROOT" else arg for arg in args))
+    assert run.code == 2
+    unknown = next(arg for arg in args if arg.startswith("-"))
+    command = f"sitemapgen {args[0]}"
+    assert error_line(run.err) == f"{command}: No such option: {unknown}{why} (see {command} --help)"
+    assert list(docroot.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "choices", "meant"),
+    [
+        (
+            "--host",
+            "netlfy",
+            "'plain', 'netlify', 'cloudflare', 'vercel', 'firebase', 'serve'",
+            " (did you mean 'netlify'?)",
+        ),
+        ("--chunking", "bogus", "'stable', 'fill'", ""),
+        ("--url-style", "dir", "'directory', 'index', 'extensionless', 'clean'", " (did you mean 'directory'?)"),
+        ("--lastmod-format", "dates", "'datetime', 'date'", " (did you mean 'date'?)"),
+    ],
+)
+def test_a_value_not_among_the_choices_is_said_once_with_the_close_one(
+    option: str, value: str, choices: str, meant: str, cli: CliRunner, tmp_path: Path
+) -> None:
+    docroot = tmp_path / "site"
+    docroot.mkdir()
+    run = cli("build", str(docroot), "--base-url", "https://example.com/", option, value)
+    assert run.code == 2
+    assert error_line(run.err) == (
+        f"sitemapgen build: Invalid value for '{option}': '{value}' is not one of {choices}{meant}"
+        " (see sitemapgen build --help)"
+    )
+    assert list(docroot.iterdir()) == []
