@@ -78,6 +78,11 @@ def build(
         if on_skip is not None:
             on_skip(item)
 
+    if config.max_removed is not None and config.previous is None and not dry_run:
+        counted_warn(
+            f"max_removed {config.max_removed:g}% (--max-removed) guards nothing without previous (--previous),"
+            " the deploy whose URLs it counts: give both, or neither"
+        )
     with claim_output(out) as claimed:
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.

@@ -443,3 +443,20 @@ def test_a_file_where_the_manifest_is_spooled_is_left_alone(tmp_path: Path, cli:
     assert taken.read_text() == "someone's"
     assert not (root / "sitemap.xml").exists()
     assert not (root / MANIFEST_NAME).exists()
+
+
+def test_max_removed_without_previous_is_said_until_both_or_neither_are_given(tmp_path: Path, cli: CliRunner) -> None:
+    site = tmp_path / "site"
+    make_tree(site, SITE)
+    alone = cli("build", site, "--base-url", BASE, "--max-removed", "20")
+    assert alone.code == 0, alone.err
+    assert alone.err.splitlines()[0] == (
+        "warning: max_removed 20% (--max-removed) guards nothing without previous (--previous),"
+        " the deploy whose URLs it counts: give both, or neither"
+    )
+    earlier = tmp_path / "earlier"
+    shutil.copytree(site, earlier)
+    for flags in ([], ["--max-removed", "20", "--previous", str(earlier)]):
+        run = cli("build", site, "--base-url", BASE, *flags)
+        assert run.code == 0, run.err
+        assert "max_removed" not in run.err
