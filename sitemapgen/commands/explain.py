@@ -52,12 +52,18 @@ class Explanation:
 def _relpath_in(config: Config, path: str) -> str:
     """`path` (relative to the docroot, or any path to a file in it) as a docroot relpath."""
     candidate = Path(path)
+    inside = posixpath.normpath(path.lstrip("/"))  # ./a.html and a//b.html as the walk spells them
     if os.path.lexists(candidate):  # a file by its path; else a path in the docroot, /a.html as ./a.html
         try:
-            return os.path.relpath(os.path.abspath(candidate), os.path.abspath(config.docroot)).replace(os.sep, "/")
+            relpath = os.path.relpath(os.path.abspath(candidate), os.path.abspath(config.docroot)).replace(os.sep, "/")
         except ValueError:
-            pass
-    return posixpath.normpath(path.lstrip("/"))  # ./a.html and a//b.html as the walk spells them
+            return inside
+        # Outside the docroot from here ("." run elsewhere), but a path in it: the docroot's.
+        if not (relpath.startswith("../") or relpath == "..") or not os.path.lexists(
+            os.path.join(config.docroot, inside)
+        ):
+            return relpath
+    return inside
 
 
 def _not_a_candidate(config: Config, relpath: str) -> str | None:
@@ -186,7 +192,16 @@ def _tried(served: Served) -> str:
 
 
 def _asked(config: Config, host: Host | None, page: str) -> _Asked:
-    return _file_of(config, host, page) if _URL.match(page) else _Asked(_relpath_in(config, page))
+    if _URL.match(page):
+        return _file_of(config, host, page)
+    relpath = _relpath_in(config, page)
+    full = os.path.join(config.docroot, relpath)
+    if os.path.isdir(full) and not os.path.islink(full):  # a folder: the page it stands for, its index
+        names = (posixpath.normpath(posixpath.join(relpath, name)) for name in ("index.html", "index.htm"))
+        index = _first_file(config, tuple(names))
+        if index is not None:
+            return _Asked(index, f"{page}: a directory; its page is {display(index)}")
+    return _Asked(relpath)
 
 
 def explain(config: Config, paths: Sequence[str], *, on_warning: Warn | None = None) -> list[Explanation]:

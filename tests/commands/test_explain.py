@@ -238,3 +238,21 @@ def test_a_url_off_the_site_is_one_line_exit_2(tmp_path: Path, cli: CliRunner, u
     run = cli("explain", root, "about.html", url, "--base-url", base)
     assert (run.code, run.out) == (2, "")
     assert run.err == f"error: {url}: {why.format(base=base)}\n"
+
+
+def test_a_directory_is_explained_as_its_index_page(
+    site: SiteFactory, cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = site({"index.html": html(), "about/index.htm": html(), "empty/x.txt": "x"})
+    monkeypatch.chdir(tmp_path)  # "." here is not the docroot: the docroot's "." is meant
+    run = cli("explain", root, ".", "about/", "/about", "empty", "--base-url", BASE)
+    assert run.code == 1  # empty/ has no page
+    assert [line for line in run.out.splitlines() if not line.startswith("  lastmod ")] == [
+        ".: a directory; its page is index.html",
+        f"index.html: listed as {BASE}",
+        "about/: a directory; its page is about/index.htm",
+        f"about/index.htm: listed as {BASE}about/",
+        "/about: a directory; its page is about/index.htm",
+        f"about/index.htm: listed as {BASE}about/",
+        "empty: not listed: a directory, not a page",
+    ]
