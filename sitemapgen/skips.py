@@ -88,7 +88,7 @@ class NoteKind(enum.Enum):
     with an example, rather than once a page (a site's generator does it on every page)."""
 
     #: Search engines ignore a canonical that answers 404 (Sphinx 7's dirhtml names ``/api.html``).
-    CANONICAL_MISSING = "canonical names a URL no file here answers, so it is ignored; listed under their own URL"
+    CANONICAL_MISSING = "canonical names a URL no file here answers, so it is ignored; each listed at its own URL"
     #: A theme that writes a link of the page's own language to every page of it (Zensical).
     HREFLANG_CONFLICT = "hreflang gives one language two URLs or more: that language's links dropped"
     #: Google asks each URL of a cluster to name every version, itself included.

@@ -73,7 +73,7 @@ CASES = {
             "usage/",
         ),
         skipped={SkipReason.NOINDEX: 1},
-        said=("6 pages: canonical names a URL no file here answers, so it is ignored; listed under their own URL",),
+        said=("6 pages: canonical names a URL no file here answers, so it is ignored; each listed at its own URL",),
     ),
     "sphinx9-dirhtml": Expected(
         listed=("", "_modules/", "_modules/frobnicate/", "api/", "genindex/", "install/", "py-modindex/", "usage/"),

@@ -76,7 +76,7 @@ def test_a_pages_own_warnings_are_part_of_its_explanation(tmp_path: Path) -> Non
         f"a.html: listed as {BASE}a.html",
         "  warning: a.html: hreflang link ignored: hreflang='no language' href='/x'",
         "  warning: a.html: unreadable modified-time meta 'not a date'",
-        "  note: canonical names a URL no file here answers, so it is ignored; listed under their own URL:"
+        "  note: canonical names a URL no file here answers, so it is ignored; each listed at its own URL:"
         f" a.html names {BASE}missing.html",
     )
     assert b.lines == (f"b.html: listed as {BASE}b.html", f"  hreflang de: {BASE}de/", f"  hreflang en: {BASE}b.html")

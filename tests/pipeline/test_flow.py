@@ -90,11 +90,11 @@ def test_list_explain_and_check_say_what_build_wrote(tmp_path: Path, cli: CliRun
         explained.out
     )
     assert (
-        f"  note: canonical names a URL no file here answers, so it is ignored; listed under their own URL:"
+        f"  note: canonical names a URL no file here answers, so it is ignored; each listed at its own URL:"
         f" blog/2024/a.html names {BASE}blog/2024/gone.html" in explained.out
     )
     assert (
-        "warning: 1 page: canonical names a URL no file here answers, so it is ignored; listed under their own"
+        "warning: 1 page: canonical names a URL no file here answers, so it is ignored; each listed at its own"
         f" URL; e.g. blog/2024/a.html names {BASE}blog/2024/gone.html"
     ) in built.err.splitlines()
 
