@@ -26,6 +26,10 @@ if TYPE_CHECKING:  # typer's own click, for the types of the methods overridden 
     from typer._click.exceptions import NoSuchOption
 
 
+#: The order `sitemapgen --help` lists the commands in.
+COMMAND_ORDER = ("build", "check", "list", "explain", "validate", "diff", "indexnow")
+
+
 def close_options(typed: str, known: Iterable[str]) -> list[str]:
     """The long options in `known` that `typed` (an unknown ``--option``) was likely meant as: those
     it starts (``--max``), then the closest that read alike once the dashes in front are set aside
@@ -178,6 +182,12 @@ class Group(TyperGroup):
             typer.echo(ctx.get_help())
             ctx.exit(EXIT_BAD_INPUT)
         return _parsed(lambda: super(Group, self).parse_args(ctx, args), self.get_params(ctx))
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        """The commands in the order a user meets them (the README's): write, check the result,
+        look closer, then the deploy's."""
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda name: COMMAND_ORDER.index(name) if name in COMMAND_ORDER else len(names))
 
     def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         commands = [(name, self.commands[name]) for name in self.list_commands(ctx)]

@@ -34,6 +34,14 @@ def test_sitemapgen_alone_prints_the_help_once(cli: CliRunner) -> None:
     assert run.out == cli("--help").out  # the same help as asked for, no more
 
 
+def test_the_commands_are_listed_in_the_order_the_readme_gives_them(cli: CliRunner) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Commands at a glance") :]
+    documented = re.findall(r"^\| `sitemapgen (\w+)", table, flags=re.MULTILINE)
+    listed = re.findall(r"^  (\w+)  ", cli("--help").out.split("Commands:")[1], flags=re.MULTILINE)
+    assert listed == documented == ["build", "check", "list", "explain", "validate", "diff", "indexnow"]
+
+
 @pytest.mark.parametrize("columns", [80, 100, 120])
 @pytest.mark.parametrize("command", ["", *COMMANDS])
 def test_help_reads_whole(command: str, columns: int, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
