@@ -128,10 +128,8 @@ class OddDates:
         """One warning for each source and direction, in the chain's order, the past first."""
         for (source, why), n in sorted(self.counts.items(), key=lambda item: self._order(item[0])):
             advice = self.sources[source].odd_dates(why != f"before {PLAUSIBLE_SINCE.year}")
-            yield (
-                f"lastmod {source!r} dated {plural(n, 'page')} {why} (e.g. {self.examples[source, why]}), listed so"
-                + (f": {advice}" if advice else "")
-            )
+            said = f"lastmod {source!r} dated {plural(n, 'page')} {why}, listed so" + (f": {advice}" if advice else "")
+            yield f"{said}; e.g. {self.examples[source, why]}"  # the example last, as `Tally` says it
 
     def _order(self, key: tuple[str, str]) -> tuple[int, bool]:
         return list(self.sources).index(key[0]), key[1] == "in the future"
