@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import errno
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -45,6 +47,7 @@ from sitemapgen.commands.validate_read import (
 from sitemapgen.commands.validate_schema import schema_problems
 from sitemapgen.commands.validate_urls import below, check_url, directory_of, is_absolute, path_segments, unservable
 from sitemapgen.errors import os_failure
+from sitemapgen.lastmod.base import FUTURE_SLACK, parse_datetime
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -58,6 +61,8 @@ from sitemapgen.protocol import (
 #: How deep indexes may list indexes. The protocol does not say (Google has said it follows no
 #: nested index); a bound keeps a long chain of distinct files from exhausting the stack.
 MAX_INDEX_DEPTH = 8
+#: A lastmod in a form the schema takes (W3C Datetime: a date, or a date and time with its offset).
+_LASTMOD = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?")
 #: Read failures that are the machine's, not the file's: exit 3, not a Problem.
 _MACHINE_ERRNOS = frozenset({errno.EIO, errno.ENOMEM, errno.ENFILE, errno.EMFILE, errno.ENOBUFS})
 
@@ -111,6 +116,23 @@ class _Validator:
 
     def note(self, path: Path, message: str) -> None:
         self.report.notes.append(Problem(path, None, f"{message}; older consumers (the 2008 protocol) may refuse it"))
+
+    def future_lastmods(self, path: Path, root: etree._Element, tag: str) -> None:
+        """A note for the file's lastmods in the future (more than a day past this machine's
+        clock), with their count and the first: the protocol takes any date, so it is not a
+        problem, but search engines ignore a lastmod that cannot be true."""
+        limit = datetime.now(UTC) + FUTURE_SLACK
+        found: list[tuple[int | None, str]] = []
+        for element in root.iterfind(f"{{{SITEMAP_NS}}}{tag}/{{{SITEMAP_NS}}}lastmod"):
+            text = (element.text or "").strip()
+            when = parse_datetime(text) if _LASTMOD.fullmatch(text) else None
+            if when is not None and when > limit:
+                found.append((element.sourceline, text))
+        if found:
+            line, text = found[0]
+            more = f" (and {len(found) - 1:,} more in this file)" if len(found) > 1 else ""
+            message = f"lastmod {text} is in the future{more}; search engines ignore a lastmod that cannot be true"
+            self.report.notes.append(Problem(path, line, message))
 
     def cannot_read(self, path: Path, error: OSError) -> None:
         """A file that cannot be opened or read: the file's problem, or the machine's (exit 3)."""
@@ -248,6 +270,7 @@ class _Validator:
             )
 
     def _urlset(self, path: Path, root: etree._Element, own_url: str | None) -> None:
+        self.future_lastmods(path, root, "url")
         count = 0
         for url, line in self._checked(path, root, "sitemap-with-extensions.xsd", "url", own_url):
             count += 1
@@ -261,6 +284,7 @@ class _Validator:
 
     def _index(self, path: Path, root: etree._Element, own_url: str | None, depth: int) -> None:
         entries = self._checked(path, root, "siteindex.xsd", "sitemap", own_url)
+        self.future_lastmods(path, root, "sitemap")
         if len(entries) > MAX_SITEMAPS_PER_INDEX:
             self.problem(path, None, f"{len(entries):,} sitemaps; an index may list at most {MAX_SITEMAPS_PER_INDEX:,}")
         elif len(entries) > DEFAULT_SITEMAPS_PER_INDEX:

@@ -41,6 +41,23 @@ def _utc_second(seconds: int) -> datetime | None:
 
 _MAX_OFFSET = timedelta(hours=14)
 
+#: Before this, a lastmod is taken for a clock's or an archive's (mtime 0 or 1, a reset clock),
+#: not for a page's: the web is younger.
+PLAUSIBLE_SINCE = datetime(1990, 1, 1, tzinfo=UTC)
+#: How far past this machine's clock a lastmod may be before it counts as in the future: a date
+#: alone, or a local time written without its offset (taken as UTC), runs up to 14 hours ahead.
+FUTURE_SLACK = timedelta(days=1)
+
+
+def implausible(when: datetime, now: datetime) -> str | None:
+    """Why a lastmod cannot be true: ``"before 1990"``, ``"in the future"`` (more than
+    `FUTURE_SLACK` after `now`), or None when it can."""
+    if when < PLAUSIBLE_SINCE:
+        return f"before {PLAUSIBLE_SINCE.year}"
+    if when > now + FUTURE_SLACK:
+        return "in the future"
+    return None
+
 
 def parse_datetime(text: str) -> datetime | None:
     """A W3C Datetime / ISO 8601 or HTTP date, as an aware datetime; None if unreadable.
@@ -90,6 +107,16 @@ class Source:
     def finish(self, loc: str, key: bytes) -> datetime:
         """The lastmod for a key `date` gave (main process only)."""
         raise NotImplementedError(f"{type(self).__name__} gives no keys")
+
+    def odd_dates(self, future: bool) -> str:
+        """Why this source gave lastmods before 1990 (or in the future, `future`), and what to
+        do, for the warning that counts them (main process, after the build)."""
+        return ""
+
+    def said(self, when: float) -> bool:
+        """Whether this source said, as it opened, why lastmod `when` (POSIX time) cannot be true (a
+        SOURCE_DATE_EPOCH it dates new content with): its pages are not counted again."""
+        return False
 
     def why_none(self) -> str | None:
         """Why this source dated none of the pages it was asked about, and what to do, for the

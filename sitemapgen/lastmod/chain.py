@@ -14,20 +14,21 @@ enum and the table name the same sources).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.lastmod.base import Source
+from sitemapgen.lastmod.base import FUTURE_SLACK, PLAUSIBLE_SINCE, Source
 from sitemapgen.lastmod.content import ContentLastmod
 from sitemapgen.lastmod.git import GitLastmod
 from sitemapgen.lastmod.meta import MetaLastmod
 from sitemapgen.lastmod.mtime import MtimeLastmod
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
-from sitemapgen.skips import plural
+from sitemapgen.skips import display, plural
 
 if TYPE_CHECKING:
     from sitemapgen.config.settings import Config
@@ -94,6 +95,44 @@ class LastmodChain:
     def abort(self) -> None:
         for _, source in self.sources:
             source.abort()
+
+
+class OddDates:
+    """Lastmods that cannot be true (before 1990, or in the future), counted per source and
+    direction and said once each after the build, with an example and what to do; the pages
+    are listed with them all the same (the protocol takes any W3C date).
+
+    The caller tests each listed page's lastmod against `low` and `high` itself (POSIX times,
+    a comparison a page) and calls `see` only for those outside.
+    """
+
+    def __init__(self, chain: LastmodChain, now: datetime) -> None:
+        self.now = now
+        self.low = PLAUSIBLE_SINCE.timestamp()
+        self.high = (now + FUTURE_SLACK).timestamp()
+        self.sources = {name.value: source for name, source in chain.sources}
+        self.counts: Counter[tuple[str, str]] = Counter()  # (source, why) -> pages
+        self.examples: dict[tuple[str, str], str] = {}
+
+    def see(self, source: str | None, when: float, text: str | None, relpath: str) -> None:
+        """A page `source` dated `when` (written as `text`), outside `low`..`high`."""
+        instance = self.sources.get(source or "")
+        if instance is None or instance.said(when):
+            return
+        why = f"before {PLAUSIBLE_SINCE.year}" if when < self.low else "in the future"
+        key = (source or "", why)
+        self.counts[key] += 1
+        self.examples.setdefault(key, f"{display(relpath)} {text}")
+
+    def lines(self) -> Iterator[str]:
+        """One warning for each source and direction, in the chain's order, the past first."""
+        for (source, why), n in sorted(self.counts.items(), key=lambda item: self._order(item[0])):
+            advice = self.sources[source].odd_dates(why != f"before {PLAUSIBLE_SINCE.year}")
+            said = f"lastmod {source!r} dated {plural(n, 'page')} {why}, listed so" + (f": {advice}" if advice else "")
+            yield f"{said}; e.g. {self.examples[source, why]}"  # the example last, as `Tally` says it
+
+    def _order(self, key: tuple[str, str]) -> tuple[int, bool]:
+        return list(self.sources).index(key[0]), key[1] == "in the future"
 
 
 def _instead(later: list[tuple[LastmodSource, Source]], dated: Mapping[str, int], undated: int) -> str:

@@ -4,12 +4,12 @@ previous deploy's manifest or by the local content store (`store`)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.lastmod.base import Source
-from sitemapgen.lastmod.store import ContentStore, build_time, content_digest
+from sitemapgen.lastmod.store import ContentStore, content_digest, epoch_warning, source_date_epoch
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
 from sitemapgen.skips import display
@@ -30,7 +30,13 @@ class ContentLastmod(Source):
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.ignore = [re.compile(p.encode("utf-8")) for p in config.content_ignore]
         self.select = config.content_select
-        self.build_time = build_time()
+        epoch = source_date_epoch()
+        self.build_time = epoch if epoch is not None else datetime.now(UTC).replace(microsecond=0)
+        said = epoch_warning(epoch, datetime.now(UTC)) if epoch is not None else None
+        if said is not None:
+            warn(said)
+        self.epoch_said = said is not None
+        self.state_path = config.state_path
         self.previous = previous if previous is not None and previous.has_manifest else None
         no_store = previous is not None and not config.state_path.exists()
         self.store = (
@@ -52,6 +58,24 @@ class ContentLastmod(Source):
             return stored
         kept = self.previous.kept_lastmod(loc, key)  # the live site is the truth: new there is new
         return kept if kept is not None else self.build_time
+
+    def said(self, when: float) -> bool:
+        return self.epoch_said and when == self.build_time.timestamp()
+
+    def odd_dates(self, future: bool) -> str:
+        keep = [
+            *(["the previous deploy"] if self.previous is not None else []),
+            *(["the content store"] if self.store is not None else []),
+        ]
+        redo = [
+            *(["build once without --previous"] if self.previous is not None else []),
+            *([f"delete {self.state_path}"] if self.store is not None else []),
+        ]
+        return (
+            f"{' and '.join(keep)} {'keep' if len(keep) > 1 else 'keeps'} the date a build first saw their"
+            f" content (a build whose clock or SOURCE_DATE_EPOCH was wrong) until it changes;"
+            f" {' and '.join(redo)} to date them anew"
+        )
 
     def commit(self) -> None:
         if self.store is not None:

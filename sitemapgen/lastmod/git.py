@@ -94,6 +94,7 @@ class GitLastmod(Source):
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.git: GitDates | None = read_git_dates(config.docroot, config.git_date)
         self.docroot = config.docroot
+        self.git_date = config.git_date
         self.prefix = ""
         self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
         if self.git is None:
@@ -110,6 +111,14 @@ class GitLastmod(Source):
                 f" ({len(self.git.shallow_paths):,} paths) get the next source's lastmod, not a made-up date."
                 " Fetch the full history (e.g. actions/checkout with fetch-depth: 0)"
             )
+
+    def odd_dates(self, future: bool) -> str:
+        other = "commit" if self.git_date is GitDate.AUTHOR else "author"
+        return (
+            f"the last commits that touched them carry that {self.git_date.value} date (a clock set wrong where"
+            f" they were made): if their {other} dates are right, set git_date = \"{other}\"; else put 'content'"
+            " before 'git' in lastmod"
+        )
 
     def why_none(self) -> str | None:
         """Said as it opened when there is no work tree; else what git knows of the docroot."""

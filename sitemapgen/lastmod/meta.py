@@ -22,6 +22,12 @@ class MetaLastmod(Source):
             warn(f"{display(page.relpath)}: unreadable modified-time meta {head.modified!r}")
         return value
 
+    def odd_dates(self, future: bool) -> str:
+        return (
+            "their heads' modified-time meta says so: correct the date where the generator takes it from"
+            " (the pages' front matter), or take 'meta' out of lastmod"
+        )
+
     def why_none(self) -> str:
         return (
             "no page's head gives a readable modified time (article:modified_time, last-modified or"

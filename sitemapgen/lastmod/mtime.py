@@ -15,3 +15,10 @@ class MtimeLastmod(Source):
 
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
         return mtime_lastmod(page.mtime_ns)
+
+    def odd_dates(self, future: bool) -> str:
+        if future:
+            why = "their files were written on a machine whose clock was ahead (or touched with a later date)"
+        else:
+            why = "their files' mtimes were reset (a Nix store sets 1 second past 1970, some archives 0)"
+        return f"{why}; date them by their history instead: --lastmod git,mtime in a git checkout, or --lastmod content"

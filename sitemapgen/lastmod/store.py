@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sitemapgen._types import Warn
-from sitemapgen.errors import EnvironmentFailure
+from sitemapgen.errors import EnvironmentFailure, SitemapgenError
+from sitemapgen.lastmod.base import implausible
 from sitemapgen.util.safeio import create_exclusive, open_regular
 
 #: How long a build waits for another process to let go of the store, in seconds.
@@ -259,9 +260,41 @@ def _without(data: bytes, ignore: Sequence[re.Pattern[bytes]]) -> bytes:
     return data
 
 
-def build_time() -> datetime:
-    """Now, to the second, or SOURCE_DATE_EPOCH for reproducible builds."""
+#: SOURCE_DATE_EPOCH as the reproducible-builds spec has it: an integer, as `date +%s` prints it.
+_EPOCH = re.compile(r"-?[0-9]+")
+_EPOCH_HINT = "set it to a time as `date +%s` prints it, e.g. $(git log -1 --format=%ct), or unset it"
+
+
+def source_date_epoch() -> datetime | None:
+    """SOURCE_DATE_EPOCH, the build time of a reproducible build; None when unset or empty.
+
+    Read as https://reproducible-builds.org/specs/source-date-epoch/ says: an
+    ASCII integer with no fractional part, exactly as `date +%s` prints it. A
+    malformed value, or one no datetime can hold, is refused (exit 2).
+    """
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.strip().isdigit():
+    if not epoch:
+        return None
+    if not _EPOCH.fullmatch(epoch):
+        raise SitemapgenError(
+            f"SOURCE_DATE_EPOCH: {epoch!r} is not an integer number of seconds since 1970"
+            f" (the reproducible-builds spec); {_EPOCH_HINT}"
+        )
+    try:
         return datetime.fromtimestamp(int(epoch), tz=UTC)
-    return datetime.now(UTC).replace(microsecond=0)
+    except (OverflowError, OSError, ValueError):
+        raise SitemapgenError(
+            f"SOURCE_DATE_EPOCH: {epoch!r} is not a time in the years 1 to 9999, which a lastmod can hold;"
+            f" {_EPOCH_HINT}"
+        ) from None
+
+
+def epoch_warning(epoch: datetime, now: datetime) -> str | None:
+    """The warning for a SOURCE_DATE_EPOCH (`epoch`) that cannot be the time of a build, or None."""
+    odd = implausible(epoch, now)
+    if odd is None:
+        return None
+    return (
+        f"SOURCE_DATE_EPOCH={os.environ.get('SOURCE_DATE_EPOCH')} is {epoch.isoformat()}, {odd}: lastmod 'content'"
+        f" dates new and changed pages with it; {_EPOCH_HINT} (the clock then dates them)"
+    )

@@ -14,12 +14,14 @@ import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
+from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Walk
 from sitemapgen.pipeline.decide import Decider, Listed, Outcome
 from sitemapgen.pipeline.tally import Tally
@@ -95,6 +97,8 @@ class Pipeline:
         decide = functools.partial(decider.decide, detail=True) if detail else decider.decide
         settle = decider.settle
         tally = Tally()
+        odd = OddDates(decider.lastmod, datetime.now(UTC))
+        low, high = odd.low, odd.high
         for results, (candidates, walk_skips) in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
             at = 0
             tally.pages += len(results)
@@ -103,20 +107,23 @@ class Pipeline:
                     yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
                     at += 1
                 event = settle(event, candidates[i][0])
+                row: Row | None
                 if type(event) is Listed:
-                    notes = event.notes
+                    notes, row, source = event.notes, event.row, event.source
                 else:
                     assert isinstance(event, Outcome)
-                    notes = event.notes
+                    notes, row, source = event.notes, event.row, event.lastmod_source
                     if event.skip is not None:
                         tally.skip(event.skip)
                 for kind, example in notes:
                     tally.note(kind, example)
+                if row is not None and (when := row[2]) is not None and not low <= when <= high:  # POSIX time
+                    odd.see(source, when, row[3], candidates[i][0])
                 yield event
             for _, skip in walk_skips[at:]:
                 yield Outcome(skip.relpath, skip=skip)
         if targets is None:  # `explain` says each page's own notes under it
-            for line in tally.lines():
+            for line in [*tally.lines(), *odd.lines()]:
                 self.warn(line)
 
     def rows(

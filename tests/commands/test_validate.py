@@ -15,6 +15,7 @@ import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -813,3 +814,29 @@ def test_validate_names_the_flag_the_user_typed(tmp_path: Path, cli: CliRunner, 
     assert (run.code, run.out) == (2, "")
     assert run.err.startswith(f"error: --base-url: {message}"), run.err
     assert run.err.count("\n") == 1
+
+
+def test_validate_notes_lastmods_in_the_future(tmp_path: Path, cli: CliRunner) -> None:
+    """A lastmod of 2099 is a W3C date the protocol takes (not a problem: exit 0), but it cannot be
+    true: one note a file, at the first, with how many more; one within a day of now is no note."""
+    tomorrow = (datetime.now(UTC) + timedelta(hours=20)).isoformat(timespec="seconds")
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(
+        URLSET.format(
+            _url("https://example.com/a", "<lastmod>2020-01-01</lastmod>")
+            + _url("https://example.com/b", "<lastmod>2099-01-01</lastmod>")
+            + _url("https://example.com/c", f"<lastmod>{tomorrow}</lastmod>")
+            + _url("https://example.com/d", "<lastmod>2098-05-05T10:00:00+14:00</lastmod>")
+        )
+    )
+    index = tmp_path / "sitemap.xml"
+    index.write_text(_index("https://example.com/s.xml").replace("</loc>", "</loc><lastmod>2100-01-01</lastmod>"))
+    run = cli("validate", index)
+    assert (run.code, run.out) == (0, "")
+    assert run.err.splitlines() == [
+        f"note: {index}:3: lastmod 2100-01-01 is in the future; search engines ignore a lastmod that cannot be true",
+        f"note: {sitemap}:4: lastmod 2099-01-01 is in the future (and 1 more in this file); search engines ignore"
+        " a lastmod that cannot be true",
+        "2 files, 4 URLs: ok",
+    ]
+    assert cli("validate", "--quiet", index).err == ""
