@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
-from sitemapgen.config.words import GitDate, LastmodSource
+from sitemapgen.config.words import GitDate, GitPages, LastmodSource
 from sitemapgen.lastmod.base import Source
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
@@ -151,10 +151,7 @@ class GitLastmod(Source):
         if self.prefix is not None:
             self.prefix = "" if self.prefix == "." else self.prefix + "/"
         if pages is not None:
-            for page, source in pages.sources.items():
-                path = _in_repository(self.git.root, pages.directory / source)
-                if path is not None:
-                    self.sources[page] = path
+            self.sources = _sources_in_repository(self.git.root, pages)
         if self.git.shallow:
             warn(
                 "lastmod 'git': this is a shallow clone; files last changed before its oldest commit"
@@ -238,3 +235,25 @@ def _in_repository(root: Path, path: Path) -> str | None:
     if relative == os.pardir or relative.startswith(os.pardir + os.sep):
         return None
     return relative.replace(os.sep, "/")
+
+
+def _sources_in_repository(root: Path, pages: GitPages) -> dict[str, str]:
+    """`pages`' sources as paths in the repository at `root` (those outside it left out).
+
+    Only the directory's symlinks are resolved, once: a source that is a symlink is
+    tracked by git as the link, so its own path is what git's history names.
+    """
+    given = os.path.abspath(pages.directory)
+    real = os.path.realpath(given)
+    top = os.path.realpath(root)
+    found: dict[str, str] = {}
+    for page, source in pages.sources.items():
+        path = os.path.normpath(os.path.join(given, source))
+        if path.startswith(given + os.sep):
+            path = real + path[len(given) :]
+        else:
+            path = os.path.realpath(path)
+        relative = os.path.relpath(path, top)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            found[page] = relative.replace(os.sep, "/")
+    return found

@@ -167,3 +167,29 @@ def test_git_pages_must_be_a_git_pages(tmp_path: Path) -> None:
 
     with pytest.raises(sitemapgen.ConfigError, match=r"^git_pages: must be a GitPages .*got \{'a.html': 'a.md'\}$"):
         sitemapgen.load_config(tmp_path, base_url=BASE, git_pages={"a.html": "a.md"})
+
+
+def test_git_pages_through_symlinks(tmp_path: Path) -> None:
+    """A source that is a symlink is dated by the link's own commits (git tracks the link); a
+    project directory reached through a symlink is the repository's all the same."""
+    import sitemapgen
+
+    root = make_tree(tmp_path / "repo", {"docs/real.md": "real"})
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "real", date="2021-01-01T00:00:00Z")
+    (root / "docs/link.md").symlink_to("real.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "link", date="2022-02-02T00:00:00Z")
+    (tmp_path / "project").symlink_to(root)
+    public = make_tree(tmp_path / "site", {"real.html": html("real"), "link.html": html("link")})
+    sources: dict[str, str | Path] = {"real.html": "real.md", "link.html": "link.md"}
+    pages = sitemapgen.GitPages(tmp_path / "project/docs", sources)
+    config = sitemapgen.load_config(public, base_url=BASE, lastmod=["git"], git_pages=pages)
+    warnings: list[str] = []
+    sitemapgen.build(config, on_warning=warnings.append)
+    assert warnings == []
+    assert {u.loc.removeprefix(BASE): u.lastmod for u in published(public, BASE)} == {
+        "real.html": "2021-01-01T00:00:00+00:00",
+        "link.html": "2022-02-02T00:00:00+00:00",
+    }
