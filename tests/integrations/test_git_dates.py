@@ -160,3 +160,24 @@ def test_sphinx_build_dates_each_page_by_its_source_file(tmp_path: Path, builder
     genindex = "genindex.html" if builder == "html" else "genindex/"
     assert got.pop(genindex) not in {date for _, date in DATES.values()}  # no source: its mtime
     assert got == {page: DATES[name][1] for page, name in pages.items()}
+
+
+def test_mkdocs_sources_git_does_not_track_are_one_warning_until_committed(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    root = tmp_path / "project"
+    config = "site_name: Frobnicate\nsite_url: https://example.org/\nplugins:\n  - sitemapgen:\n"
+    _commit_each(root, {}, {"mkdocs.yml": config + "      lastmod: [git, mtime]\n"})
+    make_tree(root, {"docs/index.md": "# Frobnicate\n", "docs/install.md": "# Install\n"})  # not committed yet
+    run = _run("mkdocs", "build", cwd=root)
+    assert run.returncode == 0, run.stderr
+    said = [line.split(maxsplit=2)[2] for line in run.stderr.splitlines() if line.startswith("WARNING")]
+    assert said == [
+        "sitemapgen: lastmod 'git' dated none of the 2 pages (mtime dated them): git tracks none of the source"
+        " files the pages were built from; commit them (git add, git commit), or date the pages by content:"
+        " lastmod 'content'"
+    ]
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "docs", date=DATES["index"][0])  # the advice followed
+    run = _run("mkdocs", "build", "--strict", cwd=root)
+    assert run.returncode == 0, run.stderr
+    assert {u.lastmod for u in published(root / "site", BASE)} == {DATES["index"][1]}
