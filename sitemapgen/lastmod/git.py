@@ -101,7 +101,8 @@ def git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates:
         shallow_file = shallow_file if shallow_file.is_absolute() else root / shallow_file
         boundary = set(shallow_file.read_text().split())
     stamp_format = "%at" if date is GitDate.AUTHOR else "%ct"
-    # HEAD is log's default: named, a repository with no commit makes git say "bad revision 'HEAD'"
+    # HEAD left to log's default: named, in a repository with no commit git says only "bad
+    # revision 'HEAD'"; unnamed, it says the branch has no commits yet.
     out = _git(["log", "-z", "--name-only", "--no-renames", f"--format=%x01%H {stamp_format}", "--"], root)
     dates: dict[str, datetime] = {}
     unknown: set[str] = set()
