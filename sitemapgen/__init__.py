@@ -27,7 +27,7 @@ from sitemapgen.commands.listing import Listing, iter_entries, iter_listing
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config, Rule, Section
-from sitemapgen.config.words import Chunking, GitDate, GitSource, HostName, LastmodSource, RobotsTxt
+from sitemapgen.config.words import Chunking, GitDate, GitPages, GitSource, HostName, LastmodSource, RobotsTxt
 from sitemapgen.entry import Entry
 from sitemapgen.errors import ConfigError, DocrootError, SitemapgenError
 from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
@@ -47,6 +47,7 @@ __all__ = [
     "Entry",
     "Explanation",
     "GitDate",
+    "GitPages",
     "GitSource",
     "HostName",
     "LastmodFormat",

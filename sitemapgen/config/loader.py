@@ -26,8 +26,9 @@ PYPROJECT_PREFIX = "tool.sitemapgen."
 
 
 #: Keys a config file may set: every Config field except the two paths, which
-#: belong to the command line (a config file is shared across checkouts).
-FILE_KEYS = tuple(f.name for f in fields(Config) if f.name not in ("docroot", "out_dir"))
+#: belong to the command line (a config file is shared across checkouts), and the
+#: page -> source map a site generator's plugin passes (`GitPages`).
+FILE_KEYS = tuple(f.name for f in fields(Config) if f.name not in ("docroot", "out_dir", "git_pages"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from sitemapgen.config.words import (
     DEFAULT_MAX_BYTES,
     Chunking,
     GitDate,
+    GitPages,
     GitSource,
     HostName,
     LastmodSource,
@@ -167,6 +168,11 @@ def _git_source_from(value: object, index: int) -> GitSource:
     return GitSource(match, source if isinstance(source, str) else tuple(sources))
 
 
+def _check_git_pages(value: object) -> None:
+    if value is not None and not isinstance(value, GitPages):
+        raise ConfigError("git_pages", f"must be a GitPages (a directory and page -> source file), got {value!r}")
+
+
 def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, ...]:
     written = _one_string_list(value)
     if written is not None:
@@ -259,6 +265,7 @@ class Config:
     lastmod: tuple[LastmodSource, ...] = (LastmodSource.MTIME,)
     git_sources: tuple[GitSource, ...] = ()
     git_date: GitDate = GitDate.COMMIT
+    git_pages: GitPages | None = None  # the plugins' page -> source map (not a config file's key)
     state_file: Path | None = None
     content_ignore: tuple[str, ...] = ()
     chunking: Chunking = Chunking.STABLE
@@ -298,6 +305,7 @@ class Config:
         put(self, "lastmod", _lastmod_chain(self.lastmod, read_heads=self.read_heads))
         put(self, "git_sources", check_tables(self.git_sources, "git_sources", _git_source_from))
         put(self, "git_date", enum_value(GitDate, self.git_date, "git_date"))
+        _check_git_pages(self.git_pages)
         if self.state_file is not None:
             put(self, "state_file", check_file_path(self.state_file, "state_file"))
         put(self, "content_ignore", check_regexes(self.content_ignore, "content_ignore"))

@@ -5,7 +5,9 @@ does (hosts, lastmod sources) can import them without importing the settings."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 #: How many bytes of a page are read to find its head, unless told otherwise (``head_max_bytes``).
 DEFAULT_MAX_BYTES = 65_536
@@ -73,3 +75,19 @@ class GitSource:
     @property
     def sources(self) -> tuple[str, ...]:
         return (self.source,) if isinstance(self.source, str) else self.source
+
+
+@dataclass(frozen=True, slots=True)
+class GitPages:
+    """The source file each built page was made from, as the site generator that built it knows
+    (the MkDocs plugin and the Sphinx extension pass it; not a config file's key).
+
+    `sources` maps a page's path in the docroot (``/`` separators: ``guide/index.html``) to its
+    source file, absolute or relative to `directory`, where git runs (the project: the docs
+    directory, Sphinx's source directory), wherever the docroot is (``mkdocs serve`` builds into
+    a temporary one). ``[[git_sources]]`` rules come first; a page neither names is dated by its
+    own path, if it is in the repository.
+    """
+
+    directory: Path
+    sources: Mapping[str, str | Path]

@@ -9,12 +9,17 @@ raw template out of the files MkDocs copies. The options are checked when
 MkDocs reads its config, before anything is built or cleaned: a bad or unknown
 one fails the build with the tool's one-line message (MkDocs' own line for an
 unknown option, a warning that says the same, is not added). Warnings go to
-MkDocs' log, which prefixes them with ``sitemapgen:``.
+MkDocs' log, which prefixes them with ``sitemapgen:``. For ``lastmod: [git, ...]``
+each page is dated by the Markdown file it was made from: git runs in
+``docs_dir``, wherever ``site_dir`` is (``mkdocs serve`` builds into a
+temporary one).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from pathlib import Path
 from typing import Any
 
 from mkdocs.config import base
@@ -28,6 +33,7 @@ from mkdocs.structure.files import Files
 from sitemapgen.commands.build import build
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.settings import Config
+from sitemapgen.config.words import GitPages
 from sitemapgen.errors import SitemapgenError
 
 log = get_plugin_logger(__name__)
@@ -45,6 +51,7 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         super().__init__()
         self.unknown: dict[str, Any] = {}
         self.settings: Config | None = None
+        self.sources: GitPages | None = None  # this build's pages and their Markdown files
 
     def load_config(
         self, options: dict[str, Any], config_file_path: str | None = None
@@ -77,12 +84,28 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         docs = os.path.join(os.path.abspath(config.docs_dir), "")
         if template is not None and not (template.abs_src_path or docs).startswith(docs):
             files.remove(template)
+        self.sources = GitPages(Path(docs), pages_and_sources(files, docs))
         return files
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         assert self.settings is not None  # on_config ran: MkDocs calls it first
         try:
-            result = build(self.settings, on_warning=log.warning)
+            settings = dataclasses.replace(self.settings, git_pages=self.sources)
+            result = build(settings, on_warning=log.warning)
         except SitemapgenError as e:
             raise PluginError(f"sitemapgen: {e}") from e
         log.info(result.summary())
+
+
+def pages_and_sources(files: Files, docs: str) -> dict[str, str]:
+    """Each page MkDocs writes from a file of `docs` (a Markdown page, or an HTML file copied
+    as it is), by its path in the site: the file it was made from. Theme files, and files a
+    plugin generated, have no source there."""
+    return {
+        file.dest_uri: file.abs_src_path
+        for file in files
+        if (file.is_documentation_page() or file.is_static_page())
+        and file.generated_by is None
+        and file.abs_src_path is not None
+        and file.abs_src_path.startswith(docs)
+    }

@@ -8,16 +8,22 @@ A ``sitemapgen_*`` name that is none of them is refused, with the close one if
 there is one. Every line it logs starts with ``sitemapgen:``. An error is one
 such line at Sphinx's error level, and sphinx-build exits non-zero (2 for bad
 input, 3 when the machine failed): raising would print Sphinx's crash report
-(versions, traceback, "please open an issue"), which is for bugs.
+(versions, traceback, "please open an issue"), which is for bugs. For
+``sitemapgen_lastmod = ["git", ...]`` each page is dated by the source file it
+was made from (``env.doc2path``): git runs in the source directory, wherever
+the output directory is.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import os
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.config import Config as SphinxConfig
 from sphinx.util import logging
 
@@ -25,6 +31,7 @@ from sitemapgen._version import __version__
 from sitemapgen.commands.build import build
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
+from sitemapgen.config.words import GitPages
 from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
 
 logger = logging.getLogger(__name__)
@@ -72,7 +79,23 @@ def _build(app: Sphinx) -> BuildResult | None:
             return None
         values["base_url"] = app.config.html_baseurl
     settings = config_from_values(Path(app.outdir), values, source=SOURCE, prefix=PREFIX)
+    settings = dataclasses.replace(settings, git_pages=GitPages(Path(app.srcdir), pages_and_sources(app)))
     return build(settings, on_warning=_warn)
+
+
+def pages_and_sources(app: Sphinx) -> dict[str, str]:
+    """Each document's page, by its path in the output directory (``usage.html``; dirhtml:
+    ``usage/index.html``): the source file it was made from. Pages made from no document
+    (``genindex``, ``search``) have none."""
+    builder = app.builder
+    if not isinstance(builder, StandaloneHTMLBuilder):  # html and dirhtml are
+        return {}
+    outdir = os.path.realpath(app.outdir)
+    pages: dict[str, str] = {}
+    for docname in sorted(app.env.found_docs):
+        page = os.path.relpath(os.path.realpath(builder.get_outfilename(docname)), outdir)
+        pages[page.replace(os.sep, "/")] = str(app.env.doc2path(docname))
+    return pages
 
 
 def _warn(message: str) -> None:

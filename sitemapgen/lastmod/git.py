@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
-from sitemapgen.config.words import GitDate, LastmodSource
-from sitemapgen.errors import SitemapgenError
+from sitemapgen.config.words import GitDate, GitPages, LastmodSource
 from sitemapgen.lastmod.base import Source
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
@@ -34,27 +33,67 @@ class GitDates:
     shallow: bool
 
 
+class GitUnavailable(Exception):
+    """Git cannot give dates here: `str()` says what that means, in git's own first words."""
+
+
+#: git's words, as it prints them in the C locale, and what they mean for the build.
+_DUBIOUS = re.compile(r"dubious ownership in repository at '(.*)'")
+_NO_COMMIT = ("does not have any commits yet", "bad default revision 'HEAD'")
+
+
 def _git(args: Sequence[str], cwd: Path) -> bytes:
-    result = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=cwd, capture_output=True, check=False)
+    env = {**os.environ, "LC_ALL": "C"}  # git's messages as written, whatever the user's locale
+    try:
+        result = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args], cwd=cwd, env=env, capture_output=True, check=False
+        )
+    except OSError as e:  # no git on PATH, or not runnable
+        if not cwd.is_dir():
+            raise GitUnavailable(f"{cwd} is not a directory") from None
+        raise GitUnavailable(f"cannot run git ({e.strerror or e}): install git, or put it on PATH") from None
     if result.returncode != 0:
-        raise SitemapgenError(f"git {' '.join(args)}: {result.stderr.decode(errors='replace').strip()}")
+        lines = result.stderr.decode(errors="replace").strip().splitlines() or [f"exit status {result.returncode}"]
+        raise GitUnavailable(_meaning(lines[0], cwd))
     return result.stdout
 
 
+def _meaning(said: str, cwd: Path) -> str:
+    """What git's first line `said` means, and git's line itself."""
+    quoted = f'(git: "{said}")'
+    dubious = _DUBIOUS.search(said)
+    if dubious:
+        where = dubious.group(1)
+        return (
+            f"git refuses the repository at {where}, which another user owns {quoted};"
+            f" if you trust it: git config --global --add safe.directory {where}"
+        )
+    if "not a git repository" in said:
+        return f"{cwd} is not in a git work tree {quoted}"
+    if any(words in said for words in _NO_COMMIT):
+        return f"the repository at {cwd} has no commit yet {quoted}"
+    return f"git failed in {cwd} {quoted}"
+
+
 def read_git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates | None:
-    """Every tracked path's last commit time (commit or author time, as `date` says), or
-    None when `directory` is not in a git work tree.
+    """`git_dates`, or None when git cannot give them (not a work tree, no git...)."""
+    try:
+        return git_dates(directory, date)
+    except GitUnavailable:
+        return None
+
+
+def git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates:
+    """Every tracked path's last commit time (commit or author time, as `date` says), in the
+    repository `directory` is in; `GitUnavailable` when git cannot tell (no git, not in a work
+    tree, git refuses the repository, no commit yet...), saying why in git's words.
 
     One `git log --name-only -z` pass, newest commit first: the first time a
     path appears is its last change. In a shallow clone the boundary commits
     seem to add every file at once; paths seen only there are reported apart,
     never given that commit's date.
     """
-    try:
-        top = _git(["rev-parse", "--show-toplevel"], directory).decode().strip()
-    except (SitemapgenError, FileNotFoundError):
-        return None
-    root = Path(top)
+    root = Path(_git(["rev-parse", "--show-toplevel"], directory).decode().strip())
     shallow = _git(["rev-parse", "--is-shallow-repository"], root).strip() == b"true"
     boundary: set[str] = set()
     if shallow:
@@ -62,7 +101,9 @@ def read_git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates 
         shallow_file = shallow_file if shallow_file.is_absolute() else root / shallow_file
         boundary = set(shallow_file.read_text().split())
     stamp_format = "%at" if date is GitDate.AUTHOR else "%ct"
-    out = _git(["log", "-z", "--name-only", "--no-renames", f"--format=%x01%H {stamp_format}", "HEAD", "--"], root)
+    # HEAD left to log's default: named, in a repository with no commit git says only "bad
+    # revision 'HEAD'"; unnamed, it says the branch has no commits yet.
+    out = _git(["log", "-z", "--name-only", "--no-renames", f"--format=%x01%H {stamp_format}", "--"], root)
     dates: dict[str, datetime] = {}
     unknown: set[str] = set()
     when: datetime | None = None
@@ -89,22 +130,30 @@ def read_git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates 
 
 
 class GitLastmod(Source):
-    """The last commit that touched the page, or the source file `[[git_sources]]` maps it to."""
+    """The last commit that touched the page, or the source file `[[git_sources]]` or the site
+    generator (`Config.git_pages`) maps it to."""
 
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
-        self.git: GitDates | None = read_git_dates(config.docroot, config.git_date)
+        self.git: GitDates | None = None
         self.docroot = config.docroot
         self.git_date = config.git_date
-        self.prefix = ""
+        self.prefix: str | None = None  # the docroot in the repository; None: outside it
         self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
-        if self.git is None:
+        self.sources: dict[str, str] = {}  # page -> its source file in the repository (git_pages)
+        pages = config.git_pages
+        try:
+            self.git = git_dates(config.docroot if pages is None else pages.directory, config.git_date)
+        except GitUnavailable as e:
             chain = list(config.lastmod)
             after = chain[chain.index(LastmodSource.GIT) + 1 :] if LastmodSource.GIT in chain else []
             instead = f"using the next source ({after[0].value!r})" if after else "no page gets a lastmod from it"
-            warn(f"lastmod 'git': {config.docroot} is not in a git work tree; {instead}")
+            warn(f"lastmod 'git': {e}; {instead}")
             return
-        prefix = os.path.relpath(os.path.realpath(config.docroot), os.path.realpath(self.git.root))
-        self.prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
+        self.prefix = _in_repository(self.git.root, config.docroot)
+        if self.prefix is not None:
+            self.prefix = "" if self.prefix == "." else self.prefix + "/"
+        if pages is not None:
+            self.sources = _sources_in_repository(self.git.root, pages)
         if self.git.shallow:
             warn(
                 "lastmod 'git': this is a shallow clone; files last changed before its oldest commit"
@@ -121,7 +170,7 @@ class GitLastmod(Source):
         )
 
     def why_none(self) -> str | None:
-        """Said as it opened when there is no work tree; else what git knows of the docroot."""
+        """Said as it opened when git could not run; else what git knows of the sources or the docroot."""
         git = self.git
         if git is None:
             return None
@@ -131,7 +180,13 @@ class GitLastmod(Source):
                 f"neither the pages nor the files [[git_sources]] maps them to are tracked by git{shallow};"
                 " check each rule's match and source against `git ls-files`"
             )
-        tracked = any(path.startswith(self.prefix) for path in (*git.dates, *git.shallow_paths))
+        if self.sources:
+            return (
+                f"git tracks none of the source files the pages were built from{shallow};"
+                " commit them (git add, git commit), or date the pages by content: lastmod 'content'"
+            )
+        prefix = self.prefix
+        tracked = prefix is not None and any(path.startswith(prefix) for path in (*git.dates, *git.shallow_paths))
         if tracked:
             why = f"none of the pages is tracked by git{shallow}"
         elif self.ignored():
@@ -159,11 +214,15 @@ class GitLastmod(Source):
 
     def paths_of(self, relpath: str) -> list[str]:
         """The paths in the repository whose history may date the page at `relpath`, in
-        order: the first rule that matches gives its candidates; no rule, the page's own."""
+        order: the first rule that matches gives its candidates; no rule, the source file
+        the generator made it from; neither, the page's own (if the docroot is in the repository)."""
         for pattern, sources in self.rewrites:
             if pattern.search(relpath):
                 return [pattern.sub(source, relpath, count=1) for source in sources]
-        return [self.prefix + relpath]
+        source = self.sources.get(relpath)
+        if source is not None:
+            return [source]
+        return [] if self.prefix is None else [self.prefix + relpath]
 
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
         """The date of the first candidate git knows; None (the next source) when git knows
@@ -178,3 +237,33 @@ class GitLastmod(Source):
             if path in git.shallow_paths:
                 return None
         return None
+
+
+def _in_repository(root: Path, path: Path) -> str | None:
+    """`path` relative to the repository's top level `root` (``/`` separators), None outside it."""
+    relative = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
+def _sources_in_repository(root: Path, pages: GitPages) -> dict[str, str]:
+    """`pages`' sources as paths in the repository at `root` (those outside it left out).
+
+    Only the directory's symlinks are resolved, once: a source that is a symlink is
+    tracked by git as the link, so its own path is what git's history names.
+    """
+    given = os.path.abspath(pages.directory)
+    real = os.path.realpath(given)
+    top = os.path.realpath(root)
+    found: dict[str, str] = {}
+    for page, source in pages.sources.items():
+        path = os.path.normpath(os.path.join(given, source))
+        if path.startswith(given + os.sep):
+            path = real + path[len(given) :]
+        else:
+            path = os.path.realpath(path)
+        relative = os.path.relpath(path, top)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            found[page] = relative.replace(os.sep, "/")
+    return found

@@ -86,15 +86,15 @@ def test_a_pages_own_warnings_are_part_of_its_explanation(tmp_path: Path) -> Non
 def test_one_pipeline_for_all_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Three pages, one git history read (not three), as in a build."""
     from sitemapgen.config.words import GitDate
-    from sitemapgen.lastmod.git import GitDates, read_git_dates
+    from sitemapgen.lastmod.git import GitDates, git_dates
 
     calls: list[Path] = []
 
-    def counted(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates | None:
+    def counted(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates:
         calls.append(directory)
-        return read_git_dates(directory, date)
+        return git_dates(directory, date)
 
-    monkeypatch.setattr("sitemapgen.lastmod.git.read_git_dates", counted)
+    monkeypatch.setattr("sitemapgen.lastmod.git.git_dates", counted)
     root = make_tree(tmp_path / "site", {"a.html": html(), "b.html": html(), "c/d.html": html()})
     config = Config(docroot=root, base_url=BASE, lastmod=(LastmodSource.GIT, LastmodSource.MTIME))
     answers = sitemapgen.explain(config, ["a.html", "b.html", "c/d.html"], on_warning=lambda _: None)

@@ -189,8 +189,9 @@ def test_an_unknown_keyword_is_a_type_error_with_a_hint(tmp_path: Path) -> None:
     ],
 )
 def test_an_unknown_keyword_offers_nothing_unrelated(tmp_path: Path, name: str, hint: str) -> None:
+    settings: dict[str, Any] = {name: {}}
     with pytest.raises(TypeError) as info:
-        load_config(tmp_path, base_url=BASE, **{name: {}})  # type: ignore[arg-type]
+        load_config(tmp_path, base_url=BASE, **settings)
     assert str(info.value) == f"load_config() got an unexpected keyword argument {name!r}{hint}"
 
 
