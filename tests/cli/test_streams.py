@@ -232,3 +232,22 @@ def test_build_json_to_a_full_disk_warns_and_exits_0(site: SiteFactory) -> None:
         "warning: cannot print the result to stdout: No space left on device (the sitemaps were published)\n",
     )
     assert locs(root, BASE) == [f"{BASE}a.html"]
+
+
+@pytest.mark.parametrize("args", [["check"], ["explain", "a.html"]], ids=["check", "explain"])
+def test_a_verdict_stands_when_stdout_went_away(site: SiteFactory, args: list[str]) -> None:
+    """`check` (current) and `explain` (listed) whose reader left exit 0, their verdict, not 1
+    for a broken pipe."""
+    root = site({"a.html": html("a")})
+    assert subprocess.run([*CLI, "build", root, "--base-url", BASE, "-q"], env=_env()).returncode == 0
+    with subprocess.Popen(
+        [*CLI, args[0], str(root), *args[1:], "--base-url", BASE],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        proc.stdout.close()
+        err = proc.stderr.read()
+        assert (proc.wait(timeout=60), err) == (0, b"")
