@@ -5,8 +5,10 @@ Exit codes are decided here and only here: 0 done, 1 `check`, `validate` or
 error), 3 the machine failed (an `EnvironmentFailure`, or any `OSError` or
 `MemoryError` the library did not word itself: a full disk, a read-only
 mount, a permission, a busy store), 130 interrupted (Ctrl-C), 143 terminated
-(SIGTERM, handled as Ctrl-C is: clean-up runs, nothing is half-published).
-Every one of them is one line on stderr. Any other exception is a bug and
+(SIGTERM, handled as Ctrl-C is: clean-up runs, nothing is half-published),
+141 `list` or `diff` stopped because its stdout went away (``| head -1``,
+``>&-``), said by nothing, as ``ls | head -1`` does. Every other one is one
+line on stderr, if stderr is still there. Any other exception is a bug and
 keeps its traceback.
 """
 
@@ -19,6 +21,7 @@ from collections.abc import Iterator, Mapping
 
 import typer
 
+from sitemapgen.cli.streams import GONE, echo
 from sitemapgen.errors import ConfigError, EnvironmentFailure, NeedsSetting, NotSet, Refusal, SitemapgenError
 
 EXIT_OK = 0
@@ -27,6 +30,8 @@ EXIT_BAD_INPUT = 2
 EXIT_ENVIRONMENT = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+#: 128 + SIGPIPE: what a shell reports for ``ls | head -1`` when ``ls`` had more to print.
+EXIT_READER_GONE = 141
 
 
 class Terminated(KeyboardInterrupt):
@@ -39,14 +44,14 @@ def one_line(message: str) -> str:
 
 
 def fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"error: {one_line(message)}", err=True)
+    echo(f"error: {one_line(message)}", err=True)
     return typer.Exit(code)
 
 
 def stopped(interrupt: KeyboardInterrupt) -> int:
     """Say that Ctrl-C (or SIGTERM, as `Terminated`) stopped the run; its exit code."""
     terminated = isinstance(interrupt, Terminated)
-    typer.echo("terminated" if terminated else "interrupted", err=True)
+    echo("terminated" if terminated else "interrupted", err=True)
     return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
@@ -68,6 +73,17 @@ def handled() -> Iterator[None]:
         raise fail("out of memory (try --jobs 1, or allow this process more memory)", EXIT_ENVIRONMENT) from None
     except KeyboardInterrupt as e:
         raise typer.Exit(stopped(e)) from None
+
+
+def delivered(failure: OSError | None) -> None:
+    """For `list` and `diff`, whose output is all they give, after each write: stop, quietly with
+    `EXIT_READER_GONE`, when stdout's reader went away or it was closed; a stdout that failed
+    otherwise (a full disk) is the machine's failure."""
+    if failure is None:
+        return
+    if failure.errno in GONE:
+        raise typer.Exit(EXIT_READER_GONE)
+    raise EnvironmentFailure(f"cannot print to stdout: {failure.strerror or failure}")
 
 
 @contextlib.contextmanager
@@ -96,7 +112,7 @@ def usage_failure(error: typer.exceptions.TyperException) -> int:
     context = getattr(error, "ctx", None)
     where = f"{context.command_path}: " if context is not None else ""
     hint = f" (see {context.command_path} --help)" if context is not None else ""
-    typer.echo(f"error: {where}{one_line(error.format_message())}{hint}", err=True)
+    echo(f"error: {where}{one_line(error.format_message())}{hint}", err=True)
     return error.exit_code
 
 

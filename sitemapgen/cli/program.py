@@ -25,6 +25,7 @@ from sitemapgen.cli.exits import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_PROBLEM,
+    delivered,
     flags_named,
     handled,
     sigterm_as_interrupt,
@@ -51,6 +52,7 @@ from sitemapgen.cli.options import (
     SummaryMdOpt,
 )
 from sitemapgen.cli.progress import progress
+from sitemapgen.cli.streams import GONE, echo, flush_all, put, takes_unicode
 from sitemapgen.cli.usage import Command, Group
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
@@ -73,7 +75,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"sitemapgen {__version__}")
+        echo(f"sitemapgen {__version__}")
         raise typer.Exit()
 
 
@@ -94,7 +96,7 @@ def _flag(option: Any) -> str:
 
 
 def _warn(message: str) -> None:
-    typer.echo(f"warning: {message}", err=True)
+    echo(f"warning: {message}", err=True)
 
 
 def _settings(docroot: Path, config_file: Path | None, flags: Mapping[str, tuple[object, str]]) -> Config:
@@ -167,7 +169,7 @@ def build_command(
         _warn(message)
         annotation = ci.add(message)
         if annotation is not None:
-            typer.echo(annotation, err=json_output)  # stdout, where the runner reads commands, but not into JSON
+            echo(annotation, err=json_output)  # stdout, where the runner reads commands, but not into JSON
 
     with handled(), progress(not quiet and not json_output) as on_progress:
         if changes_file is not None and settings.previous is None:
@@ -175,7 +177,7 @@ def build_command(
         result = run_build(settings, on_warning=warn, on_progress=on_progress, changes_file=changes_file)
     last = ci.last_annotation()
     if last is not None:
-        typer.echo(last, err=json_output)
+        echo(last, err=json_output)
     summary = None if no_summary_md else summary_md or step_summary_path()
     if summary is not None:
         with handled():
@@ -186,9 +188,11 @@ def build_command(
                     f"{summary}: cannot write the summary: {e.strerror or e} (the sitemaps were published)"
                 ) from e
     if json_output:
-        typer.echo(json.dumps(result.as_json(), indent=2))
+        lost = echo(json.dumps(result.as_json(), indent=2))
+        if lost is not None and lost.errno not in GONE:  # a reader that left asked for nothing more
+            _warn(f"cannot print the result to stdout: {lost.strerror or lost} (the sitemaps were published)")
     elif not quiet:
-        typer.echo(f"sitemapgen: {result.summary()}", err=True)
+        echo(f"sitemapgen: {result.summary()}", err=True)
 
 
 @_site_command("check")
@@ -200,7 +204,7 @@ def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
         result = check(settings, on_warning=_warn if not quiet else (lambda _: None))
     if not (quiet and result.current):
         for line in result.lines:
-            typer.echo(line)
+            echo(line)
     if not result.current:
         raise typer.Exit(EXIT_PROBLEM)
 
@@ -219,15 +223,15 @@ def diff_command(
 
     with handled(), diff(old, new, on_warning=_warn) as changes:
         if json_output:
-            typer.echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=False))
+            delivered(echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=not takes_unicode(sys.stdout))))
             return
         for loc in changes.added():
-            typer.echo(f"+ {loc}")
+            delivered(echo(f"+ {loc}"))
         for loc, _ in changes.removed():
-            typer.echo(f"- {loc}")
+            delivered(echo(f"- {loc}"))
         for loc, before, after in changes.changed():
-            typer.echo(f"~ {loc} {before or '-'} -> {after or '-'}")
-        typer.echo(f"sitemapgen: {changes.counts()}", err=True)
+            delivered(echo(f"~ {loc} {before or '-'} -> {after or '-'}"))
+        echo(f"sitemapgen: {changes.counts()}", err=True)
 
 
 @app.command("indexnow", cls=Command)
@@ -244,7 +248,7 @@ def indexnow_command(
     from sitemapgen.commands.indexnow import indexnow
 
     def status(line: str) -> None:
-        typer.echo(f"sitemapgen: {line}", err=True)
+        echo(f"sitemapgen: {line}", err=True)
 
     with handled():
         with flags_named({"key": "--key", "endpoint": "--endpoint"}):
@@ -258,14 +262,14 @@ def indexnow_command(
                 on_status=status,
             )
         if not submission.plan.urls:
-            typer.echo("sitemapgen: nothing changed; nothing sent", err=True)
+            echo("sitemapgen: nothing changed; nothing sent", err=True)
             return
         if dry_run:
             for body in submission.plan.bodies():
-                typer.echo(f"POST {submission.plan.endpoint}")
-                typer.echo(json.dumps(body, indent=1, ensure_ascii=False))
+                echo(f"POST {submission.plan.endpoint}")
+                echo(json.dumps(body, indent=1, ensure_ascii=not takes_unicode(sys.stdout)))
             return
-    typer.echo(f"sitemapgen: submitted {plural(submission.sent, 'URL')} to {submission.plan.endpoint}", err=True)
+    echo(f"sitemapgen: submitted {plural(submission.sent, 'URL')} to {submission.plan.endpoint}", err=True)
 
 
 @app.command("validate", cls=Command)
@@ -294,12 +298,12 @@ def validate_command(
             base = normalize_base_url(base_url) if base_url is not None else None
         report = validate(paths, base_url=base)
     for problem in report.problems:
-        typer.echo(str(problem))
+        echo(str(problem))
     for note in () if quiet else report.notes:
-        typer.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     if not quiet or report.problems:
         verdict = "ok" if report.ok else plural(len(report.problems), "problem")
-        typer.echo(f"{plural(report.files, 'file')}, {plural(report.urls, 'URL')}: {verdict}", err=True)
+        echo(f"{plural(report.files, 'file')}, {plural(report.urls, 'URL')}: {verdict}", err=True)
     if not report.ok:
         raise typer.Exit(EXIT_PROBLEM)
 
@@ -315,8 +319,9 @@ def list_command(
     """Print what build would list, in its order, one page a line: URL, lastmod, changefreq, priority, source file."""
     from sitemapgen.entry import format_priority
 
-    write = sys.stdout.write  # buffered: a line per page, and a million pages
+    stdout, ascii_only = sys.stdout, not takes_unicode(sys.stdout)
     with handled():
+        delivered(put(stdout, "", flush=False))  # closed (``>&-``): nothing to walk the site for
         for item in iter_listing(settings, on_warning=_warn):
             entry = item.entry
             changefreq = entry.changefreq.value if entry.changefreq else None
@@ -330,11 +335,12 @@ def list_command(
                     "file": item.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
                     "lastmod_source": item.lastmod_source.value if item.lastmod_source else None,
                 }
-                write(json.dumps(row, ensure_ascii=False) + "\n")
+                line = json.dumps(row, ensure_ascii=ascii_only)
             else:  # one page, one line, whatever the file's name
                 fields = (entry.loc, item.lastmod_text, changefreq, priority, display(item.relpath))
-                write("\t".join(field or "" for field in fields) + "\n")
-    sys.stdout.flush()
+                line = "\t".join(field or "" for field in fields)
+            delivered(put(stdout, line + "\n", flush=False))  # buffered: a million pages
+        delivered(put(stdout, ""))
 
 
 @_site_command("explain")
@@ -353,7 +359,7 @@ def explain_command(
         answers = explain(settings, pages, on_warning=_warn)
     for answer in answers:
         for line in answer.lines:
-            typer.echo(line)
+            echo(line)
     if not all(answer.listed for answer in answers):
         raise typer.Exit(EXIT_PROBLEM)
 
@@ -370,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         except typer.exceptions.TyperException as e:
             return usage_failure(e)
         except typer.Abort:
-            typer.echo("interrupted", err=True)
+            echo("interrupted", err=True)
             return EXIT_INTERRUPTED
         except KeyboardInterrupt as e:  # outside a command (while parsing): still not a traceback
             return stopped(e)
@@ -379,4 +385,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    code = main()
+    flush_all()  # a reader gone at the last moment: dropped here, not at the interpreter's exit
+    sys.exit(code)

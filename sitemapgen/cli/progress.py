@@ -7,15 +7,19 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
+from sitemapgen.cli.streams import Guarded, is_terminal
+
 
 @contextlib.contextmanager
 def progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
     """A live page count on stderr, only when a person is watching a terminal.
 
     Refreshed by the build's own calls, never by a thread of rich's: workers are
-    forked, and a fork while another thread runs can deadlock the child.
+    forked, and a fork while another thread runs can deadlock the child. Drawn
+    through `Guarded`: a terminal that goes away stops the drawing, not the build.
     """
-    if not enabled or not sys.stderr.isatty():
+    stderr = sys.stderr
+    if not enabled or stderr is None or not is_terminal(stderr):
         yield None
         return
     from rich.console import Console
@@ -25,7 +29,7 @@ def progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
         SpinnerColumn(),
         TextColumn("{task.completed:,} pages"),
         TimeElapsedColumn(),
-        console=Console(stderr=True),
+        console=Console(file=Guarded(stderr)),  # type: ignore[arg-type]  # a file as rich uses one
         transient=True,
         auto_refresh=False,
     ) as bar:

@@ -20,6 +20,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from sitemapgen.cli.exits import EXIT_BAD_INPUT
+from sitemapgen.cli.streams import echo
 
 if TYPE_CHECKING:  # typer's own click, for the types of the methods overridden here
     from typer._click import Context, HelpFormatter, Parameter
@@ -179,7 +180,7 @@ class Group(TyperGroup):
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
-            typer.echo(ctx.get_help())
+            echo(ctx.get_help())
             ctx.exit(EXIT_BAD_INPUT)
         return _parsed(lambda: super(Group, self).parse_args(ctx, args), self.get_params(ctx))
 
