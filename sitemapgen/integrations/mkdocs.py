@@ -9,7 +9,9 @@ raw template out of the files MkDocs copies. The options are checked when
 MkDocs reads its config, before anything is built or cleaned: a bad or unknown
 one fails the build with the tool's one-line message (MkDocs' own line for an
 unknown option, a warning that says the same, is not added). Warnings go to
-MkDocs' log, which prefixes them with ``sitemapgen:``.
+MkDocs' log, which prefixes them with ``sitemapgen:``; what a healthy first
+build says (starting the content store) is logged at info level, so
+``mkdocs build --strict`` passes.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
 
+from sitemapgen._types import Notice
 from sitemapgen.commands.build import build
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.settings import Config
@@ -82,7 +85,11 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         assert self.settings is not None  # on_config ran: MkDocs calls it first
         try:
-            result = build(self.settings, on_warning=log.warning)
+            result = build(self.settings, on_warning=_warn)
         except SitemapgenError as e:
             raise PluginError(f"sitemapgen: {e}") from e
         log.info(result.summary())
+
+
+def _warn(message: str) -> None:
+    (log.info if isinstance(message, Notice) else log.warning)(message)

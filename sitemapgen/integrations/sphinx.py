@@ -8,7 +8,9 @@ A ``sitemapgen_*`` name that is none of them is refused, with the close one if
 there is one. Every line it logs starts with ``sitemapgen:``. An error is one
 such line at Sphinx's error level, and sphinx-build exits non-zero (2 for bad
 input, 3 when the machine failed): raising would print Sphinx's crash report
-(versions, traceback, "please open an issue"), which is for bugs.
+(versions, traceback, "please open an issue"), which is for bugs. What a
+healthy first build says (starting the content store) is logged at info level,
+so ``sphinx-build -W`` passes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config as SphinxConfig
 from sphinx.util import logging
 
+from sitemapgen._types import Notice
 from sitemapgen._version import __version__
 from sitemapgen.commands.build import build
 from sitemapgen.commands.report import BuildResult
@@ -76,7 +79,7 @@ def _build(app: Sphinx) -> BuildResult | None:
 
 
 def _warn(message: str) -> None:
-    logger.warning("sitemapgen: %s", message)
+    (logger.info if isinstance(message, Notice) else logger.warning)("sitemapgen: %s", message)
 
 
 def settings_of(config: SphinxConfig) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sitemapgen._types import Warn
+from sitemapgen._types import Notice, Warn
 from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.util.safeio import create_exclusive, open_regular
 
@@ -80,8 +80,10 @@ class ContentStore:
                 db.execute("BEGIN IMMEDIATE")
                 if not existed:  # said once it could be started: an error alone otherwise
                     warn(
-                        f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
-                        " (in CI, keep this file between runs)"
+                        Notice(
+                            f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
+                            " (in CI, keep this file between runs)"
+                        )
                     )
                 return db
             except sqlite3.DatabaseError as e:
