@@ -11,6 +11,11 @@ input, 3 when the machine failed): raising would print Sphinx's crash report
 (versions, traceback, "please open an issue"), which is for bugs. What a
 healthy first build says (starting the content store) is logged at info level,
 so ``sphinx-build -W`` passes.
+
+The content store of ``sitemapgen_lastmod = ["content"]`` is kept by default in
+Sphinx's doctree directory (``-d``), with Sphinx's own state between builds:
+sphinx-autobuild and other watchers of the source tree ignore it there (beside
+the output directory, ``docs/_build`` is often inside the watched ``docs``).
 """
 
 from __future__ import annotations
@@ -74,6 +79,8 @@ def _build(app: Sphinx) -> BuildResult | None:
             logger.warning("sitemapgen: no sitemap written: set html_baseurl (or sitemapgen_base_url) in %s", SOURCE)
             return None
         values["base_url"] = app.config.html_baseurl
+    if "state_file" not in values:
+        values["state_file"] = str(Path(app.doctreedir, f"sitemapgen-state-{Path(app.outdir).name}.sqlite"))
     settings = config_from_values(Path(app.outdir), values, source=SOURCE, prefix=PREFIX)
     return build(settings, on_warning=_warn)
 
