@@ -1,14 +1,15 @@
 """The plugins as their hosts run them for a writer: strict (``mkdocs build --strict``,
-``sphinx-build -W``) and watched (``sphinx-autobuild``), each the real program in a process of its
-own, stopped with Ctrl-C (SIGINT) as a user stops it.
+``sphinx-build -W``), served (``mkdocs serve``) and watched (``sphinx-autobuild``), each the real
+program in a process of its own, stopped with Ctrl-C (SIGINT) as a user stops it.
 
 A healthy first build with ``lastmod: [content]`` passes strict: starting the store is said at
-info level. A watcher settles after one edit, as the store is kept where it does not look and
-left untouched when nothing changed.
+info level. A serve session leaves nothing in the temporary directory; a watcher settles after
+one edit, as the store is kept where it does not look and left untouched when nothing changed.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -21,7 +22,7 @@ from types import TracebackType
 
 import pytest
 
-from ..helpers import published
+from ..helpers import _free_port, fetch, published, read_index
 from .test_plugins import BASE, _mkdocs_project, _run, _sphinx_project
 
 _STARTING = re.compile(r"sitemapgen: (?P<store>\S+): no lastmod state store yet; starting one")
@@ -124,6 +125,43 @@ class _Program:
             self.reader.join(10)
             assert self.process.stdout is not None
             self.process.stdout.close()
+
+
+@pytest.mark.parametrize("mode", ["--strict", "--dirty"])
+def test_a_mkdocs_serve_session_serves_the_sitemaps_and_leaves_nothing_in_the_temporary_directory(
+    tmp_path: Path, mode: str
+) -> None:
+    pytest.importorskip("mkdocs")
+    project = tmp_path / "project"
+    _mkdocs_project(project, "  - search\n  - sitemapgen:\n      lastmod: [content]\n")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    port = _free_port()
+    env = {**os.environ, "TMPDIR": str(temp)}  # where mkdocs serve builds the site, and we keep our store
+    with _Program("mkdocs", "serve", mode, "-a", f"127.0.0.1:{port}", cwd=project, env=env) as serve:
+        serve.wait_for(lambda: serve.count("Serving on http://127.0.0.1:") == 1)
+        served = f"http://127.0.0.1:{port}/"
+        index = temp / "index.xml"
+        index.write_bytes(fetch(served + "sitemap.xml"))
+        listed = [loc for loc, _ in read_index(index)]
+        assert listed == [served + "sitemap-1.xml.gz"]
+        assert fetch(listed[0])[:2] == b"\x1f\x8b"
+        index.unlink()
+        assert [p.name for p in temp.iterdir()] != []  # the session's site and store are there now
+        page = project / "docs" / "install.md"
+        page.write_text(page.read_text() + "\nAnd then some.\n")
+        serve.wait_for(lambda: serve.count("sitemapgen: listed 4 pages") == 2)  # rebuilt, the store kept
+    assert serve.process.returncode == 0, "\n".join(serve.lines)
+    assert sorted(temp.iterdir()) == []  # MkDocs removed its site; we removed our store
+    ours = [line for line in serve.lines if "sitemapgen" in line]
+    assert [line for line in ours if line.startswith(("WARNING", "ERROR"))] == []  # --dirty: MkDocs warns of its own
+    assert _levels(serve.lines) == [("INFO", f"{temp}/.sitemapgen-state-{_site_dir(serve.lines, temp)}.sqlite")]
+
+
+def _site_dir(lines: list[str], temp: Path) -> str:
+    """The name of the temporary directory `mkdocs serve` built in, from the path it printed."""
+    [name] = {m[1] for line in lines if (m := re.search(re.escape(str(temp)) + r"/(mkdocs_\w+)", line))}
+    return name
 
 
 def test_sphinx_autobuild_with_a_content_store_builds_once_an_edit_and_settles(tmp_path: Path) -> None:
