@@ -9,16 +9,20 @@ raw template out of the files MkDocs copies. The options are checked when
 MkDocs reads its config, before anything is built or cleaned: a bad or unknown
 one fails the build with the tool's one-line message (MkDocs' own line for an
 unknown option, a warning that says the same, is not added). Warnings go to
-MkDocs' log, which prefixes them with ``sitemapgen:``. For ``lastmod: [git, ...]``
-each page is dated by the Markdown file it was made from: git runs in
-``docs_dir``, wherever ``site_dir`` is (``mkdocs serve`` builds into a
-temporary one).
+MkDocs' log, which prefixes them with ``sitemapgen:``; what a healthy first
+build says (starting the content store) is logged at info level, so
+``mkdocs build --strict`` passes. For ``lastmod: [git, ...]`` each page is dated
+by the Markdown file it was made from: git runs in ``docs_dir``, wherever
+``site_dir`` is. Under ``mkdocs serve`` the site is built in a temporary
+directory, so the content store beside it is the session's own: it is removed
+when the session ends.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
 
+from sitemapgen._types import Notice
 from sitemapgen.commands.build import build
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.settings import Config
@@ -52,6 +57,7 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         self.unknown: dict[str, Any] = {}
         self.settings: Config | None = None
         self.sources: GitPages | None = None  # this build's pages and their Markdown files
+        self.session_store: Path | None = None  # the content store of a `mkdocs serve` session
 
     def load_config(
         self, options: dict[str, Any], config_file_path: str | None = None
@@ -76,6 +82,8 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
             )
         except SitemapgenError as e:
             raise PluginError(f"sitemapgen: {e}") from e
+        if "state_file" not in values and _serve_dir(config.site_dir):
+            self.session_store = self.settings.state_path
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
@@ -91,10 +99,34 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         assert self.settings is not None  # on_config ran: MkDocs calls it first
         try:
             settings = dataclasses.replace(self.settings, git_pages=self.sources)
-            result = build(settings, on_warning=log.warning)
+            result = build(settings, on_warning=_warn)
         except SitemapgenError as e:
             raise PluginError(f"sitemapgen: {e}") from e
         log.info(result.summary())
+
+    def on_shutdown(self) -> None:
+        """The end of a `mkdocs serve` session: MkDocs removes its temporary site directory
+        after this, and the content store the session kept beside it goes too. (Having this
+        method, the plugin is kept across the session's rebuilds, by MkDocs' rule.)"""
+        store, self.session_store = self.session_store, None
+        if store is None:
+            return
+        for path in (store, store.with_name(store.name + "-journal")):  # the journal: a build stopped midway
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as e:
+                log.warning(f"{path}: cannot remove this session's lastmod state store: {e.strerror or e}")
+
+
+def _warn(message: str) -> None:
+    (log.info if isinstance(message, Notice) else log.warning)(message)
+
+
+def _serve_dir(site_dir: str) -> bool:
+    """Whether `site_dir` is the temporary directory `mkdocs serve` builds in: MkDocs makes it
+    with ``tempfile.mkdtemp(prefix="mkdocs_")``."""
+    path = Path(site_dir)
+    return path.name.startswith("mkdocs_") and path.parent == Path(tempfile.gettempdir())
 
 
 def pages_and_sources(files: Files, docs: str) -> dict[str, str]:

@@ -8,10 +8,16 @@ A ``sitemapgen_*`` name that is none of them is refused, with the close one if
 there is one. Every line it logs starts with ``sitemapgen:``. An error is one
 such line at Sphinx's error level, and sphinx-build exits non-zero (2 for bad
 input, 3 when the machine failed): raising would print Sphinx's crash report
-(versions, traceback, "please open an issue"), which is for bugs. For
-``sitemapgen_lastmod = ["git", ...]`` each page is dated by the source file it
-was made from (``env.doc2path``): git runs in the source directory, wherever
-the output directory is.
+(versions, traceback, "please open an issue"), which is for bugs. What a
+healthy first build says (starting the content store) is logged at info level,
+so ``sphinx-build -W`` passes. For ``sitemapgen_lastmod = ["git", ...]`` each
+page is dated by the source file it was made from (``env.doc2path``): git runs
+in the source directory, wherever the output directory is.
+
+The content store of ``sitemapgen_lastmod = ["content"]`` is kept by default in
+Sphinx's doctree directory (``-d``), with Sphinx's own state between builds:
+sphinx-autobuild and other watchers of the source tree ignore it there (beside
+the output directory, ``docs/_build`` is often inside the watched ``docs``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.config import Config as SphinxConfig
 from sphinx.util import logging
 
+from sitemapgen._types import Notice
 from sitemapgen._version import __version__
 from sitemapgen.commands.build import build
 from sitemapgen.commands.report import BuildResult
@@ -78,6 +85,8 @@ def _build(app: Sphinx) -> BuildResult | None:
             logger.warning("sitemapgen: no sitemap written: set html_baseurl (or sitemapgen_base_url) in %s", SOURCE)
             return None
         values["base_url"] = app.config.html_baseurl
+    if "state_file" not in values:
+        values["state_file"] = str(Path(app.doctreedir, f"sitemapgen-state-{Path(app.outdir).name}.sqlite"))
     settings = config_from_values(Path(app.outdir), values, source=SOURCE, prefix=PREFIX)
     settings = dataclasses.replace(settings, git_pages=GitPages(Path(app.srcdir), pages_and_sources(app)))
     return build(settings, on_warning=_warn)
@@ -99,7 +108,7 @@ def pages_and_sources(app: Sphinx) -> dict[str, str]:
 
 
 def _warn(message: str) -> None:
-    logger.warning("sitemapgen: %s", message)
+    (logger.info if isinstance(message, Notice) else logger.warning)("sitemapgen: %s", message)
 
 
 def settings_of(config: SphinxConfig) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sitemapgen._types import Warn
+from sitemapgen._types import Notice, Warn
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.lastmod.base import implausible
 from sitemapgen.util.safeio import create_exclusive, open_regular
@@ -42,7 +42,10 @@ class ContentStore:
     lastmod; a page whose content changed gets the build time. Changes are
     committed in one transaction at the end of a build, so an interrupted
     build leaves the previous state intact. Rows for pages no longer on the
-    site are dropped then, so the store does not grow forever.
+    site are dropped then, so the store does not grow forever. The pages a
+    build saw are kept in a temporary table, not in the store, so a build in
+    which nothing changed leaves the file as it was (bytes and mtime): a
+    watcher that rebuilds on every change (sphinx-autobuild, an IDE) settles.
     """
 
     def __init__(self, path: Path, *, build_time: datetime, on_warning: Warn, readonly: bool = False) -> None:
@@ -78,11 +81,14 @@ class ContentStore:
                     " lastmod TEXT NOT NULL, seen INTEGER NOT NULL)"
                 )
                 db.execute("SELECT url, hash, lastmod, seen FROM pages LIMIT 1").fetchall()
+                db.execute("CREATE TEMP TABLE seen (url TEXT PRIMARY KEY)")  # kept out of the file
                 db.execute("BEGIN IMMEDIATE")
                 if not existed:  # said once it could be started: an error alone otherwise
                     warn(
-                        f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
-                        " (in CI, keep this file between runs)"
+                        Notice(
+                            f"{self.path}: no lastmod state store yet; starting one, so every page counts as new"
+                            " (in CI, keep this file between runs)"
+                        )
                     )
                 return db
             except sqlite3.DatabaseError as e:
@@ -134,12 +140,11 @@ class ContentStore:
         if self._db is None:
             return self.build_time
         row = self._db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
-        if row is not None and row[0] == digest:
-            if not self.readonly:
-                self._db.execute("UPDATE pages SET seen = ? WHERE url = ?", (self.run, url))
-            return datetime.fromisoformat(row[1])
         if self.readonly:
-            return self.build_time
+            return datetime.fromisoformat(row[1]) if row is not None and row[0] == digest else self.build_time
+        self._db.execute("INSERT OR IGNORE INTO temp.seen (url) VALUES (?)", (url,))
+        if row is not None and row[0] == digest:
+            return datetime.fromisoformat(row[1])
         stamp = self.build_time.isoformat(timespec="seconds")
         self._db.execute(
             "INSERT OR REPLACE INTO pages (url, hash, lastmod, seen) VALUES (?, ?, ?, ?)",
@@ -153,7 +158,7 @@ class ContentStore:
             return
         if not self.readonly:
             try:
-                self._db.execute("DELETE FROM pages WHERE seen != ?", (self.run,))
+                self._db.execute("DELETE FROM pages WHERE url NOT IN (SELECT url FROM temp.seen)")
                 self._db.execute("COMMIT")
             except sqlite3.Error as e:
                 self.abort()

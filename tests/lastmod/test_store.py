@@ -1,5 +1,5 @@
 """The content store: its hash streamed, so a page of any size costs a bounded piece of memory;
-who starts it."""
+who starts it; untouched by a build in which nothing changed."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.lastmod.store import DIGEST_PIECE, ContentStore, content_digest
+
+from ..conftest import CliRunner
+from ..helpers import html, make_tree, published
 
 _VOLATILE = [re.compile(rb'<meta name="generator"[^>]*>'), re.compile(rb"\?v=[0-9a-f]{8}")]
 
@@ -106,3 +110,59 @@ def test_of_two_runs_that_find_no_store_at_once_one_says_it_starts_one(
         f"{path}: no lastmod state store yet; starting one, so every page counts as new"
         " (in CI, keep this file between runs)"
     ]
+
+
+def test_a_build_in_which_nothing_changed_leaves_the_store_as_it_was(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bytes and mtime, and no journal made beside it: a watcher of the folder (sphinx-autobuild)
+    sees no change, so it does not build again. A change, and a page gone, are still kept."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795600000")
+    public = make_tree(tmp_path / "public", {"a.html": html("a"), "b.html": html("b"), "c.html": html("c")})
+    build = ("build", public, "--base-url", "https://example.org/", "--lastmod", "content")
+    store = tmp_path / ".sitemapgen-state-public.sqlite"
+    assert cli(*build).code == 0
+    os.utime(store, ns=(1_000_000_000, 1_000_000_000))  # an mtime any write would change
+    before = store.read_bytes()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795600060")  # a build a minute later
+    watched = _Watch(tmp_path, ignore=public)
+    with watched:
+        again = cli(*build)
+    assert again.code == 0, again.err
+    assert (store.read_bytes(), store.stat().st_mtime_ns) == (before, 1_000_000_000)
+    assert watched.changes == []
+    assert [u.lastmod for u in published(public, "https://example.org/")] == ["2026-11-25T09:46:40+00:00"] * 3
+
+    (public / "a.html").write_text(html("a, changed"))
+    (public / "c.html").unlink()
+    assert cli(*build).code == 0
+    kept = sqlite3.connect(store).execute("SELECT url FROM pages ORDER BY url").fetchall()
+    assert kept == [("https://example.org/a.html",), ("https://example.org/b.html",)]
+    assert store.stat().st_mtime_ns != 1_000_000_000
+
+
+class _Watch:
+    """What a watcher of `root` (watchfiles, as sphinx-autobuild uses it) sees, outside `ignore`."""
+
+    def __init__(self, root: Path, ignore: Path) -> None:
+        self.root, self.ignore = root, ignore
+        self.changes: list[str] = []
+        self.stop = threading.Event()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run)
+
+    def _run(self) -> None:
+        from watchfiles import watch
+
+        for changes in watch(self.root, stop_event=self.stop, yield_on_timeout=True, rust_timeout=100, debounce=50):
+            self.ready.set()
+            self.changes += [p for _, p in changes if not Path(p).is_relative_to(self.ignore)]
+
+    def __enter__(self) -> None:
+        self.thread.start()
+        assert self.ready.wait(10)  # the first timeout: the watch is set up
+
+    def __exit__(self, *exc: object) -> None:
+        time.sleep(1)  # a change made at the end is reported within a debounce
+        self.stop.set()
+        self.thread.join(10)
