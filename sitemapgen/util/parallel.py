@@ -10,7 +10,9 @@ Workers are forked, so they inherit the function and everything it holds (the
 build's rules, git dates, compiled patterns) without pickling any of it; only
 the items and the results cross, and the caller keeps both small (plain
 tuples where it can: a dataclass costs about five times as much to send).
-Without fork (Windows), everything runs in this process.
+The function is bound to its own pool (its workers' initializer gets it), so
+maps running at once in one process each run their own. Without fork (Windows),
+everything runs in this process.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import resource
 import signal
 import sys
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -40,7 +43,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 C = TypeVar("C")
 
-_FUNCTION: Callable[[Any], Any] | None = None  # what forked workers inherit and run
+_function: Callable[[Any], Any] | None = None  # in a worker only: its pool's function (`_worker_init`)
 _PR_SET_PDEATHSIG = 1
 _POLL = 1.0  # seconds between checks that the pool is still alive, while waiting on it
 _FDS_PER_WORKER = 3  # the ends of two pipes the pool keeps per worker, plus one while forking
@@ -68,7 +71,7 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init(parent: int, function: Callable[[Any], Any]) -> None:
     """Ctrl-C reaches every process of the group: the parent handles it and shuts
     the workers down, so they must not each print a traceback. SIGTERM gets its
     default action back (the parent's handler is inherited at fork): a worker
@@ -82,7 +85,11 @@ def _worker_init(parent: int) -> None:
     `outdir`). What the worker inherits lives as long as it does, so the
     garbage collector is told to leave it alone (`gc.freeze`): its collections
     then look at what the worker made since, 5% of a worker's time less on
-    real heads, and they no longer write to the pages shared with the parent."""
+    real heads, and they no longer write to the pages shared with the parent.
+    `function` is what the worker runs: given here, by its own pool (with fork
+    nothing is pickled), so two pools never run each other's."""
+    global _function
+    _function = function
     gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -100,8 +107,8 @@ def _worker_init(parent: int) -> None:
 
 
 def _run(batch: Sequence[Any]) -> list[Any]:
-    """A worker's task: the inherited function over one batch."""
-    function = _FUNCTION
+    """A worker's task: its pool's function over one batch."""
+    function = _function
     assert function is not None
     return [function(item) for item in batch]
 
@@ -115,7 +122,6 @@ def ordered_map(
     results, for the caller to put them in place. `jobs` is the number of
     worker processes (1: none). A worker that dies is a `SitemapgenError`.
     """
-    global _FUNCTION
     tasks = iter(tasks)
     inline = 0
     for items, context in tasks:
@@ -125,14 +131,15 @@ def ordered_map(
             break
     else:
         return
-    _FUNCTION = function  # inherited by the forked workers
     pool = ProcessPoolExecutor(
-        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init, initargs=(os.getpid(),)
+        jobs,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_worker_init,
+        initargs=(os.getpid(), function),
     )
     pending: deque[tuple[C, Future[list[R]]]] = deque()
     finished = False
-    previous_hook = threading.excepthook
-    threading.excepthook = _quiet_pool_threads(previous_hook)
+    _quiet_pool_threads(pool)
     try:
         for items, context in tasks:
             pending.append((context, _submit(pool, items)))
@@ -149,22 +156,45 @@ def ordered_map(
         ) from e
     finally:
         _shut_down(pool, wait=finished)
-        threading.excepthook = previous_hook
-        _FUNCTION = None
+        _hear_pool_threads(pool)
 
 
-def _quiet_pool_threads(
-    previous: Callable[[threading.ExceptHookArgs], Any],
-) -> Callable[[threading.ExceptHookArgs], Any]:
-    """A hook that keeps the pool's threads from printing a traceback when the machine fails them
-    (`_result` turns it into one line); any other thread's exception is printed as before."""
+_pools: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()  # pools whose threads `_hook` quiets
+_pools_lock = threading.Lock()
+_previous_hook: Callable[[threading.ExceptHookArgs], Any] | None = None  # what `_hook` replaced
 
-    def hook(args: threading.ExceptHookArgs) -> None:
-        if isinstance(args.exc_value, RuntimeError | MemoryError):
-            return
-        previous(args)
 
-    return hook
+def _hook(args: threading.ExceptHookArgs) -> None:
+    """`threading.excepthook` while a pool runs: a pool's own thread that the machine fails (no
+    memory for a thread) prints no traceback (`_result` and `_submit` say it in one line);
+    any other thread's exception goes to the hook this one replaced."""
+    owner = getattr(args.thread, "executor_reference", None)  # the pool's thread's (not public)
+    pool = owner() if callable(owner) else None
+    if pool is not None and pool in _pools and isinstance(args.exc_value, RuntimeError | MemoryError):
+        return
+    previous = _previous_hook or threading.__excepthook__
+    previous(args)
+
+
+def _quiet_pool_threads(pool: ProcessPoolExecutor) -> None:
+    """Quiet `pool`'s threads: `_hook` is installed by the first pool running, for all of them."""
+    global _previous_hook
+    with _pools_lock:
+        if not _pools and threading.excepthook is not _hook:
+            _previous_hook = threading.excepthook
+            threading.excepthook = _hook
+        _pools.add(pool)
+
+
+def _hear_pool_threads(pool: ProcessPoolExecutor) -> None:
+    """`pool` is done: the last pool running puts back the hook `_hook` replaced (unless the
+    program has set another since: that one stays)."""
+    global _previous_hook
+    with _pools_lock:
+        _pools.discard(pool)
+        if not _pools and threading.excepthook is _hook:
+            threading.excepthook = _previous_hook or threading.__excepthook__
+            _previous_hook = None
 
 
 def _result(pool: ProcessPoolExecutor, future: Future[list[R]]) -> list[R]:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -125,3 +126,39 @@ def test_jobs_beyond_the_open_file_limit_are_bounded(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("warning: --jobs 64: the open-file limit (48) leaves room for "), done.stderr
     assert len(locs(root, BASE)) == 3_000
+
+
+def _fail() -> None:
+    raise RuntimeError("the host's own error")
+
+
+def _raise_in_a_thread() -> None:
+    thread = threading.Thread(target=_fail)
+    thread.start()
+    thread.join()
+
+
+def test_maps_at_once_leave_the_hosts_thread_hook_and_pass_it_its_errors() -> None:
+    """Two maps with their pools open at once, the first to start ending first (as two builds in a
+    host's threads can): the host's hook hears its threads' errors during and after, and is
+    the hook after."""
+    heard: list[str] = []
+    before = threading.excepthook
+
+    def host_hook(args: threading.ExceptHookArgs) -> None:
+        heard.append(str(args.exc_value))
+
+    threading.excepthook = host_hook
+    try:
+        first = ordered_map(_square, _tasks(20, 512), jobs=2)
+        second = ordered_map(_square, _tasks(20, 512), jobs=2)
+        for _ in range(INLINE // 512 + 2):  # past the items done inline: both pools run
+            next(first)
+            next(second)
+        _raise_in_a_thread()
+        assert len(list(first)) == len(list(second)) == 20 - INLINE // 512 - 2
+        assert threading.excepthook is host_hook
+        _raise_in_a_thread()
+        assert heard == ["the host's own error"] * 2
+    finally:
+        threading.excepthook = before
