@@ -12,7 +12,9 @@ the items and the results cross, and the caller keeps both small (plain
 tuples where it can: a dataclass costs about five times as much to send).
 The function is bound to its own pool (its workers' initializer gets it), so
 maps running at once in one process each run their own. Without fork (Windows),
-everything runs in this process.
+in a daemonic process (a `multiprocessing.Pool` worker: it may have no
+children) and while other threads run (a fork then can deadlock the child, and
+Python 3.12+ warns of it), everything runs in this process.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import logging
 import multiprocessing
 import os
 import resource
@@ -43,6 +46,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 C = TypeVar("C")
 
+logger = logging.getLogger(__name__)
 _function: Callable[[Any], Any] | None = None  # in a worker only: its pool's function (`_worker_init`)
 _PR_SET_PDEATHSIG = 1
 _POLL = 1.0  # seconds between checks that the pool is still alive, while waiting on it
@@ -69,6 +73,22 @@ def worker_limit() -> tuple[int, int]:
 def can_fork() -> bool:
     """Whether workers can be forked here (not on Windows)."""
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _why_not_fork() -> str | None:
+    """Why workers must not be forked here and now, or None: a daemonic process may have no
+    children, and a fork while another thread runs can deadlock the child (a lock that thread
+    held stays held in it; Python 3.12+ warns of it). Threads are counted as the OS sees them
+    where it says (Linux: those of C libraries too, as Python's own warning counts them)."""
+    if multiprocessing.current_process().daemon:
+        return "a daemonic process (a multiprocessing pool's worker) may start no worker processes"
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        threads = threading.active_count()
+    if threads > 1:
+        return "other threads run in this process, and a worker forked now could deadlock"
+    return None
 
 
 def _worker_init(parent: int, function: Callable[[Any], Any]) -> None:
@@ -121,6 +141,8 @@ def ordered_map(
     A task is (items, context); the context comes back untouched beside the
     results, for the caller to put them in place. `jobs` is the number of
     worker processes (1: none). A worker that dies is a `SitemapgenError`.
+    Where workers cannot be started safely (see `_why_not_fork`), all runs
+    here, and an info line says why.
     """
     tasks = iter(tasks)
     inline = 0
@@ -130,6 +152,12 @@ def ordered_map(
         if jobs > 1 and inline >= INLINE and can_fork():
             break
     else:
+        return
+    why = _why_not_fork()
+    if why is not None:
+        logger.info("working in this process, not in %d worker processes: %s", jobs, why)
+        for items, context in tasks:
+            yield [function(item) for item in items], context
         return
     pool = ProcessPoolExecutor(
         jobs,

@@ -4,9 +4,14 @@ host's own hooks as they were."""
 
 from __future__ import annotations
 
+import multiprocessing
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
 
 import sitemapgen
 from sitemapgen import Config
@@ -60,3 +65,59 @@ def test_builds_in_threads_each_give_what_they_give_alone(tmp_path: Path) -> Non
 
 def _fail() -> None:
     raise RuntimeError("the host's own error")
+
+
+def _build_in_worker(docroot: str, base_url: str, out: str) -> tuple[dict[str, bytes], list[str]]:
+    return _build(Path(docroot), base_url, Path(out))
+
+
+def test_a_build_in_a_pool_worker(tmp_path: Path) -> None:
+    """A daemonic process may have no children: the build reads its pages in that process."""
+    site = _site(tmp_path / "a", "a")
+    alone = _build(site, BASES[0], tmp_path / "alone", jobs=1)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        in_worker = pool.apply(_build_in_worker, (str(site), BASES[0], str(tmp_path / "worker")))
+    assert in_worker == alone
+    assert in_worker[1] == []
+
+
+_BESIDE_A_THREAD = """
+import os, sys, threading
+from pathlib import Path
+import sitemapgen
+
+forks = []
+os.register_at_fork(before=lambda: forks.append(os.getpid()))
+stop = threading.Event()
+host = threading.Thread(target=stop.wait)  # a server's or a watcher's thread
+host.start()
+try:
+    config = sitemapgen.Config(docroot=Path(sys.argv[1]), base_url=sys.argv[2], out_dir=Path(sys.argv[3]), jobs=2)
+    sitemapgen.build(config, on_warning=print)
+finally:
+    stop.set()
+    host.join()
+print("forks:", len(forks))
+"""
+
+
+def _beside_a_thread(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
+    site = _site(tmp_path / "a", "a")
+    out = tmp_path / "threaded"
+    # "always", not "error": Python 3.12 drops the fork warning made an error without a word
+    argv = [sys.executable, "-W", "always::DeprecationWarning", "-c", _BESIDE_A_THREAD, str(site), BASES[0], str(out)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120), site, out
+
+
+def test_a_build_beside_a_live_thread_starts_no_worker(tmp_path: Path) -> None:
+    """A fork while another thread runs can deadlock the child: the build reads its pages itself."""
+    done, site, out = _beside_a_thread(tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "forks: 0\n", "")
+    assert output_files(out) == _build(site, BASES[0], tmp_path / "alone", jobs=1)[0]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="Python warns of a fork in a threaded process from 3.12 on")
+def test_no_fork_warning_beside_a_live_thread(tmp_path: Path) -> None:
+    done, _, _ = _beside_a_thread(tmp_path)
+    assert "DeprecationWarning" not in done.stderr
+    assert (done.returncode, done.stderr) == (0, "")

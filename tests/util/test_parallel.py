@@ -22,6 +22,8 @@ from ..helpers import (
     make_tree,
 )
 
+pytestmark = pytest.mark.usefixtures("single_threaded")  # else no worker starts
+
 
 def _square(n: int) -> tuple[int, int]:
     return n, n * n
@@ -44,8 +46,12 @@ def test_no_tasks_no_results() -> None:
     assert list(ordered_map(_square, [], jobs=2)) == []
 
 
+_PARENT = os.getpid()
+
+
 def _dies(n: int) -> int:
     if n >= INLINE:
+        assert os.getpid() != _PARENT, "run in the test's own process, not in a worker"
         os._exit(9)  # as the OOM killer would end a worker
     return n
 
@@ -139,9 +145,9 @@ def _raise_in_a_thread() -> None:
 
 
 def test_maps_at_once_leave_the_hosts_thread_hook_and_pass_it_its_errors() -> None:
-    """Two maps with their pools open at once, the first to start ending first (as two builds in a
-    host's threads can): the host's hook hears its threads' errors during and after, and is
-    the hook after."""
+    """Two maps under way at once, the first to start ending first (as two builds in a host's
+    threads can; the second sees the first's pool threads and reads its items itself): the
+    host's hook hears its threads' errors during and after, and is the hook after."""
     heard: list[str] = []
     before = threading.excepthook
 
@@ -152,7 +158,7 @@ def test_maps_at_once_leave_the_hosts_thread_hook_and_pass_it_its_errors() -> No
     try:
         first = ordered_map(_square, _tasks(20, 512), jobs=2)
         second = ordered_map(_square, _tasks(20, 512), jobs=2)
-        for _ in range(INLINE // 512 + 2):  # past the items done inline: both pools run
+        for _ in range(INLINE // 512 + 2):  # past the items done inline: the first's pool runs
             next(first)
             next(second)
         _raise_in_a_thread()
