@@ -23,6 +23,7 @@ import contextlib
 import ctypes
 import gc
 import logging
+import math
 import multiprocessing
 import os
 import resource
@@ -34,6 +35,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, TypeVar
 
 from sitemapgen.errors import EnvironmentFailure
@@ -73,6 +75,66 @@ def worker_limit() -> tuple[int, int]:
 def can_fork() -> bool:
     """Whether workers can be forked here (not on Windows)."""
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def usable_cpus(cgroup_root: Path = Path("/sys/fs/cgroup"), membership: Path = Path("/proc/self/cgroup")) -> int:
+    """The CPUs this process may use: those its affinity allows, bounded by its cgroup's CPU quota
+    (a container's `--cpus`), not the machine's count. `membership` names the process's cgroups
+    under `cgroup_root` (both parameters for tests)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on macOS or Windows
+        cpus = os.cpu_count() or 1
+    quota = cgroup_cpu_quota(cgroup_root, membership)
+    if quota is not None:
+        cpus = min(cpus, max(1, math.ceil(quota)))
+    return max(1, cpus)
+
+
+def cgroup_cpu_quota(root: Path, membership: Path) -> float | None:
+    """The CPU time per period the process's cgroups allow it, in CPUs (the tightest of its
+    cgroup and those above it), or None for no quota (or none readable). cgroup v2 says it in
+    ``cpu.max`` ("200000 100000", or "max 100000"), v1 in ``cpu.cfs_quota_us`` (-1: none) over
+    ``cpu.cfs_period_us``."""
+    try:
+        lines = membership.read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    v2 = "/"
+    v1 = "/"
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":
+            v2 = path or "/"
+        elif "cpu" in controllers.split(","):
+            v1 = path or "/"
+    limits = [q for d in _up(root, v2) if (q := _v2_quota(d / "cpu.max")) is not None]
+    for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
+        limits += [q for d in _up(root / mount, v1) if (q := _v1_quota(d)) is not None]
+    return min(limits, default=None)
+
+
+def _up(root: Path, path: str) -> list[Path]:
+    """`root` joined with `path` and each folder above it, up to `root`."""
+    parts = [p for p in path.split("/") if p and p not in (".", "..")]
+    return [root.joinpath(*parts[:n]) for n in range(len(parts), -1, -1)]
+
+
+def _v2_quota(path: Path) -> float | None:
+    try:
+        quota, period = path.read_text().split()[:2]
+        return int(quota) / int(period) if quota != "max" and int(period) > 0 and int(quota) > 0 else None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _v1_quota(folder: Path) -> float | None:
+    try:
+        quota = int((folder / "cpu.cfs_quota_us").read_text())
+        period = int((folder / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return quota / period if quota > 0 and period > 0 else None
 
 
 def _why_not_fork() -> str | None:

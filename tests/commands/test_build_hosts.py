@@ -5,6 +5,7 @@ host's own hooks as they were."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import subprocess
 import sys
 import threading
@@ -121,3 +122,28 @@ def test_no_fork_warning_beside_a_live_thread(tmp_path: Path) -> None:
     done, _, _ = _beside_a_thread(tmp_path)
     assert "DeprecationWarning" not in done.stderr
     assert (done.returncode, done.stderr) == (0, "")
+
+
+_HELD_TO_ONE_CPU = """
+import os, sys
+from pathlib import Path
+import sitemapgen
+
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # as taskset or a CI runner's cpuset does
+forks = []
+os.register_at_fork(before=lambda: forks.append(os.getpid()))
+config = sitemapgen.Config(docroot=Path(sys.argv[1]), base_url=sys.argv[2], out_dir=Path(sys.argv[3]))
+sitemapgen.build(config, on_warning=print)
+print("forks:", len(forks))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux's")
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one CPU: the machine's count is the affinity's")
+def test_default_workers_are_the_cpus_the_affinity_allows(tmp_path: Path) -> None:
+    """A process held to one CPU starts no worker by default (it started one per CPU of the machine)."""
+    site = _site(tmp_path / "a", "a")
+    argv = [sys.executable, "-c", _HELD_TO_ONE_CPU, str(site), BASES[0], str(tmp_path / "held")]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "forks: 0\n", "")
+    assert output_files(tmp_path / "held") == _build(site, BASES[0], tmp_path / "alone")[0]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
-from sitemapgen.util.parallel import INLINE, ordered_map
+from sitemapgen.util.parallel import INLINE, ordered_map, usable_cpus
 
 from ..conftest import BASE
 from ..helpers import (
@@ -168,3 +168,53 @@ def test_maps_at_once_leave_the_hosts_thread_hook_and_pass_it_its_errors() -> No
         assert heard == ["the host's own error"] * 2
     finally:
         threading.excepthook = before
+
+
+def _cgroups(root: Path, files: dict[str, str], membership: str) -> tuple[Path, Path]:
+    make_tree(root / "fs", files)
+    (root / "cgroup").write_text(membership)
+    return root / "fs", root / "cgroup"
+
+
+_V2 = "0::/user.slice/build.scope\n"
+_V1 = "12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "membership", "cpus"),
+    [
+        pytest.param({"cpu.max": "100000 100000\n"}, "0::/\n", 1, id="v2-one-cpu"),
+        pytest.param({"user.slice/build.scope/cpu.max": "150000 100000\n"}, _V2, 2, id="v2-one-and-a-half-up"),
+        pytest.param({"user.slice/build.scope/cpu.max": "50000 100000\n"}, _V2, 1, id="v2-half-a-cpu"),
+        pytest.param(
+            {"user.slice/build.scope/cpu.max": "max 100000\n", "user.slice/cpu.max": "100000 100000\n"},
+            _V2,
+            1,
+            id="v2-the-parents-quota",
+        ),
+        pytest.param(
+            {
+                "cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "100000\n",
+                "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n",
+            },
+            _V1,
+            1,
+            id="v1-one-cpu",
+        ),
+        pytest.param(
+            {"cpu,cpuacct/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/cpu.cfs_period_us": "100000\n"},
+            _V1,
+            None,
+            id="v1-no-quota",
+        ),
+        pytest.param({"cpu.max": "max 100000\n"}, "0::/\n", None, id="v2-no-quota"),
+        pytest.param({"cpu.max": "garbage\n"}, "0::/\n", None, id="v2-unreadable"),
+        pytest.param({}, "", None, id="no-cgroups"),
+    ],
+)
+def test_workers_by_default_are_the_cpus_the_cgroup_allows(
+    tmp_path: Path, files: dict[str, str], membership: str, cpus: int | None
+) -> None:
+    root, member = _cgroups(tmp_path, files, membership)
+    allowed = len(os.sched_getaffinity(0))
+    assert usable_cpus(root, member) == (allowed if cpus is None else min(cpus, allowed))
