@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +24,24 @@ def _isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))  # as `util.parallel` counts them
+    except OSError:
+        return threading.active_count()
+
+
+@pytest.fixture
+def single_threaded() -> None:
+    """For a test of worker processes started by the test's own process: they start only while no
+    other thread runs (`util.parallel`), so wait for the threads earlier tests left ending (a test
+    server's handler threads), and fail naming them if they do not end."""
+    deadline = time.monotonic() + 10
+    while _threads() > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _threads() == 1, f"other threads still run: {threading.enumerate()}"
 
 
 # What ram_tmp needs free on /dev/shm to use it: /dev/shm peaked at about 80 MiB used while

@@ -144,7 +144,7 @@ JobsOpt = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Processes reading pages (default: one per CPU; 1: no workers).",
+        help="Processes reading pages (default: one per CPU this process may use; 1: no workers).",
         show_default=False,
     ),
 ]

@@ -11,7 +11,6 @@ warnings come out in the same order whatever the number of workers.
 from __future__ import annotations
 
 import functools
-import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from datetime import UTC, datetime
@@ -26,7 +25,7 @@ from sitemapgen.pages.walk import Candidate, Walk
 from sitemapgen.pipeline.decide import Decider, Listed, Outcome
 from sitemapgen.pipeline.tally import Tally
 from sitemapgen.skips import Skip
-from sitemapgen.util.parallel import BATCH, can_fork, ordered_map, worker_limit
+from sitemapgen.util.parallel import BATCH, can_fork, ordered_map, usable_cpus, worker_limit
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
@@ -58,7 +57,7 @@ class Pipeline:
         except BaseException:
             self.close()
             raise
-        self.jobs = (config.jobs or os.cpu_count() or 1) if can_fork() else 1
+        self.jobs = (config.jobs or usable_cpus()) if can_fork() else 1  # the CPUs this process may use
         if self.jobs > 1:
             limit, soft = worker_limit()
             if self.jobs > limit:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from sitemapgen.util.faults import FAULT_ENV, Faults
 from sitemapgen.util.gunzip import GzipCorrupt, GzipError, GzipTooLarge, GzipTruncated, gunzip, is_gzip
 from sitemapgen.util.lazy import lazy_names
-from sitemapgen.util.parallel import BATCH, INLINE, can_fork, ordered_map, worker_limit
+from sitemapgen.util.parallel import BATCH, INLINE, can_fork, ordered_map, usable_cpus, worker_limit
 from sitemapgen.util.safeio import (
     NotRegularFile,
     create_exclusive,
@@ -72,5 +72,6 @@ __all__ = [
     "post_json",
     "read_regular",
     "stream",
+    "usable_cpus",
     "worker_limit",
 ]

@@ -10,7 +10,11 @@ Workers are forked, so they inherit the function and everything it holds (the
 build's rules, git dates, compiled patterns) without pickling any of it; only
 the items and the results cross, and the caller keeps both small (plain
 tuples where it can: a dataclass costs about five times as much to send).
-Without fork (Windows), everything runs in this process.
+The function is bound to its own pool (its workers' initializer gets it), so
+maps running at once in one process each run their own. Without fork (Windows),
+in a daemonic process (a `multiprocessing.Pool` worker: it may have no
+children) and while other threads run (a fork then can deadlock the child, and
+Python 3.12+ warns of it), everything runs in this process.
 """
 
 from __future__ import annotations
@@ -18,16 +22,20 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import logging
+import math
 import multiprocessing
 import os
 import resource
 import signal
 import sys
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, TypeVar
 
 from sitemapgen.errors import EnvironmentFailure
@@ -40,7 +48,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 C = TypeVar("C")
 
-_FUNCTION: Callable[[Any], Any] | None = None  # what forked workers inherit and run
+logger = logging.getLogger(__name__)
+_function: Callable[[Any], Any] | None = None  # in a worker only: its pool's function (`_worker_init`)
 _PR_SET_PDEATHSIG = 1
 _POLL = 1.0  # seconds between checks that the pool is still alive, while waiting on it
 _FDS_PER_WORKER = 3  # the ends of two pipes the pool keeps per worker, plus one while forking
@@ -68,7 +77,83 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _worker_init(parent: int) -> None:
+def usable_cpus(cgroup_root: Path = Path("/sys/fs/cgroup"), membership: Path = Path("/proc/self/cgroup")) -> int:
+    """The CPUs this process may use: those its affinity allows, bounded by its cgroup's CPU quota
+    (a container's `--cpus`), not the machine's count. `membership` names the process's cgroups
+    under `cgroup_root` (both parameters for tests)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on macOS or Windows
+        cpus = os.cpu_count() or 1
+    quota = cgroup_cpu_quota(cgroup_root, membership)
+    if quota is not None:
+        cpus = min(cpus, max(1, math.ceil(quota)))
+    return max(1, cpus)
+
+
+def cgroup_cpu_quota(root: Path, membership: Path) -> float | None:
+    """The CPU time per period the process's cgroups allow it, in CPUs (the tightest of its
+    cgroup and those above it), or None for no quota (or none readable). cgroup v2 says it in
+    ``cpu.max`` ("200000 100000", or "max 100000"), v1 in ``cpu.cfs_quota_us`` (-1: none) over
+    ``cpu.cfs_period_us``."""
+    try:
+        lines = membership.read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    v2 = "/"
+    v1 = "/"
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":
+            v2 = path or "/"
+        elif "cpu" in controllers.split(","):
+            v1 = path or "/"
+    limits = [q for d in _up(root, v2) if (q := _v2_quota(d / "cpu.max")) is not None]
+    for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
+        limits += [q for d in _up(root / mount, v1) if (q := _v1_quota(d)) is not None]
+    return min(limits, default=None)
+
+
+def _up(root: Path, path: str) -> list[Path]:
+    """`root` joined with `path` and each folder above it, up to `root`."""
+    parts = [p for p in path.split("/") if p and p not in (".", "..")]
+    return [root.joinpath(*parts[:n]) for n in range(len(parts), -1, -1)]
+
+
+def _v2_quota(path: Path) -> float | None:
+    try:
+        quota, period = path.read_text().split()[:2]
+        return int(quota) / int(period) if quota != "max" and int(period) > 0 and int(quota) > 0 else None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _v1_quota(folder: Path) -> float | None:
+    try:
+        quota = int((folder / "cpu.cfs_quota_us").read_text())
+        period = int((folder / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return quota / period if quota > 0 and period > 0 else None
+
+
+def _why_not_fork() -> str | None:
+    """Why workers must not be forked here and now, or None: a daemonic process may have no
+    children, and a fork while another thread runs can deadlock the child (a lock that thread
+    held stays held in it; Python 3.12+ warns of it). Threads are counted as the OS sees them
+    where it says (Linux: those of C libraries too, as Python's own warning counts them)."""
+    if multiprocessing.current_process().daemon:
+        return "a daemonic process (a multiprocessing pool's worker) may start no worker processes"
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        threads = threading.active_count()
+    if threads > 1:
+        return "other threads run in this process, and a worker forked now could deadlock"
+    return None
+
+
+def _worker_init(parent: int, function: Callable[[Any], Any]) -> None:
     """Ctrl-C reaches every process of the group: the parent handles it and shuts
     the workers down, so they must not each print a traceback. SIGTERM gets its
     default action back (the parent's handler is inherited at fork): a worker
@@ -82,7 +167,11 @@ def _worker_init(parent: int) -> None:
     `outdir`). What the worker inherits lives as long as it does, so the
     garbage collector is told to leave it alone (`gc.freeze`): its collections
     then look at what the worker made since, 5% of a worker's time less on
-    real heads, and they no longer write to the pages shared with the parent."""
+    real heads, and they no longer write to the pages shared with the parent.
+    `function` is what the worker runs: given here, by its own pool (with fork
+    nothing is pickled), so two pools never run each other's."""
+    global _function
+    _function = function
     gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -100,8 +189,8 @@ def _worker_init(parent: int) -> None:
 
 
 def _run(batch: Sequence[Any]) -> list[Any]:
-    """A worker's task: the inherited function over one batch."""
-    function = _FUNCTION
+    """A worker's task: its pool's function over one batch."""
+    function = _function
     assert function is not None
     return [function(item) for item in batch]
 
@@ -114,8 +203,9 @@ def ordered_map(
     A task is (items, context); the context comes back untouched beside the
     results, for the caller to put them in place. `jobs` is the number of
     worker processes (1: none). A worker that dies is a `SitemapgenError`.
+    Where workers cannot be started safely (see `_why_not_fork`), all runs
+    here, and an info line says why.
     """
-    global _FUNCTION
     tasks = iter(tasks)
     inline = 0
     for items, context in tasks:
@@ -125,14 +215,21 @@ def ordered_map(
             break
     else:
         return
-    _FUNCTION = function  # inherited by the forked workers
+    why = _why_not_fork()
+    if why is not None:
+        logger.info("working in this process, not in %d worker processes: %s", jobs, why)
+        for items, context in tasks:
+            yield [function(item) for item in items], context
+        return
     pool = ProcessPoolExecutor(
-        jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init, initargs=(os.getpid(),)
+        jobs,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_worker_init,
+        initargs=(os.getpid(), function),
     )
     pending: deque[tuple[C, Future[list[R]]]] = deque()
     finished = False
-    previous_hook = threading.excepthook
-    threading.excepthook = _quiet_pool_threads(previous_hook)
+    _quiet_pool_threads(pool)
     try:
         for items, context in tasks:
             pending.append((context, _submit(pool, items)))
@@ -149,22 +246,45 @@ def ordered_map(
         ) from e
     finally:
         _shut_down(pool, wait=finished)
-        threading.excepthook = previous_hook
-        _FUNCTION = None
+        _hear_pool_threads(pool)
 
 
-def _quiet_pool_threads(
-    previous: Callable[[threading.ExceptHookArgs], Any],
-) -> Callable[[threading.ExceptHookArgs], Any]:
-    """A hook that keeps the pool's threads from printing a traceback when the machine fails them
-    (`_result` turns it into one line); any other thread's exception is printed as before."""
+_pools: weakref.WeakSet[ProcessPoolExecutor] = weakref.WeakSet()  # pools whose threads `_hook` quiets
+_pools_lock = threading.Lock()
+_previous_hook: Callable[[threading.ExceptHookArgs], Any] | None = None  # what `_hook` replaced
 
-    def hook(args: threading.ExceptHookArgs) -> None:
-        if isinstance(args.exc_value, RuntimeError | MemoryError):
-            return
-        previous(args)
 
-    return hook
+def _hook(args: threading.ExceptHookArgs) -> None:
+    """`threading.excepthook` while a pool runs: a pool's own thread that the machine fails (no
+    memory for a thread) prints no traceback (`_result` and `_submit` say it in one line);
+    any other thread's exception goes to the hook this one replaced."""
+    owner = getattr(args.thread, "executor_reference", None)  # the pool's thread's (not public)
+    pool = owner() if callable(owner) else None
+    if pool is not None and pool in _pools and isinstance(args.exc_value, RuntimeError | MemoryError):
+        return
+    previous = _previous_hook or threading.__excepthook__
+    previous(args)
+
+
+def _quiet_pool_threads(pool: ProcessPoolExecutor) -> None:
+    """Quiet `pool`'s threads: `_hook` is installed by the first pool running, for all of them."""
+    global _previous_hook
+    with _pools_lock:
+        if not _pools and threading.excepthook is not _hook:
+            _previous_hook = threading.excepthook
+            threading.excepthook = _hook
+        _pools.add(pool)
+
+
+def _hear_pool_threads(pool: ProcessPoolExecutor) -> None:
+    """`pool` is done: the last pool running puts back the hook `_hook` replaced (unless the
+    program has set another since: that one stays)."""
+    global _previous_hook
+    with _pools_lock:
+        _pools.discard(pool)
+        if not _pools and threading.excepthook is _hook:
+            threading.excepthook = _previous_hook or threading.__excepthook__
+            _previous_hook = None
 
 
 def _result(pool: ProcessPoolExecutor, future: Future[list[R]]) -> list[R]:

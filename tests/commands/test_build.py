@@ -115,6 +115,7 @@ def _walk_skips(root: Path) -> int:
     return len(directories)
 
 
+@pytest.mark.usefixtures("single_threaded")  # else no worker starts
 @pytest.mark.parametrize("jobs", [2, 3])  # each against jobs=1, no worker processes
 def test_worker_processes_change_nothing_but_speed(ram_tmp: Path, jobs: int) -> None:
     root = _big_site(ram_tmp / "site", 6_000)  # more than the pages processed before workers start
@@ -241,6 +242,7 @@ def _dies(batch: object) -> object:
     os._exit(9)  # as the OOM killer would end a worker
 
 
+@pytest.mark.usefixtures("single_threaded")  # else no worker starts
 def test_a_worker_that_dies_is_a_clear_error(ram_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _big_site(ram_tmp / "site", 5_000)
     out = ram_tmp / "out"

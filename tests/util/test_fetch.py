@@ -49,6 +49,7 @@ def _server() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+        thread.join(timeout=10)
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
-from sitemapgen.util.parallel import INLINE, ordered_map
+from sitemapgen.util.parallel import INLINE, ordered_map, usable_cpus
 
 from ..conftest import BASE
 from ..helpers import (
@@ -20,6 +21,8 @@ from ..helpers import (
     locs,
     make_tree,
 )
+
+pytestmark = pytest.mark.usefixtures("single_threaded")  # else no worker starts
 
 
 def _square(n: int) -> tuple[int, int]:
@@ -43,8 +46,12 @@ def test_no_tasks_no_results() -> None:
     assert list(ordered_map(_square, [], jobs=2)) == []
 
 
+_PARENT = os.getpid()
+
+
 def _dies(n: int) -> int:
     if n >= INLINE:
+        assert os.getpid() != _PARENT, "run in the test's own process, not in a worker"
         os._exit(9)  # as the OOM killer would end a worker
     return n
 
@@ -125,3 +132,89 @@ def test_jobs_beyond_the_open_file_limit_are_bounded(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("warning: --jobs 64: the open-file limit (48) leaves room for "), done.stderr
     assert len(locs(root, BASE)) == 3_000
+
+
+def _fail() -> None:
+    raise RuntimeError("the host's own error")
+
+
+def _raise_in_a_thread() -> None:
+    thread = threading.Thread(target=_fail)
+    thread.start()
+    thread.join()
+
+
+def test_maps_at_once_leave_the_hosts_thread_hook_and_pass_it_its_errors() -> None:
+    """Two maps under way at once, the first to start ending first (as two builds in a host's
+    threads can; the second sees the first's pool threads and reads its items itself): the
+    host's hook hears its threads' errors during and after, and is the hook after."""
+    heard: list[str] = []
+    before = threading.excepthook
+
+    def host_hook(args: threading.ExceptHookArgs) -> None:
+        heard.append(str(args.exc_value))
+
+    threading.excepthook = host_hook
+    try:
+        first = ordered_map(_square, _tasks(20, 512), jobs=2)
+        second = ordered_map(_square, _tasks(20, 512), jobs=2)
+        for _ in range(INLINE // 512 + 2):  # past the items done inline: the first's pool runs
+            next(first)
+            next(second)
+        _raise_in_a_thread()
+        assert len(list(first)) == len(list(second)) == 20 - INLINE // 512 - 2
+        assert threading.excepthook is host_hook
+        _raise_in_a_thread()
+        assert heard == ["the host's own error"] * 2
+    finally:
+        threading.excepthook = before
+
+
+def _cgroups(root: Path, files: dict[str, str], membership: str) -> tuple[Path, Path]:
+    make_tree(root / "fs", files)
+    (root / "cgroup").write_text(membership)
+    return root / "fs", root / "cgroup"
+
+
+_V2 = "0::/user.slice/build.scope\n"
+_V1 = "12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "membership", "cpus"),
+    [
+        pytest.param({"cpu.max": "100000 100000\n"}, "0::/\n", 1, id="v2-one-cpu"),
+        pytest.param({"user.slice/build.scope/cpu.max": "150000 100000\n"}, _V2, 2, id="v2-one-and-a-half-up"),
+        pytest.param({"user.slice/build.scope/cpu.max": "50000 100000\n"}, _V2, 1, id="v2-half-a-cpu"),
+        pytest.param(
+            {"user.slice/build.scope/cpu.max": "max 100000\n", "user.slice/cpu.max": "100000 100000\n"},
+            _V2,
+            1,
+            id="v2-the-parents-quota",
+        ),
+        pytest.param(
+            {
+                "cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "100000\n",
+                "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n",
+            },
+            _V1,
+            1,
+            id="v1-one-cpu",
+        ),
+        pytest.param(
+            {"cpu,cpuacct/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/cpu.cfs_period_us": "100000\n"},
+            _V1,
+            None,
+            id="v1-no-quota",
+        ),
+        pytest.param({"cpu.max": "max 100000\n"}, "0::/\n", None, id="v2-no-quota"),
+        pytest.param({"cpu.max": "garbage\n"}, "0::/\n", None, id="v2-unreadable"),
+        pytest.param({}, "", None, id="no-cgroups"),
+    ],
+)
+def test_workers_by_default_are_the_cpus_the_cgroup_allows(
+    tmp_path: Path, files: dict[str, str], membership: str, cpus: int | None
+) -> None:
+    root, member = _cgroups(tmp_path, files, membership)
+    allowed = len(os.sched_getaffinity(0))
+    assert usable_cpus(root, member) == (allowed if cpus is None else min(cpus, allowed))
