@@ -78,7 +78,7 @@ def build(
         if on_skip is not None:
             on_skip(item)
 
-    with claim_output(out) as claimed:
+    with claim_output(out, warn) as claimed:
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         config, host = effective_config(config, counted_warn)
