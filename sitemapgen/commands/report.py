@@ -117,4 +117,5 @@ _ROBOTS = {
     RobotsOutcome.UNCHANGED: "robots.txt already names the {index}",
     RobotsOutcome.MISSING: "no robots.txt to update",
     RobotsOutcome.NOT_A_FILE: "left robots.txt alone",
+    RobotsOutcome.CHANGING: "left robots.txt alone (another process kept changing it)",
 }
