@@ -301,13 +301,18 @@ def _publish(written: list[SitemapFile], publisher: Publisher, max_sitemaps_per_
     stale, stale_indexes = _retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
     _write_indexes(publisher, indexes, groups)
     kept = {name: publisher.digests[name] for name in stale}
+    publisher.faults.step()
     try:
         write_retired(publisher.out_dir, kept, publisher.journal)
     except OSError as e:
-        warn(
-            f"{publisher.out_dir / RETIRED_NAME}: cannot write ({e.strerror or e}), so the sitemap files the new"
-            " index no longer lists were removed at once, not kept until the next build"
-        )
+        record = publisher.out_dir / RETIRED_NAME
+        if kept:
+            warn(
+                f"{record}: cannot write ({e.strerror or e}), so the sitemap files the new index no longer lists"
+                " were removed at once, not kept until the next build; move it away"
+            )
+        else:
+            warn(f"{record}: cannot remove ({e.strerror or e}); sitemapgen did not make it this way: move it away")
         kept = {}
     gone = {**publisher.retired, **{name: digest for name, digest in publisher.digests.items() if name in stale}}
     removed = _remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)

@@ -379,3 +379,24 @@ def test_files_the_previous_index_listed_stay_until_the_next_build(site: SiteFac
     settled = sorted(os.listdir(root)), output_files(root)
     assert cli(*args).code == 0
     assert (sorted(os.listdir(root)), output_files(root)) == settled
+
+
+def test_a_record_that_cannot_be_written_removes_the_unlisted_files_at_once_and_says_so(
+    site: SiteFactory, cli: CliRunner
+) -> None:
+    root = site({f"p{i:02}.html": html(f"p{i}") for i in range(10)})
+    (root / RETIRED_NAME).mkdir()  # not a file sitemapgen can replace
+    args = ("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "5", "--chunking", "fill")
+    assert cli(*args).code == 0
+    os.utime(root / "p01.html", (1_700_000_000, 1_700_000_000))
+    edit = cli(*args)
+    assert edit.code == 0
+    assert edit.err.splitlines()[0] == (
+        f"warning: {root / RETIRED_NAME}: cannot write (Is a directory), so the sitemap files the new index no"
+        " longer lists were removed at once, not kept until the next build; move it away"
+    )
+    assert edit.err.endswith("; kept 1 unchanged; removed 1 sitemap no longer listed\n")
+    assert sorted(output_files(root)) == sorted(["sitemap.xml", *read_published(root)])
+    (root / RETIRED_NAME).rmdir()
+    again = cli(*args)
+    assert (again.code, again.err.count("\n")) == (0, 1)  # the summary alone
