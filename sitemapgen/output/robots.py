@@ -124,18 +124,22 @@ def _update(
     result = rewritten(data, base_url, index_urls)
     if result == data:
         return RobotsOutcome.UNCHANGED, result
-    if result.startswith(data):
-        return RobotsOutcome.UPDATED, _append(path, st.st_ino, base_url, index_urls)
+    appended = _append(path, st.st_ino, base_url, index_urls) if result.startswith(data) else None
+    if appended is not None:
+        return RobotsOutcome.UPDATED, appended
     _swap(path, st.st_ino, data, result)
     return RobotsOutcome.UPDATED, result
 
 
-def _append(path: Path, ino: int, base_url: str, index_urls: Sequence[str]) -> bytes:
+def _append(path: Path, ino: int, base_url: str, index_urls: Sequence[str]) -> bytes | None:
     """Add our missing lines at the end of `path` (inode `ino`) in place, with one appending
     write: nothing another process appends meanwhile can be lost. `_Changed` where the file
-    is no longer one our lines are only to be added to. The file's new content."""
+    is no longer one our lines are only to be added to. The file's new content; None where
+    the file itself may not be written (read-only: it is replaced instead, as before)."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except PermissionError:
+        return None
     except OSError as e:
         raise _Changed from e  # replaced, or no longer a file: read again
     try:
