@@ -82,8 +82,12 @@ class CiReport:
         if result.no_lastmod:
             rows.append(("no lastmod", f"{result.no_lastmod:,}"))
         written = result.written
+        retired = f", {written.retired:,} no longer listed kept until the next build" if written.retired else ""
         rows.append(
-            ("sitemaps", f"{len(written.sitemaps):,} ({written.changed:,} changed, {written.removed:,} removed)")
+            (
+                "sitemaps",
+                f"{len(written.sitemaps):,} ({written.changed:,} changed, {written.removed:,} removed{retired})",
+            )
         )
         rows.append(("index files", ", ".join(path.name for path in written.indexes)))
         if result.robots_txt is not None:

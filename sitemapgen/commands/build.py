@@ -83,7 +83,7 @@ def build(
             f"max_removed {config.max_removed:g}% (--max-removed) guards nothing without previous (--previous),"
             " the deploy whose URLs it counts: give both, or neither"
         )
-    with claim_output(out) as claimed:
+    with claim_output(out, warn) as claimed:
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         config, host = effective_config(config, counted_warn)

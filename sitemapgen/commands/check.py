@@ -18,6 +18,7 @@ from sitemapgen._types import Warn
 from sitemapgen.commands.build import build_elsewhere
 from sitemapgen.config.settings import Config
 from sitemapgen.hosts.base import page_forms
+from sitemapgen.output.outdir import reading
 from sitemapgen.output.published import file_digest, read_published
 from sitemapgen.skips import Skip, SkipReason, display, plural
 from sitemapgen.urls import encoded_path
@@ -102,12 +103,13 @@ class Comparison:
 def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
     """Compare the published sitemaps with a fresh build of the docroot."""
     out = config.output_dir
-    published = read_published(out)
-    index = out / "sitemap.xml"
-    if not index.is_file():
-        return Comparison(index, found=False)
-    why = _Why(config.base_url)
-    with tempfile.TemporaryDirectory(prefix="sitemapgen-check-") as tmp:
+    # Held throughout: a build publishing meanwhile would show a half-replaced set.
+    with reading(out, on_warning), tempfile.TemporaryDirectory(prefix="sitemapgen-check-") as tmp:
+        published = read_published(out)
+        index = out / "sitemap.xml"
+        if not index.is_file():
+            return Comparison(index, found=False)
+        why = _Why(config.base_url)
         fresh = build_elsewhere(config, Path(tmp), on_warning=on_warning, on_skip=why.hear)
         new = [(file_digest(s.path), s.path) for s in fresh.written.sitemaps]
         old = [(file_digest(out / name), out / name) for name in published]

@@ -13,7 +13,7 @@ from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Entry
 from sitemapgen.hosts.load import effective_config
-from sitemapgen.output.outdir import check_docroot
+from sitemapgen.output.outdir import check_docroot, reading
 from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.skips import Skip, skip_warning
@@ -34,19 +34,20 @@ class Listing:
 def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iterator[Outcome]:
     """The listed pages' outcomes, in the order `build` writes them; warnings said, skips passed on."""
     check_docroot(config)
-    config, host = effective_config(config, warn)
-    pipeline = Pipeline(config, host, warn=warn, dry_run=True)
-    try:
-        for outcome in pipeline.outcomes():
-            for message in outcome.warnings:
-                warn(message)
-            if outcome.skip is not None:
-                on_skip(outcome.skip)
-            else:
-                yield outcome
-    finally:
-        pipeline.abort()
-        pipeline.close()
+    with reading(config.output_dir, warn):  # what a running build's store and robots.txt say once it is done
+        config, host = effective_config(config, warn)
+        pipeline = Pipeline(config, host, warn=warn, dry_run=True)
+        try:
+            for outcome in pipeline.outcomes():
+                for message in outcome.warnings:
+                    warn(message)
+                if outcome.skip is not None:
+                    on_skip(outcome.skip)
+                else:
+                    yield outcome
+        finally:
+            pipeline.abort()
+            pipeline.close()
 
 
 def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[Listing]:

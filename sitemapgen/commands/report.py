@@ -49,6 +49,7 @@ class BuildResult:
             ],
             "changed": self.written.changed,
             "removed": self.written.removed,
+            "retired": self.written.retired,
             "indexes": [str(p) for p in self.written.indexes],
             "replaced": self.written.replaced,
             "robots_txt_updated": self.robots_txt_updated,
@@ -106,6 +107,8 @@ class BuildResult:
             text += f"; kept {kept:,} unchanged"
         elif kept:
             text += f"; kept {files[0].path if kept == 1 else f'all {kept:,} sitemaps'} unchanged"
+        if self.written.retired:
+            text += f"; {plural(self.written.retired, 'sitemap')} no longer listed kept until the next build"
         if self.written.removed:
             text += f"; removed {plural(self.written.removed, 'sitemap')} no longer listed"
         return text
@@ -117,4 +120,5 @@ _ROBOTS = {
     RobotsOutcome.UNCHANGED: "robots.txt already names the {index}",
     RobotsOutcome.MISSING: "no robots.txt to update",
     RobotsOutcome.NOT_A_FILE: "left robots.txt alone",
+    RobotsOutcome.CHANGING: "left robots.txt alone (another process kept changing it)",
 }

@@ -132,6 +132,7 @@ class Publisher:
         self.next_number: dict[str, int] = {}
         self.created: list[Path] = []  # new files not yet listed by any index
         self.listed_new = False  # once the main index lists the new files, they are not ours to discard
+        self.retired: dict[str, bytes] = {}  # name -> digest: unlisted by the previous build, removed by this one
 
     def _fresh_name(self, section: str) -> str:
         """The first number of the section that no file in the directory has, ours or not."""

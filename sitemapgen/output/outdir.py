@@ -12,6 +12,7 @@ import errno
 import fcntl
 import os
 import stat
+import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
@@ -71,13 +72,73 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _CLAIM_TRIES = 3
 
 
-def _busy(out: Path) -> SitemapgenError:
-    return SitemapgenError(f"another sitemapgen run is writing to {out}; try again when it has finished")
+#: How long a run waits for another run on the same output directory (a build, or a `check`
+#: or `list` reading it) to let go of it, in seconds.
+LOCK_TIMEOUT = 600.0
+#: After how many seconds of waiting a run says that it waits.
+_SAY_AFTER = 1.0
 
 
-def _lock(out: Path) -> int | None:
-    """`out` opened and exclusively locked (flock), or an error at once; None where no
-    directory is there any more, or no longer the one this run locked."""
+def _holders(fd: int) -> tuple[str, list[int]]:
+    """Who holds a lock on the directory open as `fd`: "WRITE" (a build), "READ" (readers) or ""
+    (not known), and their pids, from Linux's /proc/locks (elsewhere: not known)."""
+    st = os.fstat(fd)
+    where = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    kind, pids = "", list[int]()
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return kind, pids
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:260072 0 EOF"; a waiter's line has "->" second.
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == where and fields[4].isdigit():
+            kind = "WRITE" if fields[3] == "WRITE" else kind or "READ"
+            pids.append(int(fields[4]))
+    return kind, sorted(set(pids))
+
+
+def _who(fd: int, out: Path) -> str:
+    """Who holds `out`, in words, as far as can be known."""
+    kind, pids = _holders(fd)
+    shown = f" (pid{'s' if len(pids) > 1 else ''} {', '.join(map(str, pids))})" if pids else ""
+    if kind == "WRITE":
+        return f"a build is running in {out}{shown}"
+    if kind == "READ":
+        return f"a check or list is reading {out}{shown}"
+    return f"another sitemapgen run is using {out}"
+
+
+def _busy(fd: int, out: Path) -> EnvironmentFailure:
+    return EnvironmentFailure(f"{_who(fd, out)}; waited {LOCK_TIMEOUT:g} s, try again when it has finished")
+
+
+def wait_for_lock(fd: int, out: Path, operation: int, warn: Warn | None) -> None:
+    """flock `fd` (`out` opened), exclusive or shared as `operation` says, waiting while another
+    run holds it, and saying so once; an error after `LOCK_TIMEOUT` seconds."""
+    start = time.monotonic()
+    delay = 0.002
+    said = False
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        waited = time.monotonic() - start
+        if waited >= LOCK_TIMEOUT:
+            raise _busy(fd, out)
+        if not said and waited >= _SAY_AFTER and warn is not None:
+            warn(f"{_who(fd, out)}; waiting for it to finish (at most {LOCK_TIMEOUT:g} s)")
+            said = True
+        time.sleep(min(delay, LOCK_TIMEOUT - waited))
+        delay = min(delay * 2, 0.05)
+
+
+def _lock(out: Path, warn: Warn | None = None) -> int | None:
+    """`out` opened and exclusively locked (flock), once other runs have let go of it, or an
+    error; None where no directory is there any more, or no longer the one this run locked."""
     try:
         fd = os.open(out, _DIR_FLAGS)
     except FileNotFoundError:
@@ -87,10 +148,7 @@ def _lock(out: Path) -> int | None:
         raise error(f"--out: cannot open {out}: {e.strerror or e}") from e
     _HELD.add(fd)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise _busy(out) from None
+        wait_for_lock(fd, out, fcntl.LOCK_EX, warn)
         if _is_at(fd, out):
             return fd
     except BaseException:
@@ -117,16 +175,36 @@ def _unlock(fd: int) -> None:
 
 
 @contextlib.contextmanager
-def output_lock(out: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the output directory, or fail at once.
+def output_lock(out: Path, warn: Warn | None = None) -> Iterator[None]:
+    """Hold an exclusive lock on the output directory, waiting (at most `LOCK_TIMEOUT`) while
+    another run holds it.
 
     The lock is on the directory itself (flock), so no lock file is left to be
     deployed, and the kernel releases it when a run dies, even by SIGKILL.
     """
-    fd = _lock(out)
+    fd = _lock(out, warn)
     if fd is None:
         raise DocrootError(f"--out: cannot open {out}: {os.strerror(errno.ENOENT)}")
     try:
+        yield
+    finally:
+        _unlock(fd)
+
+
+@contextlib.contextmanager
+def reading(out: Path, warn: Warn | None = None) -> Iterator[None]:
+    """Hold a shared lock on the output directory while reading what is published there: a
+    build (which holds it exclusively) is waited for, at most `LOCK_TIMEOUT`, and cannot start
+    until the readers are done; other readers read alongside. Nothing to wait for where there
+    is no directory (nothing is published there)."""
+    try:
+        fd = os.open(out, _DIR_FLAGS)
+    except OSError:
+        yield  # none there, or not to be opened: what reads it next says so
+        return
+    _HELD.add(fd)
+    try:
+        wait_for_lock(fd, out, fcntl.LOCK_SH, warn)
         yield
     finally:
         _unlock(fd)
@@ -177,8 +255,9 @@ def _make_dir(out: Path, *, parents: bool = True) -> bool:
 
 
 @contextlib.contextmanager
-def claim_output(out: Path) -> Iterator[ClaimedOutput]:
-    """Create `out` if needed and lock it for the duration; on failure, remove it if this run created it.
+def claim_output(out: Path, warn: Warn | None = None) -> Iterator[ClaimedOutput]:
+    """Create `out` if needed and lock it for the duration (waiting, as `output_lock`, while another
+    run holds it); on failure, remove it if this run created it.
 
     A run that does not get the lock removes nothing, and one that does removes
     the directory (empty) before it lets go of the lock, so that no other run
@@ -192,11 +271,13 @@ def claim_output(out: Path) -> Iterator[ClaimedOutput]:
         except OSError as e:
             error = EnvironmentFailure if e.errno in _MACHINE_ERRNOS else DocrootError
             raise error(f"--out: cannot create {out}: {e.strerror or e}") from e
-        fd = _lock(out)
+        fd = _lock(out, warn)
         if fd is not None:
             break
     if fd is None:  # made and removed again by other runs, each time
-        raise _busy(out)
+        raise EnvironmentFailure(
+            f"--out: {out} was removed by another run each time before this run could lock it; try again"
+        )
     try:
         yield claimed
     except BaseException:

@@ -9,6 +9,10 @@ The file is the site's, not ours: a robots.txt that is a symlink (or anything
 but a regular file) is never written through or replaced, only named in a
 warning, and the new version is written to a temporary file created
 exclusively, so nothing planted under that name is followed or truncated.
+
+Other processes may write it during a build: lines only added are appended in
+place, and a new version replaces the file only while the file is as it was
+read, lines appended meanwhile carried over (compare, then rename; else read again).
 """
 
 from __future__ import annotations
@@ -16,14 +20,16 @@ from __future__ import annotations
 import enum
 import os
 import re
+import secrets
 import stat
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from sitemapgen._types import Warn
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError, os_failure
 from sitemapgen.protocol import ROBOTS_FILE
-from sitemapgen.util.safeio import read_regular, write_beside
+from sitemapgen.util.safeio import create_exclusive, open_regular_stat, write_beside
 
 _SITEMAP_LINE = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE)
 _OUR_INDEX = re.compile(r"^(?:sitemap\.xml|sitemap-index-[1-9][0-9]*\.xml)$")
@@ -40,6 +46,7 @@ class RobotsOutcome(enum.Enum):
     UNCHANGED = "unchanged"  # it named exactly our indexes already
     MISSING = "missing"  # there was none, and none was to be created
     NOT_A_FILE = "not a file"  # a symlink or something else: left as it is (a warning said so)
+    CHANGING = "changing"  # another process kept changing it: left as it is (a warning said so)
 
 
 def update_robots_txt(
@@ -52,24 +59,49 @@ def update_robots_txt(
 ) -> RobotsOutcome:
     """Make robots.txt name exactly our index URLs; say what became of it.
 
-    Without `create`, a missing robots.txt is left missing.
+    Without `create`, a missing robots.txt is left missing. An existing one is
+    replaced only while it is as it was read, give or take lines appended to it
+    meanwhile (they are carried over); one that another process keeps changing
+    otherwise is read again, and after `_TRIES` reads left as it is, with a warning.
     """
     path = docroot / ROBOTS_FILE
-    try:
-        return _update(path, base_url, index_urls, create, on_warning)
-    except _Appeared:
-        # Made between this run's look and its write (by the site's build, or a run into
-        # another output): the site's file now, edited as any other.
-        return _update(path, base_url, index_urls, create, on_warning)
+    for _ in range(_TRIES):
+        try:
+            outcome, result = _update(path, base_url, index_urls, create, on_warning)
+        except (_Appeared, _Changed):
+            # Made between this run's look and its write (by the site's build, or a run into another
+            # output), or changed since it was read: the site's file now, read and edited again.
+            continue
+        others = other_sitemaps(result, base_url, index_urls)
+        if others and on_warning is not None:
+            on_warning(
+                f"{path}: also names {', '.join(others)}, which sitemapgen did not write (a generator's sitemap?"
+                " then remove the line: sitemapgen edits only its own)"
+            )
+        return outcome
+    if on_warning is not None:
+        on_warning(
+            f"{path}: another process changed it each of the {_TRIES} times sitemapgen read it, so it was left"
+            " as it is and may not name this build's sitemap index; build again once it is left alone"
+        )
+    return RobotsOutcome.CHANGING
+
+
+#: How many times robots.txt is read and edited again when another process changed it meanwhile.
+_TRIES = 5
 
 
 class _Appeared(EnvironmentFailure):
     """A robots.txt appeared where there was none when this run looked: never written over."""
 
 
+class _Changed(Exception):
+    """robots.txt changed, otherwise than by lines appended to it, since it was read."""
+
+
 def _update(
     path: Path, base_url: str, index_urls: Sequence[str], create: bool, on_warning: Warn | None
-) -> RobotsOutcome:
+) -> tuple[RobotsOutcome, bytes]:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -80,31 +112,133 @@ def _update(
         what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
         if on_warning is not None:
             on_warning(f"{path}: is {what}, so it was left as it is (sitemapgen never writes through a link)")
-        return RobotsOutcome.NOT_A_FILE
+        return RobotsOutcome.NOT_A_FILE, b""
     if st is None and not create:
-        return RobotsOutcome.MISSING
-    data = b"" if st is None else _read(path)
+        return RobotsOutcome.MISSING, b""
+    if st is None:
+        result = rewritten(b"", base_url, index_urls)
+        _replace(path, result, new=True)
+        return RobotsOutcome.CREATED, result
+    fd, data = _read(path, st.st_ino)
+    os.close(fd)
     result = rewritten(data, base_url, index_urls)
-    others = other_sitemaps(result, base_url, index_urls)
-    if others and on_warning is not None:
-        on_warning(
-            f"{path}: also names {', '.join(others)}, which sitemapgen did not write (a generator's sitemap?"
-            " then remove the line: sitemapgen edits only its own)"
-        )
-    if result == data and st is not None:
-        return RobotsOutcome.UNCHANGED
-    _replace(path, result, new=st is None)
-    return RobotsOutcome.CREATED if st is None else RobotsOutcome.UPDATED
+    if result == data:
+        return RobotsOutcome.UNCHANGED, result
+    appended = _append(path, st.st_ino, base_url, index_urls) if result.startswith(data) else None
+    if appended is not None:
+        return RobotsOutcome.UPDATED, appended
+    _swap(path, st.st_ino, data, result)
+    return RobotsOutcome.UPDATED, result
 
 
-def _read(path: Path) -> bytes:
+def _append(path: Path, ino: int, base_url: str, index_urls: Sequence[str]) -> bytes | None:
+    """Add our missing lines at the end of `path` (inode `ino`) in place, with one appending
+    write: nothing another process appends meanwhile can be lost. `_Changed` where the file
+    is no longer one our lines are only to be added to. The file's new content; None where
+    the file itself may not be written (read-only: it is replaced instead, as before)."""
     try:
-        data = read_regular(path, limit=_MAX_ROBOTS + 1, follow_symlinks=False)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except PermissionError:
+        return None
+    except OSError as e:
+        raise _Changed from e  # replaced, or no longer a file: read again
+    try:
+        st = os.fstat(fd)
+        data = os.pread(fd, _MAX_ROBOTS + 1, 0)
+        result = rewritten(data, base_url, index_urls)
+        if st.st_ino != ino or not stat.S_ISREG(st.st_mode) or not result.startswith(data):
+            raise _Changed
+        os.write(fd, result[len(data) :])
+        os.fsync(fd)
+    except OSError as e:
+        raise os_failure(path, "write", e) from e
+    finally:
+        os.close(fd)
+    return result
+
+
+def _swap(path: Path, ino: int, data: bytes, result: bytes) -> None:
+    """Replace `path`, inode `ino` read as `data`, by `result`, checked right before the rename:
+    lines appended meanwhile go into the new file too (and those appended to the old one just
+    after the look, once it is renamed over); any other change raises `_Changed`, and nothing
+    is replaced."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    try:
+        fd = create_exclusive(tmp)
+    except OSError as e:
+        raise os_failure(path, "write", e) from e
+    old = -1
+    try:
+        with open(fd, "wb") as f:
+            f.write(result)
+            f.flush()
+            os.fsync(f.fileno())
+            seen = data
+            while True:  # each pass a few microseconds: appends are caught up with
+                old, now = _read(path, ino)
+                if not now.startswith(seen) or (now != seen and not seen.endswith((b"\n", b"\r"))):
+                    raise _Changed  # rewritten, or a line of its own continued
+                if now == seen:
+                    break
+                os.close(old)
+                old = -1
+                f.write(now[len(seen) :])
+                f.flush()
+                seen = now
+        os.replace(tmp, path)
+    except BaseException as e:
+        if old >= 0:
+            os.close(old)
+        tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise os_failure(path, "write", e) from e
+        raise
+    try:
+        _carry_over(path, old, len(seen))
+    except OSError as e:
+        raise os_failure(path, "write", e) from e
+    finally:
+        os.close(old)
+
+
+#: How long after the rename the replaced file is looked at again, for a line appended by a
+#: process that had opened it just before (its open and its write a few microseconds apart).
+_SETTLE = 0.005
+
+
+def _carry_over(path: Path, old: int, seen: int) -> None:
+    """Append to `path` what was appended to the file it replaced (open as `old`) after its last
+    look: at once, and again a moment later."""
+    for pause in (0.0, _SETTLE):
+        time.sleep(pause)
+        late = os.pread(old, _MAX_ROBOTS, seen)
+        if late:
+            seen += len(late)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                os.write(fd, late)
+            finally:
+                os.close(fd)
+
+
+def _read(path: Path, ino: int) -> tuple[int, bytes]:
+    """`path` opened and read; `_Changed` unless it is still the file of inode `ino`."""
+    try:
+        fd, st = open_regular_stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        raise _Changed from None
     except OSError as e:
         raise os_failure(path, "read", e) from e
-    if len(data) > _MAX_ROBOTS:
-        raise SitemapgenError(f"{path}: larger than {_MAX_ROBOTS:,} bytes; not a robots.txt to edit")
-    return data
+    try:
+        if st.st_ino != ino:
+            raise _Changed  # replaced by another process
+        data = os.pread(fd, _MAX_ROBOTS + 1, 0)
+        if len(data) > _MAX_ROBOTS:
+            raise SitemapgenError(f"{path}: larger than {_MAX_ROBOTS:,} bytes; not a robots.txt to edit")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, data
 
 
 def rewritten(data: bytes, base_url: str, index_urls: Sequence[str]) -> bytes:

@@ -13,8 +13,8 @@ Publishing never touches a file the current index lists: an unchanged chunk
 keeps its file (recognised by its bytes), a changed one is written under a
 number no file in the directory has, each file is fsynced and linked into
 place, and the index is replaced last, atomically. Files the new index no
-longer lists are removed after that. A crawler, or a run killed at any point,
-sees either the old set or the new set, whole.
+longer lists stay until the next build (`retired`), which removes them. A
+crawler, or a run killed at any point, sees either the old set or the new set, whole.
 
 Only what this tool can prove it wrote is ever removed: the files an index of
 ours lists (an index is ours when it has our writer's exact layout), and what
@@ -44,6 +44,7 @@ from sitemapgen.output.chunks import Chunk, Publisher, temp_name
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_CLOSE, INDEX_OPEN, file_digest, index_name, our_index, read_published
+from sitemapgen.output.retired import RETIRED_NAME, read_retired, write_retired
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -77,7 +78,8 @@ class WriteResult:
 
     sitemaps: tuple[SitemapFile, ...]
     indexes: tuple[Path, ...]
-    removed: int = 0  # chunk files of the previous set that the new one no longer lists
+    removed: int = 0  # chunk files the index before the previous one listed, and no index since
+    retired: int = 0  # chunk files the previous index listed and this one does not: kept until the next build
     replaced: str | None = None  # another tool's file this build replaced: "MkDocs' sitemap.xml"
 
     @property
@@ -164,14 +166,17 @@ def write_rows(
     skip = on_skip or (lambda _: None)
     warn = on_warning or (lambda _: None)
     faults = Faults()
-    Journal.recover(out_dir, set(read_published(out_dir)), file_digest, warn)
+    listed = set(read_published(out_dir))
+    retired = read_retired(out_dir, listed)
+    Journal.recover(out_dir, listed | set(retired), file_digest, warn)
     names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
     theirs, message = _check_main_index(out_dir, base_url, names)
     journal = Journal(out_dir)
     try:
         publisher = Publisher(out_dir, faults, journal)
+        publisher.retired = retired
         _name_lookalikes(out_dir, publisher, warn, names)
-        result = _write(rows, publisher, base_url, limits, skip, before_publish)
+        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn)
     finally:
         journal.close()
     if not result.sitemaps:
@@ -188,6 +193,7 @@ def _write(
     limits: Limits,
     skip: Callable[[Skip], None],
     before_publish: Callable[[], None] | None,
+    warn: Warn,
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
@@ -227,7 +233,7 @@ def _write(
         written = [s for section in order for s in done[section]]
         if written and before_publish is not None:
             before_publish()
-        return _publish(written, publisher, limits.max_sitemaps_per_index)
+        return _publish(written, publisher, limits.max_sitemaps_per_index, warn)
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
@@ -269,7 +275,7 @@ def _check_main_index(out_dir: Path, base_url: str, names: list[tuple[str, bool]
 
 def _name_lookalikes(out_dir: Path, publisher: Publisher, warn: Warn, names: list[tuple[str, bool]]) -> None:
     """Name the files that look like ours but that no index or journal of ours accounts for."""
-    ours = set(publisher.published) | {path.name for path in publisher.previous_indexes}
+    ours = set(publisher.published) | set(publisher.retired) | {path.name for path in publisher.previous_indexes}
     strays = [
         name
         for name, _ in names
@@ -285,16 +291,32 @@ def _name_lookalikes(out_dir: Path, publisher: Publisher, warn: Warn, names: lis
         )
 
 
-def _publish(written: list[SitemapFile], publisher: Publisher, max_sitemaps_per_index: int) -> WriteResult:
-    """Write the index files over the chunks in place, then remove what they no longer list."""
+def _publish(written: list[SitemapFile], publisher: Publisher, max_sitemaps_per_index: int, warn: Warn) -> WriteResult:
+    """Write the index files over the chunks in place; then keep the chunk files they no longer
+    list until the next build (`retired`), and remove those the previous build kept so."""
     if not written:
         return WriteResult((), ())
     groups = [written[i : i + max_sitemaps_per_index] for i in range(0, len(written), max_sitemaps_per_index)]
     indexes = _index_paths(publisher, len(groups))
     stale, stale_indexes = _retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
     _write_indexes(publisher, indexes, groups)
-    removed = _remove_stale(publisher, stale, stale_indexes)
-    return WriteResult(tuple(written), tuple(indexes), removed)
+    kept = {name: publisher.digests[name] for name in stale}
+    publisher.faults.step()
+    try:
+        write_retired(publisher.out_dir, kept, publisher.journal)
+    except OSError as e:
+        record = publisher.out_dir / RETIRED_NAME
+        if kept:
+            warn(
+                f"{record}: cannot write ({e.strerror or e}), so the sitemap files the new index no longer lists"
+                " were removed at once, not kept until the next build; move it away"
+            )
+        else:
+            warn(f"{record}: cannot remove ({e.strerror or e}); sitemapgen did not make it this way: move it away")
+        kept = {}
+    gone = {**publisher.retired, **{name: digest for name, digest in publisher.digests.items() if name in stale}}
+    removed = _remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
+    return WriteResult(tuple(written), tuple(indexes), removed, len(kept))
 
 
 def _index_paths(publisher: Publisher, count: int) -> list[Path]:
@@ -314,8 +336,8 @@ def _retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]
     out_dir, journal = publisher.out_dir, publisher.journal
     stale = [name for name in publisher.published if name not in keep and name in publisher.digests]
     stale_indexes = [path.name for path in publisher.previous_indexes if path.name not in keep]
-    for name in stale:
-        journal.retiring(name, publisher.digests[name])
+    for name in [*stale, *publisher.retired]:  # a killed run's next run removes them unless a record keeps them
+        journal.retiring(name, publisher.digests.get(name) or publisher.retired[name])
     for name in stale_indexes:
         journal.retiring(name, file_digest(out_dir / name) or b"")
     return stale, stale_indexes
@@ -334,20 +356,24 @@ def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[
     _fsync_dir(out_dir)
 
 
-def _remove_stale(publisher: Publisher, stale: list[str], stale_indexes: list[str]) -> int:
-    """Remove the previous set's files that the new one no longer lists; return how many were chunks."""
+def _remove_stale(publisher: Publisher, stale: dict[str, bytes], stale_indexes: list[str]) -> int:
+    """Remove the chunk files no index lists now (name -> digest) and the index files the new
+    set does not have; return how many chunk files went."""
     removed = 0
-    for name in [*stale, *stale_indexes]:
+    for name, digest in stale.items():
         publisher.faults.step()
-        if _remove_if_regular(publisher.out_dir / name):
-            removed += name in stale
+        removed += _remove_if_regular(publisher.out_dir / name, digest)
+    for name in stale_indexes:
+        publisher.faults.step()
+        _remove_if_regular(publisher.out_dir / name)
     return removed
 
 
-def _remove_if_regular(path: Path) -> bool:
-    """Remove a file of ours that an index no longer lists, unless it has become something else."""
+def _remove_if_regular(path: Path, digest: bytes | None = None) -> bool:
+    """Remove a file of ours that an index no longer lists, unless it has become something else
+    (another kind of file, or other bytes than the `digest` written)."""
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
+        if not stat.S_ISREG(os.lstat(path).st_mode) or (digest is not None and file_digest(path) != digest):
             return False
         path.unlink()
     except FileNotFoundError:

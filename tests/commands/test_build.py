@@ -14,6 +14,7 @@ import sitemapgen
 import sitemapgen.cli
 from sitemapgen import ChangeFreq, Config, LastmodSource, Rule, SkipReason
 from sitemapgen.output.published import read_published
+from sitemapgen.output.retired import RETIRED_NAME, read_retired
 from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE, CliRunner, SiteFactory
@@ -235,7 +236,10 @@ def test_a_signal_mid_build_leaves_no_worker_no_lock_and_no_litter(
     if code != -9:  # it cleaned up itself: no new chunk, no temp file, no journal
         assert sorted(os.listdir(out)) == sorted(listed)
     assert sitemapgen.cli.main(args) == 0  # the lock went with the process
-    assert sorted(os.listdir(out)) == sorted(["sitemap.xml", *read_published(out)])  # the journal tidied up
+    # The journal tidied up; the files the previous index listed stay until the next build.
+    retired = read_retired(out, read_published(out))
+    assert retired
+    assert sorted(os.listdir(out)) == sorted(["sitemap.xml", *read_published(out), RETIRED_NAME, *retired])
 
 
 def _dies(batch: object) -> object:

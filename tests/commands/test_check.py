@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +106,41 @@ def test_check_never_changes_the_content_store(
     assert cli("check", *args).code == 1
     assert store.read_bytes() == before
     assert output_files(root)  # and the sitemaps are still there, untouched
+
+
+#: Rounds of the race below, and the pages of its site (in ~200 sitemaps, so that a build
+#: replaces ~200 files each round).
+RACE_ROUNDS = 8
+RACE_PAGES = 2_000
+_VERDICT = re.compile(r"^(current: |stale: 0 pages added, 0 removed, 2,000 changed; )")
+
+
+def test_a_check_racing_a_build_never_reads_a_half_replaced_set(tmp_path: Path) -> None:
+    """Each round every page is re-dated, then a real `build` and a real `check` start together.
+    The check comes before the build (every page changed, none added or removed) or after it
+    (current), never in between: before the fix it read the old index, then found the files it
+    listed removed by the build ("listed but missing") and their pages "added"."""
+    root = tmp_path / "site"
+    root.mkdir()
+    for n in range(RACE_PAGES):
+        (root / f"p{n}.html").write_text(html(f"page {n}"))
+    args = [str(root), "--base-url", BASE, "--max-urls-per-sitemap", "50", "--jobs", "1"]
+    sitemapgen = [sys.executable, "-m", "sitemapgen"]
+    subprocess.run([*sitemapgen, "build", *args], check=True, capture_output=True)
+    failures = []
+    for n in range(RACE_ROUNDS):
+        when = 1_600_000_000 + n * 86_400
+        for page in root.glob("p*.html"):
+            os.utime(page, (when, when))
+        build = subprocess.Popen([*sitemapgen, "build", *args], stderr=subprocess.PIPE, text=True)
+        check = subprocess.run([*sitemapgen, "check", *args], capture_output=True, text=True)
+        build_err = build.communicate()[1]
+        lines = check.stdout.splitlines()
+        waits = [line for line in check.stderr.splitlines() if not line.startswith("warning: a build is running in ")]
+        if build.returncode != 0 or check.returncode not in (0, 1) or not _VERDICT.match(lines[0] if lines else ""):
+            failures.append(f"round {n}: build {build.returncode} {build_err!r}, check {check.returncode} {lines[:3]}")
+        elif any(line.startswith("  listed but missing") for line in lines) or waits:
+            failures.append(f"round {n}: check said {lines[:3]}, {waits}")
+    assert not failures, f"{len(failures)} of {RACE_ROUNDS} rounds: {failures[:3]}"
+    final = subprocess.run([*sitemapgen, "check", *args], capture_output=True, text=True)
+    assert (final.returncode, final.stdout) == (0, f"current: {final.stdout.split()[1]} sitemaps, 2,000 pages\n")

@@ -62,8 +62,18 @@ def test_wrote_names_only_the_files_written_and_kept_the_others(site: SiteFactor
     assert new == [BASE + "sitemap-4.xml.gz"]
     assert edit.err.endswith(
         f"; wrote {root / 'sitemap.xml'} and 1 of 3 sitemaps (sitemap-4.xml.gz); kept 2 unchanged;"
-        " removed 1 sitemap no longer listed\n"
+        " 1 sitemap no longer listed kept until the next build\n"
     )
+    again = cli(*args)
+    assert again.code == 0, again.err
+    assert again.err.endswith(
+        f"; wrote {root / 'sitemap.xml'}; kept all 3 sitemaps unchanged; removed 1 sitemap no longer listed\n"
+    )
+    assert sorted(path.name for path in root.glob("sitemap-*.xml.gz")) == [
+        "sitemap-1.xml.gz",
+        "sitemap-3.xml.gz",
+        "sitemap-4.xml.gz",
+    ]
 
 
 def test_a_rebuild_of_one_sitemap_names_the_file_kept(site: SiteFactory, cli: CliRunner) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import multiprocessing
 import os
 import shutil
@@ -10,15 +11,29 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 import sitemapgen
 import sitemapgen.output.published
 from sitemapgen.config.settings import Config
 from sitemapgen.output.published import read_published
+from sitemapgen.output.retired import RETIRED_NAME
 from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE, CliRunner, SiteFactory
-from ..helpers import error_line, html, index_paths, is_cut_point, locs, make_tree, output_files, published, read_index
+from ..helpers import (
+    error_line,
+    fetch,
+    html,
+    index_paths,
+    is_cut_point,
+    locs,
+    make_tree,
+    output_files,
+    published,
+    read_index,
+    static_server,
+)
 
 
 def _pages(out: Path) -> list[tuple[str, str | None]]:
@@ -107,9 +122,9 @@ def test_one_page_edit_in_120000_pages_rewrites_exactly_one_chunk(cli: CliRunner
     edit = cli(*args)
     assert edit.code == 0, edit.err
     assert f"; wrote {root / 'sitemap.xml'} and 1 of {chunks} sitemaps (" in edit.err
-    assert f"; kept {chunks - 1} unchanged; removed 1 sitemap no longer listed\n" in edit.err
+    assert f"; kept {chunks - 1} unchanged; 1 sitemap no longer listed kept until the next build\n" in edit.err
     after = output_files(root)
-    assert len(set(before) - set(after)) == 1  # one chunk file replaced...
+    assert set(before) <= set(after)  # one chunk file replaced (the old one kept until the next build)...
     assert len(set(after) - set(before)) == 1  # ...by one new file
     assert [n for n in set(before) & set(after) if before[n] != after[n]] == ["sitemap.xml"]
     index = dict(read_index(root / "sitemap.xml"))
@@ -124,9 +139,13 @@ def test_one_page_edit_in_120000_pages_rewrites_exactly_one_chunk(cli: CliRunner
     (root / removed).unlink()
     changed = cli(*args)
     assert changed.code == 0, changed.err
-    assert f"; kept {chunks - 2} unchanged; removed 2 sitemaps no longer listed\n" in changed.err
+    assert (
+        f"; kept {chunks - 2} unchanged; 2 sitemaps no longer listed kept until the next build;"
+        " removed 1 sitemap no longer listed\n"
+    ) in changed.err
     final = output_files(root)
-    assert len(set(after) - set(final)) == len(set(final) - set(after)) == 2
+    assert len(set(after) - set(final)) == 1  # the file the edit retired
+    assert len(set(final) - set(after)) == 2
     assert [n for n in set(after) & set(final) if after[n] != final[n]] == ["sitemap.xml"]
     listed = locs(root, BASE)
     assert len(listed) == 120_000
@@ -259,7 +278,10 @@ def test_files_that_only_look_like_ours_are_never_removed_or_replaced(site: Site
         (root / f"p{i}.html").unlink()
     second = cli(*args)
     assert second.code == 0, second.err
-    assert "; removed 5 sitemaps no longer listed\n" in second.err
+    assert second.err.endswith("; 5 sitemaps no longer listed kept until the next build\n")
+    third = cli(*args)
+    assert third.code == 0, third.err
+    assert third.err.endswith("; removed 5 sitemaps no longer listed\n")
     assert not set(names) - set(read_published(root)) & {p.name for p in root.iterdir()}
     assert {name: (root / name).read_bytes() for name in LOOKALIKES} == LOOKALIKES
     assert (root / "sitemap-1.xml.gz").is_symlink()
@@ -319,3 +341,62 @@ def test_a_journal_names_only_what_may_go(tmp_path: Path, cli: CliRunner) -> Non
     assert run.code == 0, run.err
     assert sorted(p.name for p in root.iterdir()) == sorted(["a.html", "sitemap.xml", listed, "sitemap-8.xml.gz"])
     assert "sitemap-8.xml.gz" in run.err  # named, as a look-alike, not removed
+
+
+def test_files_the_previous_index_listed_stay_until_the_next_build(site: SiteFactory, cli: CliRunner) -> None:
+    """A crawler that read the index before a build fetches, after it, every file that index
+    listed (no 404); the next build removes the ones no index lists, and a third identical one
+    changes nothing. check, validate and the summary count only the current index's files."""
+    root = site({f"p{i:02}.html": html(f"p{i}") for i in range(30)})
+    for page in root.glob("*.html"):
+        os.utime(page, (1_600_000_000, 1_600_000_000))
+    args = ("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "5", "--chunking", "fill")
+    assert cli(*args).code == 0
+    crawled = [loc for loc, _ in read_index(root / "sitemap.xml")]  # a crawler reads the index...
+    for i in (3, 17):
+        os.utime(root / f"p{i:02}.html", (1_700_000_000, 1_700_000_000))  # in the first and the fourth sitemap
+    edit = cli(*args)  # ...a build publishes another...
+    assert edit.code == 0, edit.err
+    assert edit.err.endswith("; kept 4 unchanged; 2 sitemaps no longer listed kept until the next build\n")
+    current = read_published(root)
+    unlisted = sorted(loc.removeprefix(BASE) for loc in crawled if loc.removeprefix(BASE) not in current)
+    assert unlisted == ["sitemap-1.xml.gz", "sitemap-4.xml.gz"]
+    with static_server(root) as url:  # ...and the crawler fetches what it read
+        for loc in crawled:
+            urlset = etree.fromstring(gzip.decompress(fetch(url + loc.removeprefix(BASE))))
+            assert len(urlset) == 5
+    check = cli("check", *args[1:])
+    assert (check.code, check.out) == (0, "current: 6 sitemaps, 30 pages\n")
+    validate = cli("validate", root / "sitemap.xml", "--base-url", BASE)
+    assert (validate.code, validate.err) == (0, "7 files, 30 URLs: ok\n")
+    kept = output_files(root)
+
+    again = cli(*args)
+    assert again.code == 0, again.err
+    assert again.err.endswith("; kept all 6 sitemaps unchanged; removed 2 sitemaps no longer listed\n")
+    assert sorted(set(kept) - set(output_files(root))) == unlisted
+    assert not (root / RETIRED_NAME).exists()
+    settled = sorted(os.listdir(root)), output_files(root)
+    assert cli(*args).code == 0
+    assert (sorted(os.listdir(root)), output_files(root)) == settled
+
+
+def test_a_record_that_cannot_be_written_removes_the_unlisted_files_at_once_and_says_so(
+    site: SiteFactory, cli: CliRunner
+) -> None:
+    root = site({f"p{i:02}.html": html(f"p{i}") for i in range(10)})
+    (root / RETIRED_NAME).mkdir()  # not a file sitemapgen can replace
+    args = ("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "5", "--chunking", "fill")
+    assert cli(*args).code == 0
+    os.utime(root / "p01.html", (1_700_000_000, 1_700_000_000))
+    edit = cli(*args)
+    assert edit.code == 0
+    assert edit.err.splitlines()[0] == (
+        f"warning: {root / RETIRED_NAME}: cannot write (Is a directory), so the sitemap files the new index no"
+        " longer lists were removed at once, not kept until the next build; move it away"
+    )
+    assert edit.err.endswith("; kept 1 unchanged; removed 1 sitemap no longer listed\n")
+    assert sorted(output_files(root)) == sorted(["sitemap.xml", *read_published(root)])
+    (root / RETIRED_NAME).rmdir()
+    again = cli(*args)
+    assert (again.code, again.err.count("\n")) == (0, 1)  # the summary alone

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -244,3 +247,72 @@ def test_a_robots_txt_symlink_is_left_alone_and_the_summary_says_so(
     assert run.code == 0, run.err
     assert run.err.endswith("; left robots.txt alone\n")
     assert target.read_bytes() == b"User-agent: *\n"
+
+
+#: The lines another process appends to robots.txt while it is rewritten, over and over.
+APPENDED = 20_000
+_APPENDER = """
+import random, sys, time
+path, count = sys.argv[1], int(sys.argv[2])
+for n in range(count):
+    with open(path, "ab") as f:  # O_APPEND, one write a line, as a shell's >> does
+        f.write(b"# line %d\\n" % n)
+    if n % 8 == 0:
+        time.sleep(random.random() / 5_000)
+"""
+
+
+def test_a_line_appended_while_robots_txt_is_rewritten_is_never_lost(tmp_path: Path) -> None:
+    """Another process appends lines while robots.txt's Sitemap: lines are rewritten again and
+    again (one index, then two): every line it appended is there at the end, once. Before the
+    fix, a line appended between the read and the rename went with the old file."""
+    path = tmp_path / "robots.txt"
+    path.write_bytes(b"User-agent: *\n")
+    sets = ([BASE + "sitemap.xml"], [BASE + "sitemap.xml", BASE + "sitemap-index-2.xml"])
+    outcomes: Counter[robots.RobotsOutcome] = Counter()
+    warnings: list[str] = []
+    appender = subprocess.Popen([sys.executable, "-c", _APPENDER, str(path), str(APPENDED)])
+    try:
+        while appender.poll() is None:
+            for urls in sets:
+                outcomes[robots.update_robots_txt(tmp_path, BASE, urls, create=False, on_warning=warnings.append)] += 1
+    finally:
+        appender.wait()
+    lines = path.read_bytes().splitlines()
+    appended = Counter(line for line in lines if line.startswith(b"# line "))
+    lost = [n for n in range(APPENDED) if appended[b"# line %d" % n] != 1]
+    assert not lost, f"{len(lost)} of {APPENDED:,} lines lost or doubled ({dict(outcomes)}): {lost[:5]}"
+    assert outcomes[robots.RobotsOutcome.UPDATED] > 10, dict(outcomes)
+    assert lines[:1] == [b"User-agent: *"]
+
+
+def test_a_robots_txt_another_process_keeps_rewriting_is_left_alone_with_one_warning(
+    site: SiteFactory, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewritten (not appended to) between every read and the rename: never replaced over the
+    other process's version; one warning, and the summary says robots.txt was left alone."""
+    root = site({"a.html": html()})
+    path = root / "robots.txt"
+    path.write_bytes(b"Sitemap: https://example.com/sitemap-index-2.xml\n")  # ours, to be removed
+    real_rewritten = robots.rewritten
+    versions: list[bytes] = []
+
+    def rewritten_meanwhile(data: bytes, base_url: str, index_urls: Sequence[str]) -> bytes:
+        versions.append(
+            b"User-agent: *\nDisallow: /v%d/\nSitemap: https://example.com/sitemap-index-2.xml\n" % len(versions)
+        )
+        with open(path, "r+b") as f:  # in place: the same file, other bytes
+            f.write(versions[-1])
+            f.truncate()
+        return real_rewritten(data, base_url, index_urls)
+
+    monkeypatch.setattr(robots, "rewritten", rewritten_meanwhile)
+    run = cli("build", root, "--base-url", BASE, "--robots-txt", "update")
+    assert run.code == 0, run.err
+    assert run.err.splitlines()[:-1] == [
+        f"warning: {path}: another process changed it each of the 5 times sitemapgen read it, so it was left"
+        " as it is and may not name this build's sitemap index; build again once it is left alone"
+    ]
+    assert run.err.splitlines()[-1].endswith("; left robots.txt alone (another process kept changing it)")
+    assert path.read_bytes() == versions[-1]
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".robots.txt.")]

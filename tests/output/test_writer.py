@@ -281,10 +281,18 @@ def test_an_edit_rewrites_only_the_chunks_it_falls_in(
     second = write_sitemaps(edited, out, base_url=BASE, max_urls=max_urls)
     after = output_files(out)
 
-    assert (second.changed, second.removed) == (changed, removed)
+    # The files the first index listed and the second does not stay until the next build.
+    assert (second.changed, second.removed, second.retired) == (changed, 0, removed)
     assert set(after) - set(before) == {s.path.name for s in second.sitemaps if s.changed}
-    assert len(set(before) - set(after)) == removed
+    assert set(before) <= set(after)
     assert [name for name in set(before) & set(after) if before[name] != after[name]] == ["sitemap.xml"]
+    third = write_sitemaps(edited, out, base_url=BASE, max_urls=max_urls)
+    assert (third.changed, third.removed, third.retired) == (0, removed, 0)
+    assert output_files(out) == {
+        name: data
+        for name, data in after.items()
+        if name not in set(before) - {s.path.name for s in second.sitemaps} - {"sitemap.xml"}
+    }
     # Each kept file still holds the very same run of pages; each new one (read back, XSD-valid)
     # holds exactly the run of edited pages at its place.
     first_runs = {s.path.name: pages[start : start + s.urls] for s, start in _starts(first)}
@@ -376,6 +384,11 @@ def test_stale_files_of_a_larger_build_are_removed(site: SiteFactory, cli: CliRu
     assert (
         cli("build", root, "--base-url", BASE, "--max-urls-per-sitemap", "1", "--max-sitemaps-per-index", "3").code == 0
     )
+    assert cli("build", root, "--base-url", BASE).code == 0
+    # The index files go at once; the chunk files the previous index listed, at the next build.
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith("sitemap-")) == [
+        *(f"sitemap-{n}.xml.gz" for n in range(1, 9))
+    ]
     assert cli("build", root, "--base-url", BASE).code == 0
     # The new chunk takes a number the published index did not use (it never overwrites a listed file).
     assert sorted(p.name for p in root.iterdir() if p.name.startswith("sitemap")) == ["sitemap-8.xml.gz", "sitemap.xml"]
