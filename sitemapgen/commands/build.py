@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from sitemapgen._types import Warn
 from sitemapgen.commands.report import BuildResult, sorted_skips
@@ -178,7 +179,21 @@ def _write(
         claimed.release_if_empty()
     if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or dry_run:
         return written, None, changes
-    index_urls = [config.base_url + path.name for path in written.indexes]  # under the lock: one writer at a time
+    return written, _robots_txt(config, written, warn), changes
+
+
+def _robots_txt(config: Config, written: WriteResult, warn: Warn) -> RobotsOutcome:
+    """Name the published indexes in the docroot's robots.txt, where it is the host's (under the
+    output directory's lock: one writer at a time), and say what became of it."""
+    index_urls = [config.base_url + path.name for path in written.indexes]
+    base = urlsplit(config.base_url)
+    if base.path not in ("", "/"):
+        warn(
+            f"{config.docroot / 'robots.txt'}: served at {base.scheme}://{base.netloc}{base.path}robots.txt, where"
+            " crawlers never look (only the host's root counts), so sitemapgen leaves it alone; drop robots_txt"
+            f" (--robots-txt) here, and name the index in the root's robots.txt: Sitemap: {index_urls[0]}"
+        )
+        return RobotsOutcome.NOT_AT_ROOT
     robots = update_robots_txt(
         config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE, on_warning=warn
     )
@@ -187,7 +202,7 @@ def _write(
             f"{config.docroot}: no robots.txt to update, so none names the sitemap index;"
             " robots_txt 'create' (--robots-txt create) writes one"
         )
-    return written, robots, changes
+    return robots
 
 
 def _deploy_memory(

@@ -121,4 +121,5 @@ _ROBOTS = {
     RobotsOutcome.MISSING: "no robots.txt to update",
     RobotsOutcome.NOT_A_FILE: "left robots.txt alone",
     RobotsOutcome.CHANGING: "left robots.txt alone (another process kept changing it)",
+    RobotsOutcome.NOT_AT_ROOT: "left robots.txt alone (not at the host's root)",
 }

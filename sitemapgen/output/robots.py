@@ -47,6 +47,7 @@ class RobotsOutcome(enum.Enum):
     MISSING = "missing"  # there was none, and none was to be created
     NOT_A_FILE = "not a file"  # a symlink or something else: left as it is (a warning said so)
     CHANGING = "changing"  # another process kept changing it: left as it is (a warning said so)
+    NOT_AT_ROOT = "not at the root"  # the base URL has a path: crawlers never read it there (a warning said so)
 
 
 def update_robots_txt(

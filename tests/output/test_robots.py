@@ -236,6 +236,27 @@ def test_update_with_no_robots_txt_warns_until_told_to_create_it(site: SiteFacto
     assert again.err.endswith("; robots.txt already names the index\n")
 
 
+@pytest.mark.parametrize("mode", ["update", "create"])
+def test_a_robots_txt_below_the_hosts_root_is_left_alone_with_one_warning(
+    site: SiteFactory, cli: CliRunner, mode: str
+) -> None:
+    root = site({"a.html": html(), "robots.txt": "User-agent: *\nDisallow:\n"})
+    before = (root / "robots.txt").read_bytes()
+    docs = "https://example.com/docs/"
+    run = cli("build", root, "--base-url", docs, "--robots-txt", mode)
+    assert run.code == 0, run.err
+    assert run.err.splitlines()[0] == (
+        f"warning: {root / 'robots.txt'}: served at {docs}robots.txt, where crawlers never look (only the host's"
+        " root counts), so sitemapgen leaves it alone; drop robots_txt (--robots-txt) here, and name the index in"
+        f" the root's robots.txt: Sitemap: {docs}sitemap.xml"
+    )
+    assert run.err.endswith("; left robots.txt alone (not at the host's root)\n")
+    assert (root / "robots.txt").read_bytes() == before
+    again = cli("build", root, "--base-url", docs)  # the advice followed
+    assert again.code == 0, again.err
+    assert "warning" not in again.err
+
+
 def test_a_robots_txt_symlink_is_left_alone_and_the_summary_says_so(
     site: SiteFactory, cli: CliRunner, tmp_path: Path
 ) -> None:
