@@ -10,7 +10,9 @@ import contextlib
 import hashlib
 import os
 import re
+import resource
 import sqlite3
+import stat
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,19 +90,24 @@ class ContentStore:
                 if db is not None:
                     db.close()
                 if attempt == 2 or not _corrupt(e):
+                    if not existed:  # made by this run, empty or half made: not left behind
+                        _remove_store(self.path)
                     raise self._failure("open", e) from e
                 aside = self._move_aside(e)
                 warn(f"{self.path}: lastmod state store is corrupt ({e}); moved to {aside.name}, starting a new one")
         raise AssertionError("unreachable")
 
-    def _failure(self, what: str, error: sqlite3.Error) -> EnvironmentFailure:
-        """One line for a store the machine will not let us use: busy, read-only, full, missing."""
+    def _failure(self, what: str, error: sqlite3.Error, *, kept: bool = False) -> EnvironmentFailure:
+        """One line for a store the machine will not let us use: busy, read-only, full, missing.
+        `kept`: this build's changes were rolled back, so the store is as the last build left it."""
+        after = "; the store is as the last build left it, and nothing new was published" if kept else ""
         if _busy(error):
             return EnvironmentFailure(
                 f"{self.path}: cannot {what} the lastmod state store: another process holds it"
                 f" (waited {BUSY_TIMEOUT:g} s); nothing new was published"
             )
-        return EnvironmentFailure(f"{self.path}: cannot {what} the lastmod state store: {error}")
+        cause = _cause(self.path, error)
+        return EnvironmentFailure(f"{self.path}: cannot {what} the lastmod state store: {cause}{after}")
 
     def _move_aside(self, error: sqlite3.DatabaseError) -> Path:
         """Keep a corrupt store for whoever wants to look at it, under a name of its own."""
@@ -132,15 +139,22 @@ class ContentStore:
         """The lastmod first seen with this content, or the build time for new content."""
         if self._db is None:
             return self.build_time
-        row = self._db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
+        try:
+            return self._lastmod(self._db, url, digest)
+        except sqlite3.Error as e:  # a full disk, a file size limit: SQLite spills the transaction as it grows
+            self.abort()
+            raise self._failure("read" if self.readonly else "write to", e, kept=not self.readonly) from e
+
+    def _lastmod(self, db: sqlite3.Connection, url: str, digest: bytes) -> datetime:
+        row = db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
         if row is not None and row[0] == digest:
             if not self.readonly:
-                self._db.execute("UPDATE pages SET seen = ? WHERE url = ?", (self.run, url))
+                db.execute("UPDATE pages SET seen = ? WHERE url = ?", (self.run, url))
             return datetime.fromisoformat(row[1])
         if self.readonly:
             return self.build_time
         stamp = self.build_time.isoformat(timespec="seconds")
-        self._db.execute(
+        db.execute(
             "INSERT OR REPLACE INTO pages (url, hash, lastmod, seen) VALUES (?, ?, ?, ?)",
             (url, digest, stamp, self.run),
         )
@@ -156,7 +170,7 @@ class ContentStore:
                 self._db.execute("COMMIT")
             except sqlite3.Error as e:
                 self.abort()
-                raise self._failure("commit to", e) from e
+                raise self._failure("commit to", e, kept=True) from e
         self._db.close()
         self._db = None
 
@@ -169,6 +183,53 @@ class ContentStore:
                 self._db.execute("ROLLBACK")
         self._db.close()
         self._db = None
+        if not self.readonly:
+            _roll_back_journal(self.path)
+
+
+def _remove_store(path: Path) -> None:
+    """Remove a store this run made (never a symlink: what it names is the user's)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return
+    except OSError:
+        return
+    for name in (path.name, path.name + "-journal"):
+        with contextlib.suppress(OSError):
+            path.with_name(name).unlink()
+
+
+def _roll_back_journal(path: Path) -> None:
+    """Put back the store's file as its last commit left it, now rather than at the next open.
+
+    After a failed write (a full disk, EFBIG), SQLite leaves the rolled-back transaction in a
+    "hot" journal beside the file, and the file itself as far as the write got; the next
+    reader puts it back. Reading it here does that, so the file on disk is the old one
+    again at once (its pages are rewritten in place and the file truncated: no more room
+    needed). If even that fails, the next build's open does it.
+    """
+    if not path.with_name(path.name + "-journal").exists():
+        return
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT)) as db:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+
+def _cause(path: Path, error: sqlite3.Error) -> str:
+    """SQLite's words for a failure, and what they leave unsaid: its "disk I/O error" for a
+    write past the file size limit (``ulimit -f``, EFBIG) or onto a full disk."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL:
+        return f"disk full ({error})"
+    if code is None or code & 0xFF != sqlite3.SQLITE_IOERR:
+        return str(error)
+    with contextlib.suppress(OSError):
+        space = os.statvfs(path.parent)
+        if space.f_bavail == 0:
+            return f"disk full ({error})"
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY:
+        return f"{error} (this process may write no file over {limit:,} bytes: ulimit -f)"
+    return str(error)
 
 
 def _started_here(path: Path) -> bool:
