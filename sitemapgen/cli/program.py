@@ -375,8 +375,3 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt as e:  # outside a command (while parsing): still not a traceback
             return stopped(e)
     return code if isinstance(code, int) else EXIT_OK
-
-
-def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
