@@ -251,23 +251,33 @@ def _started_here(path: Path) -> bool:
 DIGEST_PIECE = 1 << 20
 
 
-#: A page larger than this is fingerprinted whole, even with `content_select`: selecting parses it all.
-SELECT_LIMIT = 16 << 20
+#: The largest page `content_select` parses: parsing costs about a second and 60 MiB of memory
+#: a MiB of page (beautifulsoup4 over lxml), in each worker; a larger page is not dated by
+#: 'content' (see `TooLargeToSelect`).
+SELECT_LIMIT = 1 << 20
+
+
+class TooLargeToSelect(Exception):
+    """The page is over `SELECT_LIMIT`: its content cannot be selected in bounded time and memory."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
 
 
 def selected_content(path: str, select: Sequence[str]) -> bytes | None:
     """The page's main content: the first element the first matching selector finds, as HTML.
 
-    None when no selector matches (or the page is past `SELECT_LIMIT`): the
-    caller fingerprints the whole page then. Parsed with beautifulsoup4 over
-    lxml, so markup is read as a browser reads it.
+    None when no selector matches: the caller fingerprints the whole page then. Parsed with
+    beautifulsoup4 over lxml, so markup is read as a browser reads it. Raises
+    `TooLargeToSelect` for a page over `SELECT_LIMIT`, having read no more than that.
     """
     from bs4 import BeautifulSoup
 
     with open(open_regular(path), "rb") as f:
         data = f.read(SELECT_LIMIT + 1)
-    if len(data) > SELECT_LIMIT:
-        return None
+        if len(data) > SELECT_LIMIT:
+            raise TooLargeToSelect(os.fstat(f.fileno()).st_size)
     soup = BeautifulSoup(data, "lxml")
     for selector in select:
         element = soup.select_one(selector)
@@ -279,8 +289,8 @@ def selected_content(path: str, select: Sequence[str]) -> bytes | None:
 def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]], select: Sequence[str] = ()) -> bytes:
     """A hash of the page's bytes with the volatile parts (`ignore`) removed.
 
-    With `select`, of the page's main content only (see `selected_content`),
-    so a new footer or a build stamp in the header does not count as a change.
+    With `select`, of the page's main content only (see `selected_content`, and its
+    `TooLargeToSelect`), so a new footer or a build stamp in the header does not count as a change.
 
     Streamed: the page is read `DIGEST_PIECE` bytes at a time, so a 512 MiB page
     costs a few pieces' worth of memory (the patterns' copies), not 512 MiB.
