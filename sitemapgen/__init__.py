@@ -20,22 +20,79 @@ development section.
 
 from __future__ import annotations
 
+import importlib
+
 from sitemapgen._version import __version__
-from sitemapgen.commands.build import build
-from sitemapgen.commands.explain import Explanation, explain
-from sitemapgen.commands.listing import Listing, iter_entries, iter_listing
-from sitemapgen.commands.report import BuildResult
-from sitemapgen.config.loader import load_config
-from sitemapgen.config.settings import Config, Rule, Section
-from sitemapgen.config.words import Chunking, GitDate, GitPages, GitSource, HostName, LastmodSource, RobotsTxt
-from sitemapgen.entry import Entry
-from sitemapgen.errors import ConfigError, DocrootError, SitemapgenError
-from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
-from sitemapgen.pages.walk import Page, iter_pages
-from sitemapgen.pipeline.decide import Outcome
-from sitemapgen.protocol import ChangeFreq, LastmodFormat
-from sitemapgen.skips import Skip, SkipReason
-from sitemapgen.urls import UrlStyle, page_url
+
+#: As typing.TYPE_CHECKING (type checkers take it as true), without loading typing: the less
+#: this face loads, the less memory the command needs before it can say it has too little.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sitemapgen.commands.build import build
+    from sitemapgen.commands.explain import Explanation, explain
+    from sitemapgen.commands.listing import Listing, iter_entries, iter_listing
+    from sitemapgen.commands.report import BuildResult
+    from sitemapgen.config.loader import load_config
+    from sitemapgen.config.settings import Config, Rule, Section
+    from sitemapgen.config.words import Chunking, GitDate, GitPages, GitSource, HostName, LastmodSource, RobotsTxt
+    from sitemapgen.entry import Entry
+    from sitemapgen.errors import ConfigError, DocrootError, SitemapgenError
+    from sitemapgen.output.writer import SitemapFile, WriteResult, write_sitemaps
+    from sitemapgen.pages.walk import Page, iter_pages
+    from sitemapgen.pipeline.decide import Outcome
+    from sitemapgen.protocol import ChangeFreq, LastmodFormat
+    from sitemapgen.skips import Skip, SkipReason
+    from sitemapgen.urls import UrlStyle, page_url
+
+#: Where each name of the face lives. They load on first use (PEP 562), so that ``import
+#: sitemapgen.cli`` costs nothing before the command line can answer: a process that runs out
+#: of memory while loading (an address space of a few tens of MiB) still gets one line.
+_WHERE = {
+    "BuildResult": "commands.report",
+    "ChangeFreq": "protocol",
+    "Chunking": "config.words",
+    "Config": "config.settings",
+    "ConfigError": "errors",
+    "DocrootError": "errors",
+    "Entry": "entry",
+    "Explanation": "commands.explain",
+    "GitDate": "config.words",
+    "GitPages": "config.words",
+    "GitSource": "config.words",
+    "HostName": "config.words",
+    "LastmodFormat": "protocol",
+    "LastmodSource": "config.words",
+    "Listing": "commands.listing",
+    "Outcome": "pipeline.decide",
+    "Page": "pages.walk",
+    "RobotsTxt": "config.words",
+    "Rule": "config.settings",
+    "Section": "config.settings",
+    "SitemapFile": "output.writer",
+    "SitemapgenError": "errors",
+    "Skip": "skips",
+    "SkipReason": "skips",
+    "UrlStyle": "urls",
+    "WriteResult": "output.writer",
+    "build": "commands.build",
+    "explain": "commands.explain",
+    "iter_entries": "commands.listing",
+    "iter_listing": "commands.listing",
+    "iter_pages": "pages.walk",
+    "load_config": "config.loader",
+    "page_url": "urls",
+    "write_sitemaps": "output.writer",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BuildResult",

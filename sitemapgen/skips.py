@@ -25,6 +25,8 @@ class SkipReason(enum.Enum):
     DIR_SYMLINK = "directory symlinks not followed"
     SYMLINK_OUTSIDE = "symlinks to outside the docroot"
     BROKEN_SYMLINK = "broken symlinks"
+    SYMLINK_LOOP = "symlink loops"
+    SYMLINK_TOO_DEEP = "symlink chains too long to follow"
     NOT_A_FILE = "not regular files"
     UNREADABLE = "unreadable"
     URL_TOO_LONG = "URLs of 2,048 characters or more"
@@ -75,6 +77,8 @@ _SINGULAR = {
     SkipReason.DIR_SYMLINK: "directory symlink not followed",
     SkipReason.SYMLINK_OUTSIDE: "symlink to outside the docroot",
     SkipReason.BROKEN_SYMLINK: "broken symlink",
+    SkipReason.SYMLINK_LOOP: "symlink loop",
+    SkipReason.SYMLINK_TOO_DEEP: "symlink chain too long to follow",
     SkipReason.NOT_A_FILE: "not a regular file",
     SkipReason.URL_TOO_LONG: "URL of 2,048 characters or more",
     SkipReason.DUPLICATE_URL: "same URL as an earlier page",

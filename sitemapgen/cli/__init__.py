@@ -1,6 +1,81 @@
 """The ``sitemapgen`` command: typer over `sitemapgen.commands`, and what only a command line
-needs (its options, progress on a terminal, the GitHub Actions report)."""
+needs (its options, progress on a terminal, the GitHub Actions report).
 
-from sitemapgen.cli.program import app, main, run
+`run`, the console script, loads the program only once it runs, so that running out of memory
+while loading it (typer, the package, a compiled extension) is one line and exit 3 too, as it
+is during a command (`exits.handled`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+#: As typing.TYPE_CHECKING (type checkers take it as true), without loading typing: the less
+#: this face loads, the less memory the command needs before it can say it has too little.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sitemapgen.cli.program import app, main
+
+#: Made before anything is loaded, and written with one system call: saying it needs no memory.
+OUT_OF_MEMORY = b"error: out of memory (allow this process more memory)\n"
+#: What CPython itself raises when an allocation fails deep in an import (seen at 18 MiB).
+PYTHON_FAILED = (
+    b"error: Python failed while starting (SystemError), as it does when out of memory under this"
+    b" process's address-space limit (allow this process more memory)\n"
+)
+#: `exits.EXIT_ENVIRONMENT`, which cannot be imported before the program is loaded.
+_EXIT_ENVIRONMENT = 3
+
+
+def run() -> None:
+    """Console-script entry point."""
+    try:
+        from sitemapgen.cli.program import main
+        from sitemapgen.cli.streams import flush_all
+
+        code = main()
+        flush_all()  # a reader gone at the last moment: dropped here, not at the interpreter's exit
+    except MemoryError:
+        _out_of_memory(OUT_OF_MEMORY)
+    except ImportError as e:  # a compiled extension the system could not map into memory
+        if not _no_room(e):
+            raise
+        _out_of_memory(OUT_OF_MEMORY)
+    except SystemError:
+        if not _memory_limited():
+            raise
+        _out_of_memory(PYTHON_FAILED)
+    sys.exit(code)
+
+
+def _no_room(error: ImportError) -> bool:
+    text = str(error)
+    return "failed to map segment" in text or "cannot allocate memory" in text.lower()
+
+
+def _memory_limited() -> bool:
+    import resource
+
+    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+
+
+def _out_of_memory(line: bytes) -> None:
+    """Say `line` and exit 3, at once: with no memory left, an orderly exit can fail again."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # out of memory (or a closed stream): what is buffered may go
+            pass
+    os.write(2, line)
+    os._exit(_EXIT_ENVIRONMENT)
+
+
+def __getattr__(name: str) -> object:
+    if name not in ("app", "main"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from sitemapgen.cli import program
+
+    return getattr(program, name)
+
 
 __all__ = ["app", "main", "run"]

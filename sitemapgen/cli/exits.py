@@ -70,7 +70,8 @@ def handled() -> Iterator[None]:
         where = f"{e.filename}: " if e.filename else ""
         raise fail(f"{where}{e.strerror or e}", EXIT_ENVIRONMENT) from None
     except MemoryError:
-        raise fail("out of memory (try --jobs 1, or allow this process more memory)", EXIT_ENVIRONMENT) from None
+        # --jobs 1 is no cure: a worker's lack of memory is the worker pool's to say (`util.parallel`)
+        raise fail("out of memory (allow this process more memory)", EXIT_ENVIRONMENT) from None
     except KeyboardInterrupt as e:
         raise typer.Exit(stopped(e)) from None
 

@@ -52,7 +52,7 @@ from sitemapgen.cli.options import (
     SummaryMdOpt,
 )
 from sitemapgen.cli.progress import progress
-from sitemapgen.cli.streams import GONE, echo, flush_all, put, takes_unicode
+from sitemapgen.cli.streams import GONE, echo, put, takes_unicode
 from sitemapgen.cli.usage import Command, Group
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
@@ -381,10 +381,3 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt as e:  # outside a command (while parsing): still not a traceback
             return stopped(e)
     return code if isinstance(code, int) else EXIT_OK
-
-
-def run() -> None:
-    """Console-script entry point."""
-    code = main()
-    flush_all()  # a reader gone at the last moment: dropped here, not at the interpreter's exit
-    sys.exit(code)

@@ -8,8 +8,16 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
+from sitemapgen.config.words import LastmodSource
 from sitemapgen.lastmod.base import Source
-from sitemapgen.lastmod.store import ContentStore, content_digest, epoch_warning, source_date_epoch
+from sitemapgen.lastmod.store import (
+    SELECT_LIMIT,
+    ContentStore,
+    TooLargeToSelect,
+    content_digest,
+    epoch_warning,
+    source_date_epoch,
+)
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
 from sitemapgen.skips import display
@@ -30,6 +38,12 @@ class ContentLastmod(Source):
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.ignore = [re.compile(p.encode("utf-8")) for p in config.content_ignore]
         self.select = config.content_select
+        later = config.lastmod[config.lastmod.index(LastmodSource.CONTENT) + 1 :]
+        self.instead = (
+            f"{' or '.join(repr(source.value) for source in later)} dates it instead"
+            if later
+            else "it is listed without a lastmod"
+        )
         epoch = source_date_epoch()
         self.build_time = epoch if epoch is not None else datetime.now(UTC).replace(microsecond=0)
         said = epoch_warning(epoch, datetime.now(UTC)) if epoch is not None else None
@@ -50,7 +64,12 @@ class ContentLastmod(Source):
             return content_digest(page.path, self.ignore, self.select)
         except OSError as e:
             warn(f"{display(page.relpath)}: cannot read for lastmod 'content': {e.strerror or e}")
-            return None
+        except TooLargeToSelect as e:
+            warn(
+                f"{display(page.relpath)}: {e.size:,} bytes, over the {SELECT_LIMIT:,} that content_select"
+                f" parses, so lastmod 'content' does not date it; {self.instead}"
+            )
+        return None
 
     def finish(self, loc: str, key: bytes) -> datetime:
         stored = self.store.lastmod(loc, key) if self.store is not None else self.build_time

@@ -10,7 +10,9 @@ import contextlib
 import hashlib
 import os
 import re
+import resource
 import sqlite3
+import stat
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -95,19 +97,24 @@ class ContentStore:
                 if db is not None:
                     db.close()
                 if attempt == 2 or not _corrupt(e):
+                    if not existed:  # made by this run, empty or half made: not left behind
+                        _remove_store(self.path)
                     raise self._failure("open", e) from e
                 aside = self._move_aside(e)
                 warn(f"{self.path}: lastmod state store is corrupt ({e}); moved to {aside.name}, starting a new one")
         raise AssertionError("unreachable")
 
-    def _failure(self, what: str, error: sqlite3.Error) -> EnvironmentFailure:
-        """One line for a store the machine will not let us use: busy, read-only, full, missing."""
+    def _failure(self, what: str, error: sqlite3.Error, *, kept: bool = False) -> EnvironmentFailure:
+        """One line for a store the machine will not let us use: busy, read-only, full, missing.
+        `kept`: this build's changes were rolled back, so the store is as the last build left it."""
+        after = "; the store is as the last build left it, and nothing new was published" if kept else ""
         if _busy(error):
             return EnvironmentFailure(
                 f"{self.path}: cannot {what} the lastmod state store: another process holds it"
                 f" (waited {BUSY_TIMEOUT:g} s); nothing new was published"
             )
-        return EnvironmentFailure(f"{self.path}: cannot {what} the lastmod state store: {error}")
+        cause = _cause(self.path, error)
+        return EnvironmentFailure(f"{self.path}: cannot {what} the lastmod state store: {cause}{after}")
 
     def _move_aside(self, error: sqlite3.DatabaseError) -> Path:
         """Keep a corrupt store for whoever wants to look at it, under a name of its own."""
@@ -139,14 +146,21 @@ class ContentStore:
         """The lastmod first seen with this content, or the build time for new content."""
         if self._db is None:
             return self.build_time
-        row = self._db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
+        try:
+            return self._lastmod(self._db, url, digest)
+        except sqlite3.Error as e:  # a full disk, a file size limit: SQLite spills the transaction as it grows
+            self.abort()
+            raise self._failure("read" if self.readonly else "write to", e, kept=not self.readonly) from e
+
+    def _lastmod(self, db: sqlite3.Connection, url: str, digest: bytes) -> datetime:
+        row = db.execute("SELECT hash, lastmod FROM pages WHERE url = ?", (url,)).fetchone()
         if self.readonly:
             return datetime.fromisoformat(row[1]) if row is not None and row[0] == digest else self.build_time
-        self._db.execute("INSERT OR IGNORE INTO temp.seen (url) VALUES (?)", (url,))
+        db.execute("INSERT OR IGNORE INTO temp.seen (url) VALUES (?)", (url,))
         if row is not None and row[0] == digest:
             return datetime.fromisoformat(row[1])
         stamp = self.build_time.isoformat(timespec="seconds")
-        self._db.execute(
+        db.execute(
             "INSERT OR REPLACE INTO pages (url, hash, lastmod, seen) VALUES (?, ?, ?, ?)",
             (url, digest, stamp, self.run),
         )
@@ -162,7 +176,7 @@ class ContentStore:
                 self._db.execute("COMMIT")
             except sqlite3.Error as e:
                 self.abort()
-                raise self._failure("commit to", e) from e
+                raise self._failure("commit to", e, kept=True) from e
         self._db.close()
         self._db = None
 
@@ -175,6 +189,53 @@ class ContentStore:
                 self._db.execute("ROLLBACK")
         self._db.close()
         self._db = None
+        if not self.readonly:
+            _roll_back_journal(self.path)
+
+
+def _remove_store(path: Path) -> None:
+    """Remove a store this run made (never a symlink: what it names is the user's)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return
+    except OSError:
+        return
+    for name in (path.name, path.name + "-journal"):
+        with contextlib.suppress(OSError):
+            path.with_name(name).unlink()
+
+
+def _roll_back_journal(path: Path) -> None:
+    """Put back the store's file as its last commit left it, now rather than at the next open.
+
+    After a failed write (a full disk, EFBIG), SQLite leaves the rolled-back transaction in a
+    "hot" journal beside the file, and the file itself as far as the write got; the next
+    reader puts it back. Reading it here does that, so the file on disk is the old one
+    again at once (its pages are rewritten in place and the file truncated: no more room
+    needed). If even that fails, the next build's open does it.
+    """
+    if not path.with_name(path.name + "-journal").exists():
+        return
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT)) as db:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+
+def _cause(path: Path, error: sqlite3.Error) -> str:
+    """SQLite's words for a failure, and what they leave unsaid: its "disk I/O error" for a
+    write past the file size limit (``ulimit -f``, EFBIG) or onto a full disk."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL:
+        return f"disk full ({error})"
+    if code is None or code & 0xFF != sqlite3.SQLITE_IOERR:
+        return str(error)
+    with contextlib.suppress(OSError):
+        space = os.statvfs(path.parent)
+        if space.f_bavail == 0:
+            return f"disk full ({error})"
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY:
+        return f"{error} (this process may write no file over {limit:,} bytes: ulimit -f)"
+    return str(error)
 
 
 def _started_here(path: Path) -> bool:
@@ -196,23 +257,33 @@ def _started_here(path: Path) -> bool:
 DIGEST_PIECE = 1 << 20
 
 
-#: A page larger than this is fingerprinted whole, even with `content_select`: selecting parses it all.
-SELECT_LIMIT = 16 << 20
+#: The largest page `content_select` parses: parsing costs about a second and 60 MiB of memory
+#: a MiB of page (beautifulsoup4 over lxml), in each worker; a larger page is not dated by
+#: 'content' (see `TooLargeToSelect`).
+SELECT_LIMIT = 1 << 20
+
+
+class TooLargeToSelect(Exception):
+    """The page is over `SELECT_LIMIT`: its content cannot be selected in bounded time and memory."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
 
 
 def selected_content(path: str, select: Sequence[str]) -> bytes | None:
     """The page's main content: the first element the first matching selector finds, as HTML.
 
-    None when no selector matches (or the page is past `SELECT_LIMIT`): the
-    caller fingerprints the whole page then. Parsed with beautifulsoup4 over
-    lxml, so markup is read as a browser reads it.
+    None when no selector matches: the caller fingerprints the whole page then. Parsed with
+    beautifulsoup4 over lxml, so markup is read as a browser reads it. Raises
+    `TooLargeToSelect` for a page over `SELECT_LIMIT`, having read no more than that.
     """
     from bs4 import BeautifulSoup
 
     with open(open_regular(path), "rb") as f:
         data = f.read(SELECT_LIMIT + 1)
-    if len(data) > SELECT_LIMIT:
-        return None
+        if len(data) > SELECT_LIMIT:
+            raise TooLargeToSelect(os.fstat(f.fileno()).st_size)
     soup = BeautifulSoup(data, "lxml")
     for selector in select:
         element = soup.select_one(selector)
@@ -224,8 +295,8 @@ def selected_content(path: str, select: Sequence[str]) -> bytes | None:
 def content_digest(path: str, ignore: Sequence[re.Pattern[bytes]], select: Sequence[str] = ()) -> bytes:
     """A hash of the page's bytes with the volatile parts (`ignore`) removed.
 
-    With `select`, of the page's main content only (see `selected_content`),
-    so a new footer or a build stamp in the header does not count as a change.
+    With `select`, of the page's main content only (see `selected_content`, and its
+    `TooLargeToSelect`), so a new footer or a build stamp in the header does not count as a change.
 
     Streamed: the page is read `DIGEST_PIECE` bytes at a time, so a 512 MiB page
     costs a few pieces' worth of memory (the patterns' copies), not 512 MiB.

@@ -242,9 +242,17 @@ def _write(
 
 
 def _file_names(out_dir: Path) -> list[tuple[str, bool]]:
-    """Every name in `out_dir`, sorted, and whether it is a file (symlinks followed, as `DirEntry.is_file`)."""
+    """Every name in `out_dir`, sorted, and whether it is a file (symlinks followed, as `DirEntry.is_file`;
+    one that cannot be followed, a loop, is not a file)."""
     with os.scandir(out_dir) as it:
-        return sorted((e.name, e.is_file()) for e in it)
+        return sorted((e.name, _is_file(e)) for e in it)
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # a symlink loop (ELOOP), a name too long to follow: not a file of ours
+        return False
 
 
 def _check_main_index(out_dir: Path, base_url: str, names: list[tuple[str, bool]]) -> tuple[str | None, str | None]:

@@ -9,6 +9,7 @@ listing is held in memory. Anything it passes over is reported through
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -311,8 +312,10 @@ def page_at(path: str, relpath: str, *, is_link: bool, real_root: str, on_skip: 
     """The `Page` for one file the walk (or `explain`) found, or None after `on_skip`."""
     if is_link:
         target = os.path.realpath(path)
-        if not os.path.exists(path):
-            on_skip(Skip(relpath, SkipReason.BROKEN_SYMLINK))
+        try:
+            os.stat(path)
+        except OSError as e:
+            on_skip(_unfollowable(path, relpath, e))
             return None
         if os.path.isdir(target):
             on_skip(Skip(relpath, SkipReason.DIR_SYMLINK))
@@ -329,3 +332,17 @@ def page_at(path: str, relpath: str, *, is_link: bool, real_root: str, on_skip: 
         on_skip(Skip(relpath, SkipReason.NOT_A_FILE))
         return None
     return Page(relpath, path, st.st_mtime_ns)
+
+
+def _unfollowable(path: str, relpath: str, error: OSError) -> Skip:
+    """Why a symlink the system cannot follow is skipped: a loop (``a.html -> b.html ->
+    a.html``, or through a directory symlink), a chain longer than the system follows
+    (ELOOP for both: Python's own resolution, which has no length limit, tells them apart),
+    or a target that is not there."""
+    if error.errno != errno.ELOOP:
+        return Skip(relpath, SkipReason.BROKEN_SYMLINK)
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError:
+        return Skip(relpath, SkipReason.SYMLINK_LOOP)
+    return Skip(relpath, SkipReason.SYMLINK_TOO_DEEP, error.strerror or str(error))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -25,6 +26,8 @@ from ..helpers import (
     error_line,
     html,
     make_tree,
+    output_files,
+    published,
     run_unprivileged,
 )
 
@@ -451,10 +454,60 @@ def test_hostile_input_is_one_line_exit_2_and_nothing_written(
     assert sorted(p.name for p in root.iterdir()) == before
 
 
+def _limited_run(cmd: list[str], mib: int) -> subprocess.CompletedProcess[str]:
+    """`cmd` in a process whose address space is `mib` MiB (``ulimit -v``), without coverage's
+    start-up hook (``make test``), which would take part of it."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COV_CORE_")}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, preexec_fn=limit, env=env)
+
+
+def _smallest(code: str) -> int:
+    """The smallest address space, in MiB, in which this Python runs `code`."""
+    for mib in range(8, 64):
+        if _limited_run([sys.executable, "-c", code], mib).returncode == 0:
+            return mib
+    pytest.skip("this Python does not start in under 64 MiB of address space")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_too_little_memory_is_one_line_exit_3_and_nothing_published(site: SiteFactory, jobs: str) -> None:
+    """From the smallest address space Python starts in, up: while loading the program, parsing
+    the command line (typer loads pydantic then), or building, the run ends in one line and exit
+    3, or succeeds; never a traceback, and the sitemaps are the last build's or the new ones."""
+    root = site({f"d{i % 5}/p{i}.html": html(f"page {i}") for i in range(60)})
+    cmd = [sys.executable, "-m", "sitemapgen", "build", str(root), "--base-url", BASE, "--jobs", jobs]
+    cmd += ["--lastmod", "content", "--state-file", str(root.parent / "state.sqlite")]
+    assert subprocess.run(cmd, capture_output=True, timeout=120).returncode == 0
+    before = output_files(root)
+    codes = set()
+    # Below the entry point's own few imports, no code of ours runs (Python's own MemoryError):
+    # the entry point is kept light (no typing, the package face lazy) so that this gap is small.
+    smallest = _smallest("import sitemapgen.cli")
+    assert smallest - _smallest("pass") <= 2
+    for mib in range(smallest, smallest + 80, 3):
+        done = _limited_run(cmd, mib)
+        codes.add(done.returncode)
+        if done.returncode == 0:
+            break
+        assert done.returncode == 3, (mib, done.stderr)
+        line = error_line(done.stderr)
+        assert "out of memory" in line or line.startswith(("a worker process died", "the worker pool stopped")), (
+            mib,
+            line,
+        )
+        assert output_files(root) == before, mib
+    assert codes == {0, 3}  # it failed in the smallest, and succeeded once it had enough
+    assert published(root, BASE)  # whole and valid
+
+
 @pytest.mark.parametrize(
     ("error", "said"),
     [
-        pytest.param(MemoryError(), "error: out of memory (try --jobs 1", id="memory"),
+        pytest.param(MemoryError(), "error: out of memory (allow this process more memory)", id="memory"),
         pytest.param(OSError(5, "Input/output error", "/x/y.html"), "error: /x/y.html: Input/output error", id="eio"),
         pytest.param(OSError(28, "No space left on device"), "error: No space left on device", id="enospc"),
     ],

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -536,4 +537,56 @@ def test_meta_dating_no_page_is_a_warning_and_the_summary_counts_each_source(sit
     assert {u.loc: u.lastmod for u in published(root, BASE)} == {
         BASE + "a.html": "2024-05-01T10:00:00+00:00",
         BASE + "b.html": None,
+    }
+
+
+def _long_page(sections: int) -> str:
+    """A page whose <main> holds `sections` sections of headings, paragraphs and links."""
+    body = "".join(
+        f'<div class="s"><h2 id="h{i}">Section {i}</h2><p>Some <a href="/x{i}.html">text</a>, <em>{i}</em>.</p></div>\n'
+        for i in range(sections)
+    )
+    return f"<!doctype html><html><head><title>long</title></head><body><main>{body}</main></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("chain", "instead", "big_lastmod"),
+    [
+        pytest.param("content,mtime", "'mtime' dates it instead", "mtime", id="then-mtime"),
+        pytest.param("content", "it is listed without a lastmod", None, id="alone"),
+    ],
+)
+def test_content_select_on_a_15_mib_page_is_bounded(
+    site: SiteFactory, chain: str, instead: str, big_lastmod: str | None
+) -> None:
+    """Parsing a 15 MiB page for content_select took 56 s and 1.9 GB: a page over the limit is
+    read no further than it, said in a warning, and dated by the next source. Run in 512 MiB of
+    address space, with a timeout well under what parsing it took."""
+    root = site({"index.html": html("home"), "big.html": _long_page(135_000)})
+    size = (root / "big.html").stat().st_size
+    assert 15 << 20 <= size < 16 << 20
+    os.utime(root / "big.html", (1_600_000_000, 1_600_000_000))
+    (root.parent / "sitemapgen.toml").write_text('content_select = ["main"]\n')
+    cmd = [sys.executable, "-m", "sitemapgen", "build", str(root), "--base-url", BASE, "--lastmod", chain]
+    cmd += ["--config", str(root.parent / "sitemapgen.toml")]
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=30, preexec_fn=limit, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"warning: big.html: {size:,} bytes, over the 1,048,576 that content_select parses, so lastmod 'content'"
+        in (done.stderr)
+    )
+    warned = [line for line in done.stderr.splitlines() if line.startswith("warning: big.html")]
+    assert warned == [
+        f"warning: big.html: {size:,} bytes, over the 1,048,576 that content_select parses,"
+        f" so lastmod 'content' does not date it; {instead}"
+    ]
+    dates = {url.loc: url.lastmod for url in published(root, BASE)}
+    assert dates == {
+        BASE: "2023-11-14T22:13:20+00:00",  # content: new, so the build time (SOURCE_DATE_EPOCH)
+        BASE + "big.html": "2020-09-13T12:26:40+00:00" if big_lastmod else None,
     }

@@ -3,10 +3,14 @@ who starts it; untouched by a build in which nothing changed."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import resource
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 import tracemalloc
@@ -20,8 +24,8 @@ from hypothesis import strategies as st
 
 from sitemapgen.lastmod.store import DIGEST_PIECE, ContentStore, content_digest
 
-from ..conftest import CliRunner
-from ..helpers import html, make_tree, published
+from ..conftest import BASE, CliRunner
+from ..helpers import error_line, html, make_tree, output_files, published
 
 _VOLATILE = [re.compile(rb'<meta name="generator"[^>]*>'), re.compile(rb"\?v=[0-9a-f]{8}")]
 
@@ -166,3 +170,87 @@ class _Watch:
         time.sleep(1)  # a change made at the end is reported within a debounce
         self.stop.set()
         self.thread.join(10)
+
+
+def _pages(root: Path, start: int, stop: int) -> None:
+    """Pages with long names: a build's new rows outgrow SQLite's page cache (2 MiB) within
+    8,000 of them, so the store writes to its file while pages are being dated, not only at
+    the commit."""
+    make_tree(root, {f"d{i % 20}/{'a-long-page-name-' * 12}{i}.html": html(f"page {i}") for i in range(start, stop)})
+
+
+def test_a_full_disk_under_the_store_is_one_line_and_loses_nothing(
+    small_disk: Path, tmp_path: Path, cli: CliRunner
+) -> None:
+    """The store on a real file system that fills up as it grows: one line naming the store,
+    exit 3, the old store and the published sitemaps as they were, no journal left."""
+    root = tmp_path / "site"
+    _pages(root, 0, 300)
+    state = small_disk / "state.sqlite"
+    # --jobs 1: in this process, a build that fails while workers send their results can leave
+    # the pool's thread waiting at exit for a message a killed worker never finished (util.parallel).
+    args = [root, "--base-url", BASE, "--lastmod", "content", "--state-file", state, "--jobs", "1"]
+    assert cli("build", *args).code == 0
+    stored, published_before = state.read_bytes(), output_files(root)
+    _pages(root, 300, 8_000)  # a store far larger than the disk
+    run = cli("build", *args)
+    assert run.code == 3, run.err
+    line = error_line(run.err)
+    assert re.fullmatch(
+        rf"{re.escape(str(state))}: cannot (write to|commit to) the lastmod state store: disk full \(.*\);"
+        " the store is as the last build left it, and nothing new was published",
+        line,
+    ), line
+    assert state.read_bytes() == stored
+    assert sorted(p.name for p in small_disk.iterdir()) == ["state.sqlite"]  # no journal: rolled back now
+    assert output_files(root) == published_before
+    with contextlib.closing(sqlite3.connect(state)) as db:
+        assert db.execute("SELECT count(*) FROM pages").fetchone() == (300,)
+
+
+def test_a_store_started_on_a_full_disk_is_not_left_behind(small_disk: Path, tmp_path: Path, cli: CliRunner) -> None:
+    root = tmp_path / "site"
+    _pages(root, 0, 3)
+    fd = os.open(small_disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        with contextlib.suppress(OSError):
+            while os.write(fd, b"\0" * 4096):
+                pass
+    finally:
+        os.close(fd)
+    state = small_disk / "state.sqlite"
+    run = cli("build", root, "--base-url", BASE, "--lastmod", "content", "--state-file", state)
+    assert run.code == 3, run.err
+    assert error_line(run.err).startswith(f"{state}: cannot open the lastmod state store: disk full (")
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
+    assert not (root / "sitemap.xml").exists()
+
+
+def test_a_file_size_limit_under_the_store_is_one_line_and_loses_nothing(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE (``ulimit -f``): SQLite's write fails with EFBIG (Python ignores SIGXFSZ),
+    which it calls a disk I/O error; the line says what limit the process runs under."""
+    root = tmp_path / "site"
+    _pages(root, 0, 300)
+    state = tmp_path / "state.sqlite"
+    cmd = [sys.executable, "-m", "sitemapgen", "build", str(root), "--base-url", BASE]
+    cmd += ["--lastmod", "content", "--state-file", str(state), "--max-urls-per-sitemap", "1000"]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    stored, published_before = state.read_bytes(), output_files(root)
+    limit = len(stored) + 64 * 1024
+    _pages(root, 300, 8_000)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, preexec_fn=limited)
+    assert done.returncode == 3, done.stderr
+    assert re.fullmatch(
+        rf"{re.escape(str(state))}: cannot (write to|commit to) the lastmod state store: disk I/O error"
+        rf" \(this process may write no file over {limit:,} bytes: ulimit -f\);"
+        " the store is as the last build left it, and nothing new was published",
+        error_line(done.stderr),
+    ), done.stderr
+    assert state.read_bytes() == stored
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("state")) == ["state.sqlite"]
+    assert output_files(root) == published_before

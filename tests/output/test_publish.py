@@ -6,8 +6,6 @@ import gzip
 import multiprocessing
 import os
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -212,20 +210,6 @@ def test_a_real_sitemap_parser_finds_every_page_from_the_homepage(tmp_path: Path
     for loc, page in found.items():
         assert str(page.priority) == (ours[loc].priority or "0.5")
         assert (page.change_frequency.value if page.change_frequency else None) == ours[loc].changefreq
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 256 KiB file system (tmpfs), where mounting one is allowed (root, as in CI)."""
-    mountpoint = tmp_path / "disk"
-    mountpoint.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mountpoint)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode(errors='replace').strip()}")
-    try:
-        yield mountpoint
-    finally:
-        subprocess.run(["umount", str(mountpoint)], check=True)
 
 
 def test_a_full_disk_is_one_line_and_the_published_set_stays_whole(small_disk: Path, cli: CliRunner) -> None:

@@ -15,6 +15,7 @@ from sitemapgen.urls import UrlStyle
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import (
+    git,
     html,
     locs,
     make_tree,
@@ -209,6 +210,69 @@ def test_symlinks(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
     assert "warning: broken.html: skipped, broken symlink" in run.err
     assert str(outside) not in run.err.replace("leak.html", "")
     assert "3 directory symlinks not followed" in run.err
+
+
+def _looping_site(root: Path) -> None:
+    """Page symlinks that never reach a file, one that reaches it through 45 links (more than
+    the 40 Linux follows), and directory symlinks to the docroot and above it, beside real pages."""
+    (root / "a.html").symlink_to("b.html")  # a -> b -> a
+    (root / "b.html").symlink_to("a.html")
+    (root / "self.html").symlink_to("self.html")
+    (root / "d").symlink_to(".")
+    (root / "up").symlink_to("..")
+    (root / "via.html").symlink_to("d/via.html")  # through the directory symlink to itself
+    (root / "m.html").symlink_to("sub/m.html")  # m -> sub/m -> m, a real page between them in the walk
+    (root / "sub/m.html").symlink_to("../m.html")
+    for i in range(45):
+        (root / f"c{i:02}.html").symlink_to(f"c{i + 1:02}.html")
+    (root / "c45.html").symlink_to("real.html")
+    (root / "deep.html").symlink_to("d/d/d/sub/page.html")  # a few links, then a file: a page
+
+
+TOO_DEEP = [f"c{i:02}.html" for i in range(6)]  # c06 -> ... -> c45 -> real.html is 40 links
+
+
+@pytest.mark.parametrize(
+    ("jobs", "heads", "lastmod"),
+    [
+        pytest.param("1", "--read-heads", "mtime", id="serial-heads-mtime"),
+        pytest.param("2", "--read-heads", "git", id="workers-heads-git"),
+        pytest.param("2", "--no-read-heads", "content", id="workers-noheads-content"),
+        pytest.param("1", "--no-read-heads", "git", id="serial-noheads-git"),
+    ],
+)
+def test_symlink_loops_are_skipped_and_the_rest_listed(
+    site: SiteFactory, cli: CliRunner, jobs: str, heads: str, lastmod: str
+) -> None:
+    root = site({"real.html": html("real"), "sub/page.html": html("sub"), "z.html": html("z")})
+    _looping_site(root)
+    if lastmod == "git":
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "site", date="2024-01-02T03:04:05Z")
+    run = cli("build", root, "--base-url", BASE, "--jobs", jobs, heads, "--lastmod", lastmod)
+    assert run.code == 0, run.err
+    chain = [f"c{i:02}.html" for i in range(6, 46)]
+    assert locs(root, BASE) == sorted(
+        [BASE + name for name in [*chain, "deep.html", "real.html", "z.html", "sub/page.html"]],
+        key=lambda url: ("/sub/" in url, url),
+    )
+    warnings = [line for line in run.err.splitlines() if line.startswith("warning: ") and "state store" not in line]
+    too_deep = "skipped, symlink chain too long to follow (Too many levels of symbolic links)"
+    assert warnings == [  # in walk order, as every warning
+        "warning: a.html: skipped, symlink loop",
+        "warning: b.html: skipped, symlink loop",
+        *(f"warning: {name}: {too_deep}" for name in TOO_DEEP),
+        *(f"warning: {name}: skipped, symlink loop" for name in ["m.html", "self.html", "via.html", "sub/m.html"]),
+    ]
+    summary = run.err.splitlines()[-1]
+    counts = "2 directory symlinks not followed, 6 symlink loops, 6 symlink chains too long to follow;"
+    assert counts in summary, summary
+    explained = cli("explain", root, "a.html", "c00.html", "--base-url", BASE)
+    assert explained.out.splitlines() == [
+        "a.html: not listed: symlink loop",
+        "c00.html: not listed: symlink chain too long to follow (Too many levels of symbolic links)",
+    ]
 
 
 def test_unreadable_entries_warn_and_the_run_goes_on(site: SiteFactory, cli: CliRunner) -> None:
