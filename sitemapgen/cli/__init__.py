@@ -25,6 +25,8 @@ PYTHON_FAILED = (
 )
 #: `exits.EXIT_ENVIRONMENT`, which cannot be imported before the program is loaded.
 _EXIT_ENVIRONMENT = 3
+#: errno.ENOMEM, without loading errno.
+_ENOMEM = 12
 
 
 def run() -> None:
@@ -45,6 +47,10 @@ def run() -> None:
         if not _memory_limited():
             raise
         _out_of_memory(PYTHON_FAILED)
+    except OSError as e:  # ENOMEM from the import system itself (listing a package's folder)
+        if e.errno != _ENOMEM:
+            raise
+        _out_of_memory(OUT_OF_MEMORY)
     sys.exit(code)
 
 
@@ -54,9 +60,12 @@ def _no_room(error: ImportError) -> bool:
 
 
 def _memory_limited() -> bool:
-    import resource
+    try:
+        import resource
 
-    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+        return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+    except MemoryError:  # too little even to look: limited
+        return True
 
 
 def _out_of_memory(line: bytes) -> None:
