@@ -32,6 +32,7 @@ _ENOMEM = 12
 def run() -> None:
     """Console-script entry point."""
     try:
+        _load_hashlib()
         from sitemapgen.cli.program import main
         from sitemapgen.cli.streams import flush_all
 
@@ -54,6 +55,20 @@ def run() -> None:
     sys.exit(code)
 
 
+def _load_hashlib() -> None:
+    """Load hashlib with its logging held: out of memory, its blake2 module cannot load, and
+    hashlib logs that with a traceback (then the program fails on the missing blake2b)."""
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    try:
+        import hashlib
+    finally:
+        logging.disable(logging.NOTSET)
+    if not hasattr(hashlib, "blake2b") and _memory_limited():
+        raise MemoryError
+
+
 def _no_room(error: ImportError) -> bool:
     text = str(error)
     return "failed to map segment" in text or "cannot allocate memory" in text.lower()
@@ -64,7 +79,7 @@ def _memory_limited() -> bool:
         import resource
 
         return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
-    except MemoryError:  # too little even to look: limited
+    except (MemoryError, ImportError):  # too little even to look (or to map resource): limited
         return True
 
 
