@@ -314,6 +314,10 @@ def _submit(pool: ProcessPoolExecutor, items: Sequence[Any]) -> Future[list[Any]
         ) from e
 
 
+#: How long a failed build waits, at most, for its workers to finish the batches they hold.
+_GRACE = 5.0
+
+
 def _shut_down(pool: ProcessPoolExecutor, *, wait: bool) -> None:
     """Shut the pool down; after a failure, without waiting on workers that may never answer
     (a pool whose thread never started), by killing them."""
@@ -321,10 +325,17 @@ def _shut_down(pool: ProcessPoolExecutor, *, wait: bool) -> None:
         pool.shutdown(wait=True, cancel_futures=True)
         return
     processes = dict(getattr(pool, "_processes", None) or {})  # not public: best effort
-    for process in processes.values():  # first: the pool's own clean-up may be joining them
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
+    # A worker killed while it sends a result leaves half a message, which the pool's thread
+    # then waits for forever, and the interpreter's exit with it: the batches in hand (a few,
+    # small) are let finish first, and only a worker that does not is killed.
+    for process in processes.values():
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            process.join(_GRACE)
+    for process in processes.values():
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            if process.is_alive():
+                process.kill()
     for process in processes.values():
         with contextlib.suppress(OSError, ValueError, AssertionError):
             process.join(5)
