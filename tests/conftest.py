@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -15,6 +16,13 @@ import pytest
 from sitemapgen.cli.program import main
 
 from .helpers import Files, make_tree
+
+# A suite started in the background of a script (`make test &`, `nohup ... &`) inherits Ctrl-C
+# ignored (POSIX: an asynchronous list ignores SIGINT), and so would every program a test runs:
+# the tests that stop a build or `mkdocs serve` with Ctrl-C would see it ignored. Taken back here,
+# as a terminal's foreground job has it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 BASE = "https://example.com/"
 
