@@ -140,7 +140,8 @@ def test_a_build_in_which_nothing_changed_leaves_the_store_as_it_was(
     (public / "a.html").write_text(html("a, changed"))
     (public / "c.html").unlink()
     assert cli(*build).code == 0
-    kept = sqlite3.connect(store).execute("SELECT url FROM pages ORDER BY url").fetchall()
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        kept = db.execute("SELECT url FROM pages ORDER BY url").fetchall()
     assert kept == [("https://example.org/a.html",), ("https://example.org/b.html",)]
     assert store.stat().st_mtime_ns != 1_000_000_000
 
