@@ -156,6 +156,11 @@ def encoded_path(path: str) -> str:
     return quote(os.fsencode(path), safe=_PATH_SAFE)
 
 
+def at_host_root(base_url: str) -> bool:
+    """Whether `base_url` is its host's root: the one place crawlers read a robots.txt from."""
+    return urlsplit(base_url).path in ("", "/")
+
+
 def page_url(base_url: str, relpath: str, style: UrlStyle = UrlStyle.DIRECTORY) -> str:
     """The absolute URL of the page at `relpath`; `base_url` must be normalized."""
     return base_url + url_path(relpath, style)

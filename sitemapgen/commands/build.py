@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from sitemapgen._types import Warn
 from sitemapgen.commands.report import BuildResult, sorted_skips
@@ -31,7 +30,7 @@ from sitemapgen.output.writer import WriteResult, write_rows
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.hreflang import Reciprocity
 from sitemapgen.skips import Skip, SkipReason, skip_warning
-from sitemapgen.urls import page_url
+from sitemapgen.urls import at_host_root, page_url
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.changes import Changes
@@ -186,10 +185,9 @@ def _robots_txt(config: Config, written: WriteResult, warn: Warn) -> RobotsOutco
     """Name the published indexes in the docroot's robots.txt, where it is the host's (under the
     output directory's lock: one writer at a time), and say what became of it."""
     index_urls = [config.base_url + path.name for path in written.indexes]
-    base = urlsplit(config.base_url)
-    if base.path not in ("", "/"):
+    if not at_host_root(config.base_url):
         warn(
-            f"{config.docroot / 'robots.txt'}: served at {base.scheme}://{base.netloc}{base.path}robots.txt, where"
+            f"{config.docroot / 'robots.txt'}: served at {config.base_url}robots.txt, where"
             " crawlers never look (only the host's root counts), so sitemapgen leaves it alone; drop robots_txt"
             f" (--robots-txt) here, and name the index in the root's robots.txt: Sitemap: {index_urls[0]}"
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from protego import Protego
 
@@ -13,7 +12,7 @@ from sitemapgen.config.settings import Config
 from sitemapgen.errors import ConfigError
 from sitemapgen.protocol import ROBOTS_FILE
 from sitemapgen.skips import Skip, SkipReason
-from sitemapgen.urls import page_url
+from sitemapgen.urls import at_host_root, page_url
 from sitemapgen.util.safeio import NotRegularFile, read_regular
 
 #: What Google reads of a robots.txt (RFC 9309 asks crawlers to read at least 500 KiB).
@@ -39,7 +38,7 @@ class RobotsDisallow:
         self.parser: Protego | None = None
         self.base_url = config.base_url
         self.style = config.url_style
-        if urlsplit(config.base_url).path != "/":
+        if not at_host_root(config.base_url):
             return
         path = Path(config.docroot) / ROBOTS_FILE
         try:
