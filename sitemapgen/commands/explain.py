@@ -59,17 +59,20 @@ def _relpath_in(config: Config, path: str) -> str:
         except ValueError:
             return inside
         # Outside the docroot from here ("." run elsewhere), but a path in it: the docroot's.
-        if not (relpath.startswith("../") or relpath == "..") or not os.path.lexists(
-            os.path.join(config.docroot, inside)
-        ):
+        if not _outside(relpath) or not os.path.lexists(os.path.join(config.docroot, inside)):
             return relpath
     return inside
+
+
+def _outside(relpath: str) -> bool:
+    """Whether a relpath (normalized) leads out of the docroot."""
+    return relpath == ".." or relpath.startswith("../")
 
 
 def _not_a_candidate(config: Config, relpath: str) -> str | None:
     """Why the walk would never consider `relpath` a page, or None if it would."""
     full = os.path.join(config.docroot, relpath)
-    if relpath.startswith("../") or relpath == "..":
+    if _outside(relpath):
         return "outside the docroot"
     if not os.path.lexists(full):
         return "no such file in the docroot"
