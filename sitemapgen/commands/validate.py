@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import io
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,7 +47,7 @@ from sitemapgen.commands.validate_read import (
 )
 from sitemapgen.commands.validate_schema import schema_problems
 from sitemapgen.commands.validate_urls import below, check_url, directory_of, is_absolute, path_segments, unservable
-from sitemapgen.errors import os_failure
+from sitemapgen.errors import SitemapgenError, os_failure
 from sitemapgen.lastmod.base import FUTURE_SLACK, parse_datetime
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
@@ -351,12 +352,26 @@ def validate(paths: list[Path], *, base_url: str | None = None) -> Report:
     name, so the location rule and the one-host rule are checked against it.
     A file named twice, or named and also listed by an index, is read once.
     """
+    for path in paths:
+        if not os.path.lexists(path):
+            raise SitemapgenError(_not_found(path))
     validator = _Validator(base_url)
     for path in paths:
         validator.named(path, base_url + path.name if base_url else None)
     report = validator.report
     report.problems = _in_line_order(report.problems)
     return report
+
+
+def _not_found(path: Path) -> str:
+    """A named file that is not there: bad input, said before anything is read. A URL (which a
+    path spells with one slash) is named as given, with what to do."""
+    name = str(path)
+    for scheme in ("http:/", "https:/"):
+        if name.startswith(scheme) and not name.startswith(scheme + "/"):
+            url = scheme + "/" + name.removeprefix(scheme)
+            return f"{url}: validate reads files, not URLs: download it first (curl -O {url})"
+    return f"{name}: no such file"
 
 
 def _in_line_order(problems: list[Problem]) -> list[Problem]:

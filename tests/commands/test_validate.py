@@ -126,6 +126,33 @@ BROKEN = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        pytest.param("nothere.xml", "{tmp}/nothere.xml: no such file", id="missing"),
+        pytest.param(
+            "https://example.com/sitemap.xml",
+            "https://example.com/sitemap.xml: validate reads files, not URLs: download it first"
+            " (curl -O https://example.com/sitemap.xml)",
+            id="url",
+        ),
+    ],
+)
+def test_validate_of_a_file_that_is_not_there_is_bad_input(
+    tmp_path: Path, cli: CliRunner, name: str, said: str
+) -> None:
+    """A named file that is not there is the caller's mistake (exit 2, one line, before any file is
+    read), not a problem of the sitemaps (exit 1), which a file an index lists and lacks is."""
+    good = tmp_path / "good.xml"
+    good.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/</loc></url></urlset>'
+    )
+    run = cli("validate", good, name if name.startswith("https:") else tmp_path / name)
+    assert run.code == 2, run.err
+    assert run.out == ""
+    assert run.err == f"error: {said.format(tmp=tmp_path)}\n"
+
+
 @pytest.mark.parametrize(("content", "line", "message"), BROKEN)
 def test_validate_reports_each_rule(tmp_path: Path, cli: CliRunner, content: str, line: int, message: str) -> None:
     directory = tmp_path / "site" / "blog"
