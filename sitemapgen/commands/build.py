@@ -92,9 +92,8 @@ def build(
             written, robots, changes = _write(config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run)
             if not written.sitemaps:
                 why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
-                raise SitemapgenError(
-                    f"no pages to list under {config.docroot} ({why or 'no .html or .htm files'}); nothing written"
-                )
+                none = "no .html or .htm files" + (" and no documents" if config.documents else "")
+                raise SitemapgenError(f"no pages to list under {config.docroot} ({why or none}); nothing written")
             for message in pipeline.undated_warnings():
                 counted_warn(message)
             change_summary = changes.summary() if changes is not None else None
@@ -117,6 +116,7 @@ def build(
         robots,
         change_summary,
         pipeline.undated,
+        pipeline.documents_listed,
     )
 
 

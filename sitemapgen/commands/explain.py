@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from sitemapgen._types import Warn
+from sitemapgen.commands.explain_documents import document_lines, not_a_document
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import format_lastmod, format_priority
 from sitemapgen.errors import SitemapgenError
@@ -79,7 +80,7 @@ def _not_a_candidate(config: Config, relpath: str) -> str | None:
     if os.path.isdir(full) and not os.path.islink(full):
         return "a directory, not a page"
     if not is_page_name(relpath):
-        return "not an HTML page (only .html and .htm files are listed)"
+        return not_a_document(config, relpath)
     return None
 
 
@@ -117,7 +118,7 @@ def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
         return Explanation(relpath, False, (f"{shown}: not listed: {_reason(outcome.skip)}", *notes))
     entry = outcome.entry
     assert entry is not None
-    lines = [f"{shown}: listed as {entry.loc}"]
+    lines = [f"{shown}: listed as {entry.loc}", *document_lines(config, relpath)]
     if entry.lastmod is not None:
         lines.append(
             f"  lastmod {format_lastmod(entry.lastmod, config.lastmod_format)} (from {outcome.lastmod_source})"

@@ -29,6 +29,7 @@ class BuildResult:
     robots_txt: RobotsOutcome | None = None  # None: robots.txt was not to be touched
     changes: str | None = None  # "+12 -3 ~40 since the previous deploy", with --previous
     no_lastmod: int = 0  # pages listed without a lastmod (no source dated them)
+    documents: int = 0  # of those listed, the files the config's documents patterns name
 
     @property
     def robots_txt_updated(self) -> bool:
@@ -43,6 +44,7 @@ class BuildResult:
             "warnings": self.warnings,
             "lastmod_sources": dict(self.lastmod_sources),
             "no_lastmod": self.no_lastmod,
+            "documents": self.documents,
             "sitemaps": [
                 {"path": str(s.path), "url": s.url, "urls": s.urls, "bytes": s.size, "changed": s.changed}
                 for s in self.written.sitemaps
@@ -60,7 +62,10 @@ class BuildResult:
     def summary(self) -> str:
         """The one line the CLI prints on stderr."""
         files = self.written.sitemaps
-        text = f"listed {plural(self.listed, 'page')} in {plural(len(files), 'sitemap')}"
+        listed = plural(self.listed, "page")
+        if self.documents:
+            listed = f"{plural(self.listed - self.documents, 'page')} and {plural(self.documents, 'document')}"
+        text = f"listed {listed} in {plural(len(files), 'sitemap')}"
         if self.skipped:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
         text += "; " + self._lastmod()

@@ -240,6 +240,16 @@ def _check_host_config(value: object, host: HostName, style: UrlStyle) -> Path |
     return check_file_path(value, "host_config")
 
 
+def _check_documents(value: object) -> tuple[str, ...]:
+    """The `documents` patterns, checked as `exclude`'s are."""
+    if isinstance(value, str):
+        hint = list_hint("documents", value, r"\s*,\s*")
+        raise ConfigError("documents", f"must be a list of patterns, got {value!r} ({hint})")
+    if not isinstance(value, Sequence):
+        raise ConfigError("documents", f"must be a list of patterns, got {value!r}")
+    return tuple(check_pattern(p, f"documents[{i}]") for i, p in enumerate(value))
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything one build needs; checked and normalized on construction."""
@@ -278,6 +288,7 @@ class Config:
     indexnow_key: str | None = None  # written to DOCROOT/KEY.txt for IndexNow
     host: HostName = HostName.PLAIN  # the static host whose files decide what is served (`hosts`)
     host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
+    documents: tuple[str, ...] = ()  # gitignore patterns: files other than pages listed under their own path
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -323,6 +334,7 @@ class Config:
             check_indexnow_key(self.indexnow_key, "indexnow_key")
         put(self, "host", enum_value(HostName, self.host, "host"))
         put(self, "host_config", _check_host_config(self.host_config, self.host, self.url_style))
+        put(self, "documents", _check_documents(self.documents))
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")

@@ -104,6 +104,10 @@ class Source:
         """The page's lastmod, None for "ask the next source", or a key for `finish`."""
         raise NotImplementedError
 
+    def date_document(self, page: Page, warn: Warn) -> datetime | bytes | None:
+        """`date` for a document (see `pipeline.documents`): a file with no head, never read as HTML."""
+        return self.date(page, None, warn)
+
     def finish(self, loc: str, key: bytes) -> datetime:
         """The lastmod for a key `date` gave (main process only)."""
         raise NotImplementedError(f"{type(self).__name__} gives no keys")

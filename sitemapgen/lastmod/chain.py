@@ -64,6 +64,14 @@ class LastmodChain:
                 return value, name._value_  # .value without the descriptor call: this runs per page
         return None, None
 
+    def date_document(self, page: Page, warn: Warn) -> tuple[datetime | bytes | None, str | None]:
+        """`date` for a document: a file with no head ('meta' passes it on)."""
+        for name, source in self.sources:
+            value = source.date_document(page, warn)
+            if value is not None:
+                return value, name.value
+        return None, None
+
     def undated_warnings(self, dated: Mapping[str, int], undated: int) -> Iterator[str]:
         """A warning for each source that was asked about pages and dated none of them (`dated`:
         pages listed per source name; `undated`: pages listed with no lastmod), saying which

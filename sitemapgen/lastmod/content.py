@@ -71,6 +71,14 @@ class ContentLastmod(Source):
             )
         return None
 
+    def date_document(self, page: Page, warn: Warn) -> bytes | None:
+        """The document's bytes as they are: `content_ignore` and `content_select` are for HTML."""
+        try:
+            return content_digest(page.path, ())
+        except OSError as e:
+            warn(f"{display(page.relpath)}: cannot read for lastmod 'content': {e.strerror or e}")
+        return None
+
     def finish(self, loc: str, key: bytes) -> datetime:
         stored = self.store.lastmod(loc, key) if self.store is not None else self.build_time
         if self.previous is None:

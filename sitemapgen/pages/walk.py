@@ -106,6 +106,10 @@ class Walk:
     judged here: every page-named file is a candidate, and the per-path rules
     run on it with the rest of the page's decision.
 
+    With `documents` (a relpath -> whether it is one), a file that is not a page but that
+    it accepts is a candidate too (see `pipeline.documents`); without it, such files are
+    assets, dropped from the listing unseen.
+
     With a `url_style`, of two names in a directory that share a URL under it
     (see `urls.url_name`), the second in walk order is skipped as a duplicate,
     before anything is read from either: a static server serves the first
@@ -119,11 +123,13 @@ class Walk:
         prune: Callable[[str], Skip | None] | None = None,
         on_skip: Callable[[Skip], None] | None = None,
         url_style: UrlStyle | None = None,
+        documents: Callable[[str], bool] | None = None,
     ) -> None:
         self.root = os.path.join(os.fspath(docroot), "")
         self._prune = prune or _prune_default
         self._skip = on_skip or (lambda _: None)
         self._url_style = url_style
+        self._documents = documents
 
     def candidates(self, targets: Collection[str] | None = None) -> Iterator[Candidate]:
         """Every candidate in walk order: a directory's pages, then its subdirectories'.
@@ -168,8 +174,9 @@ class Walk:
         """
         skip = on_skip or self._skip
         directory = self.root + prefix[:-1] if prefix else self.root
+        documents = self._documents
         try:
-            listed, errors = _listing(directory)
+            listed, errors = _listing(directory, None if documents is None else lambda name: documents(prefix + name))
         except OSError as e:
             skip(Skip(prefix or "./", SkipReason.UNREADABLE, e.strerror or str(e)))
             return
@@ -230,8 +237,9 @@ def _shareable(listed: list[bytes], style: UrlStyle | None) -> set[str] | None:
     return shared or None
 
 
-def _listing(directory: str) -> tuple[list[bytes], dict[str, OSError]]:
-    """A directory's subdirectories, page-named files and symlinks, in no order; assets dropped.
+def _listing(directory: str, document: Callable[[str], bool] | None = None) -> tuple[list[bytes], dict[str, OSError]]:
+    """A directory's subdirectories, page-named files and symlinks, in no order; assets dropped,
+    but for the files `document` accepts (by name), which are kept as pages are.
 
     Each entry is one bytes object, rank + raw name + NUL + kind, so that sorting
     them sorts by (index rank, raw name bytes): a NUL is in no file name, so a
@@ -250,6 +258,8 @@ def _listing(directory: str) -> tuple[list[bytes], dict[str, OSError]]:
                 if entry.is_dir(follow_symlinks=False):
                     kind = _DIR
                 elif name[-5:].lower().endswith(PAGE_SUFFIXES):  # is_page_name, on the end alone
+                    kind = _PAGE_LINK if entry.is_symlink() else _PAGE
+                elif document is not None and document(name):
                     kind = _PAGE_LINK if entry.is_symlink() else _PAGE
                 elif entry.is_symlink():
                     kind = _OTHER_LINK

@@ -22,9 +22,11 @@ from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Walk
-from sitemapgen.pipeline.decide import Decider, Listed, Outcome
+from sitemapgen.pipeline.decide import Decider, Listed, Outcome, Sent
+from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
 from sitemapgen.skips import Skip
+from sitemapgen.urls import is_page_name
 from sitemapgen.util.parallel import BATCH, can_fork, ordered_map, usable_cpus, worker_limit
 
 if TYPE_CHECKING:
@@ -57,6 +59,12 @@ class Pipeline:
         except BaseException:
             self.close()
             raise
+        self.documents: DocumentDecider | None = None  # the decision of a build with documents
+        if config.documents:
+            self.documents = DocumentDecider(self.decider, DocumentPatterns(config))
+            said = only_meta_warning(config)
+            if said is not None:
+                warn(said)
         self.jobs = (config.jobs or usable_cpus()) if can_fork() else 1  # the CPUs this process may use
         if self.jobs > 1:
             limit, soft = worker_limit()
@@ -65,6 +73,7 @@ class Pipeline:
                 self.jobs = limit
         self.sources_used: Counter[str] = Counter()  # lastmod source -> pages `rows` listed with it
         self.undated = 0  # pages `rows` listed with no lastmod (no source answered)
+        self.documents_listed = 0  # of the pages listed, the documents (see `pipeline.documents`)
 
     def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
         """The walk in batches of candidates, each with the walk's skips among them."""
@@ -76,6 +85,7 @@ class Pipeline:
             prune=self.decider.path_rules.check_dir,
             on_skip=lambda skip: skips.append((len(batch), skip)),
             url_style=self.config.url_style if self.host is None else None,  # a host model decides alone
+            documents=None if self.documents is None else self.documents.patterns.matches,
         )
         for candidate in walk.candidates(targets):
             batch.append(candidate)
@@ -93,8 +103,10 @@ class Pipeline:
     ) -> Iterator[Outcome | Listed]:
         """Every page's settled fate, and the walk's skips, in walk order."""
         decider = self.decider
-        decide = functools.partial(decider.decide, detail=True) if detail else decider.decide
-        settle = decider.settle
+        decide = decider.decide if self.documents is None else self.documents.decide
+        if detail:
+            decide = functools.partial(decide, detail=True)
+        settle = decider.settle if self.documents is None else self._settle_counted
         tally = Tally()
         odd = OddDates(decider.lastmod, datetime.now(UTC))
         low, high = odd.low, odd.high
@@ -124,6 +136,13 @@ class Pipeline:
         if targets is None:  # `explain` says each page's own notes under it
             for line in [*tally.lines(), *odd.lines()]:
                 self.warn(line)
+
+    def _settle_counted(self, event: Outcome | Sent, relpath: str) -> Outcome | Listed:
+        """`Decider.settle`, counting the documents listed (a build with documents only)."""
+        settled = self.decider.settle(event, relpath)
+        if (isinstance(settled, Listed) or settled.skip is None) and not is_page_name(relpath):
+            self.documents_listed += 1
+        return settled
 
     def rows(
         self, on_skip: Callable[[Skip], None], on_progress: Progress | None = None, on_dated: Dated | None = None

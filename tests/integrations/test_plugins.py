@@ -263,3 +263,17 @@ def test_the_mkdocs_plugin_names_what_an_earlier_build_left_and_once_it_is_gone_
     again = _run("mkdocs", "build", "--dirty", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert [line for line in again.stderr.splitlines() if "-  sitemapgen: " in line and "WARNING" in line] == []
+
+
+def test_the_mkdocs_plugin_lists_the_documents_mkdocs_copies(tmp_path: Path) -> None:
+    """MkDocs copies a PDF under docs/ into the site as it is: the plugin's `documents` option
+    lists it under that exact path, beside the pages."""
+    pytest.importorskip("mkdocs")
+    from ..pipeline.test_documents import pdf
+
+    config = _mkdocs_project(tmp_path, "  - sitemapgen:\n      exclude: ['draft/']\n      documents: ['*.pdf']\n")
+    (tmp_path / "docs" / "files").mkdir()
+    (tmp_path / "docs" / "files" / "Frobnicate manual.pdf").write_bytes(pdf("Frobnicate"))
+    _mkdocs_build(config)
+    urls = published(tmp_path / "site", BASE)
+    assert [u.loc.removeprefix(BASE) for u in urls] == ["", "files/Frobnicate%20manual.pdf", "guide/usage/", "install/"]

@@ -292,3 +292,26 @@ def test_own_output_and_other_files_are_never_listed(site: SiteFactory, cli: Cli
     assert cli("build", root, "--base-url", BASE).code == 0
     assert locs(root, BASE) == [BASE + "a.html"]
     assert output_files(root) == first
+
+
+def test_a_walk_with_documents_yields_the_files_they_name_in_walk_order(tmp_path: Path) -> None:
+    """A file that is no page is a candidate when `documents` accepts it, a symlink too, in the
+    order pages have; with extensionless URLs, ``manual.pdf.html`` (``/manual.pdf``) is served
+    after ``manual.pdf`` itself, as try_files $uri $uri.html does: the page is the duplicate."""
+    root = make_tree(
+        tmp_path / "site",
+        dict.fromkeys(["index.html", "b.pdf", "a.png", "manual.pdf", "manual.pdf.html", "d/c.pdf", "d/index.html"], ""),
+    )
+    os.symlink("b.pdf", root / "link.pdf")
+    skips: list[Skip] = []
+    walk = Walk(root, on_skip=skips.append, url_style=UrlStyle.EXTENSIONLESS, documents=lambda p: p.endswith(".pdf"))
+    assert list(walk.candidates()) == [
+        ("index.html", False),
+        ("b.pdf", False),
+        ("link.pdf", True),
+        ("manual.pdf", False),
+        ("d/index.html", False),
+        ("d/c.pdf", False),
+    ]
+    assert skips == [Skip("manual.pdf.html", SkipReason.DUPLICATE_URL, "manual.pdf")]
+    assert [relpath for relpath, _ in Walk(root).candidates()] == ["index.html", "manual.pdf.html", "d/index.html"]
