@@ -15,19 +15,18 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from .. import hostservers, hostsite
 from ..conftest import BASE, CliRunner
 from ..helpers import make_tree, published, static_server
 
 HOSTS = ("plain", "netlify", "cloudflare", "vercel", "firebase", "serve")
 
 
-def _page(lang: str, canonical: str | None, *links: tuple[str, str], base: str = BASE) -> str:
+def _page(title: str, lang: str, canonical: str | None, *links: tuple[str, str], base: str = BASE) -> str:
     tags = "".join(f'<link rel="alternate" href="{base}{href}" hreflang="{code}">' for code, href in links)
     if canonical is not None:
         tags = f'<link rel="canonical" href="{base}{canonical}">' + tags
-    return (
-        f'<!doctype html><html lang="{lang}"><head><title>{lang} {canonical}</title>{tags}</head><body></body></html>'
-    )
+    return f'<!doctype html><html lang="{lang}"><head><title>{title}</title>{tags}</head><body></body></html>'
 
 
 #: Three clusters (en and fr), each linked in a form some host does not list, and a link in
@@ -39,14 +38,22 @@ _LINKS = {
 }
 
 
+#: Each page: its language, and its canonical (Docusaurus writes one; the others none).
+_PAGES = {
+    "a/index.html": ("a", "en", "a"),
+    "fr/a/index.html": ("a", "fr", "fr/a"),
+    "b/index.html": ("b", "en", None),
+    "fr/b/index.html": ("b", "fr", None),
+    "c.html": ("c", "en", None),
+    "fr/c.html": ("c", "fr", None),
+}
+
+
 def _site(base: str = BASE) -> dict[str, str]:
+    """The pages, each titled with its path, their links to `base`."""
     return {
-        "a/index.html": _page("en", "a", *_LINKS["a"], base=base),
-        "fr/a/index.html": _page("fr", "fr/a", *_LINKS["a"], base=base),
-        "b/index.html": _page("en", None, *_LINKS["b"], base=base),
-        "fr/b/index.html": _page("fr", None, *_LINKS["b"], base=base),
-        "c.html": _page("en", None, *_LINKS["c"], base=base),
-        "fr/c.html": _page("fr", None, *_LINKS["c"], base=base),
+        relpath: _page(relpath, lang, canonical, *_LINKS[cluster], base=base)
+        for relpath, (cluster, lang, canonical) in _PAGES.items()
     }
 
 
@@ -151,3 +158,58 @@ def test_a_real_static_server_redirects_each_link_to_the_url_published(tmp_path:
                     else:
                         assert (status, urljoin(base + written, location or "")) == (301, url)
                     assert _answer(base, urlsplit(url).path) == (200, None)
+
+
+def _get(base: str, path: str) -> tuple[int, str | None, str | None]:
+    """One GET of `path` from the server at `base`: status, the path it redirects to, the page's title."""
+    parts = urlsplit(base)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+    finally:
+        connection.close()
+    location = response.getheader("Location")
+    title = body.partition(b"<title>")[2].partition(b"</title>")[0].decode() or None
+    return response.status, None if location is None else urlsplit(urljoin(base + path[1:], location)).path, title
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("host", [host for host in HOSTS if host != "plain"])
+def test_each_hosts_own_server_answers_each_link_as_published(tmp_path: Path, cli: CliRunner, host: str) -> None:
+    """The host's own local server (in `make slow`), on the host test site with these pages in it:
+    every alternate published answers 200 with its page, and each href as the head writes it
+    either redirects there (within five hops) or answers the same page itself."""
+    reason = hostservers.unavailable(host)
+    if reason is not None:
+        pytest.skip(reason)
+    top = tmp_path / "site"
+    docroot = make_tree(hostsite.write_site(top, host), SITE)
+    run = cli("build", docroot, "--base-url", BASE, "--host", host)
+    assert run.code == 0, run.err
+    urls = [url for url in published(docroot, BASE) if url.alternates]
+    assert len(urls) == len(SITE)
+    moved = 0
+    with hostservers.running(host, top, docroot) as server:
+        for url in urls:
+            status, _, relpath = _get(server, "/" + url.loc.removeprefix(BASE))
+            assert (status, relpath in _PAGES) == (200, True), (url.loc, status, relpath)
+            assert relpath is not None
+            cluster, _, _ = _PAGES[relpath]
+            pages = _CLUSTERS[cluster]
+            published_links = dict(url.alternates)
+            for code, written in _LINKS[cluster]:
+                if code == "de":  # no file answers it: dropped
+                    assert code not in published_links
+                    continue
+                target = pages["fr" if code == "fr" else "en"]
+                path = "/" + published_links[code].removeprefix(BASE)
+                assert _get(server, path) == (200, None, target), (host, path)
+                hops = [_get(server, "/" + written)]
+                while hops[-1][1] is not None and len(hops) <= 5:
+                    hops.append(_get(server, hops[-1][1]))
+                assert (hops[-1][0], hops[-1][2]) == (200, target), (host, written, hops)
+                assert len(hops) == 1 or hops[-2][1] == path, (host, written, hops)
+                moved += path != "/" + written
+    assert moved > 0
