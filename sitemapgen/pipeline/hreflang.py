@@ -175,34 +175,35 @@ class Reciprocity:
     def _less(self, row: Row, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> Row:
         """The row less each of its links to a URL in `unreturned`, and with each to a URL in
         `listed` naming the URL listed instead, counted."""
-        loc, xml = row.loc, row.xml
-        drop = [(link, href) for link, href in links if href in unreturned]
-        if drop:
-            if self.example is None:
-                self.example = f"{loc} names {drop[0][1]}"
-            self.dropped += len(drop)
-            self.pages += 1
-        moved = [(link, _relinked(link, listed[href])) for link, href in links if href in listed]
-        if moved:
-            if self.relisted_example is None:
-                href = next(href for _, href in links if href in listed)
-                self.relisted_example = f"{loc} names {href}, listed as {listed[href]}"
-            self.relisted += len(moved)
-            self.relisted_pages += 1
+        self._count(row.loc, links, unreturned, listed)
+        xml = row.xml
+        new = [
+            b"" if href in unreturned else _relinked(link, listed[href]) if href in listed else link
+            for link, href in links
+        ]
         start = xml.find(links[0][0])
         end = start + sum(len(link) for link, _ in links)
         if start >= 0 and xml[start:end] == b"".join(link for link, _ in links):  # side by side, as written
-            kept = b"".join(
-                _relinked(link, listed[href]) if href in listed else link
-                for link, href in links
-                if href not in unreturned
-            )
-            return row._replace(xml=xml[:start] + kept + xml[end:])
-        for link, _ in drop:
-            xml = xml.replace(link, b"", 1)
-        for link, new in moved:
-            xml = xml.replace(link, new, 1)
+            return row._replace(xml=xml[:start] + b"".join(new) + xml[end:])
+        for (link, _), instead in zip(links, new, strict=True):
+            if instead is not link:
+                xml = xml.replace(link, instead, 1)
         return row._replace(xml=xml)
+
+    def _count(self, loc: str, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> None:
+        """Count the links of the row at `loc` that are dropped, and those published in another form."""
+        dropped = [href for _, href in links if href in unreturned]
+        if dropped:
+            if self.example is None:
+                self.example = f"{loc} names {dropped[0]}"
+            self.dropped += len(dropped)
+            self.pages += 1
+        moved = [href for _, href in links if href in listed]
+        if moved:
+            if self.relisted_example is None:
+                self.relisted_example = f"{loc} names {moved[0]}, listed as {listed[moved[0]]}"
+            self.relisted += len(moved)
+            self.relisted_pages += 1
 
     def lines(self) -> list[str]:
         """A warning for the build for the links dropped, and one for the links published in
