@@ -24,7 +24,7 @@ from urllib.parse import unquote_to_bytes, urlsplit
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Alternate
 from sitemapgen.hosts.base import Host, page_forms
-from sitemapgen.urls import is_page_name, normalize_url, page_url, served_files
+from sitemapgen.urls import encoded_path, is_page_name, normalize_url, page_url, served_files
 
 
 class Form(NamedTuple):
@@ -75,8 +75,13 @@ class Forms:
         return None if skip is not None else Form(self.config.base_url + path, redirected)
 
     def names_page(self, alternates: Iterable[Alternate], relpath: str) -> bool:
-        """Whether one of `alternates` names the page at `relpath` in another form."""
-        return any((found := self.page_of(a.href)) is not None and found[0] == relpath for a in alternates)
+        """Whether one of `alternates` names the page at `relpath` in another form. Asked of
+        every page whose links do not name its own URL (a site whose links leave the page out
+        is common): only a link to one of its forms is asked of the server's model."""
+        forms = {self.own_base + encoded_path(form) for form in page_forms(relpath)}
+        return any(
+            a.href in forms and (found := self.page_of(a.href)) is not None and found[0] == relpath for a in alternates
+        )
 
     def _first_page(self, relpaths: tuple[str, ...]) -> str | None:
         """The first of `relpaths` that is a page file in the docroot: the one a server answers with."""
