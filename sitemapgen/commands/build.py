@@ -28,6 +28,7 @@ from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output,
 from sitemapgen.output.robots import RobotsOutcome, update_robots_txt
 from sitemapgen.output.writer import WriteResult, write_rows
 from sitemapgen.pipeline.flow import Pipeline
+from sitemapgen.pipeline.forms import Forms
 from sitemapgen.pipeline.hreflang import Reciprocity
 from sitemapgen.skips import Skip, SkipReason, skip_warning
 from sitemapgen.urls import at_host_root, page_url
@@ -131,7 +132,7 @@ def _write(
     dry_run: bool,
 ) -> tuple[WriteResult, RobotsOutcome | None, Changes | None]:
     """Write and publish (the part of `build` under the output directory's claim)."""
-    reciprocity = Reciprocity(config.base_url)
+    reciprocity = Reciprocity(config.base_url, Forms(config, pipeline.host))
     previous = pipeline.previous
     changes, manifest = _deploy_memory(config, out, previous)
 

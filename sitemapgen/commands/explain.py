@@ -25,13 +25,14 @@ from urllib.parse import unquote_to_bytes, urlsplit
 from sitemapgen._types import Warn
 from sitemapgen.commands.explain_documents import document_lines, not_a_document
 from sitemapgen.config.settings import Config
-from sitemapgen.entry import format_lastmod, format_priority
+from sitemapgen.entry import Alternate, format_lastmod, format_priority
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.hosts.base import Host
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import check_docroot
 from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
+from sitemapgen.pipeline.forms import Forms
 from sitemapgen.skips import Skip, SkipReason, display
 from sitemapgen.urls import Served, is_page_name, normalize_url, served_files
 
@@ -108,7 +109,7 @@ def _above(relpath: str, found: dict[str, Outcome]) -> Skip | None:
     return None
 
 
-def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
+def _explained(config: Config, relpath: str, outcome: Outcome, forms: Forms) -> Explanation:
     shown = display(relpath)
     notes = (
         *(f"  warning: {message}" for message in outcome.warnings),
@@ -129,8 +130,18 @@ def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
         lines.append(f"  changefreq {entry.changefreq.value} (from [[rules]])")
     if entry.section:
         lines.append(f"  in the sitemap series {entry.section!r} (from [[sitemaps]])")
-    lines.extend(f"  hreflang {alternate.hreflang}: {alternate.href}" for alternate in entry.alternates)
+    lines.extend(_alternate(alternate, forms) for alternate in entry.alternates)
     return Explanation(relpath, True, (*lines, *notes))
+
+
+def _alternate(alternate: Alternate, forms: Forms) -> str:
+    """An hreflang link as the build publishes it: a page of this site in the form it is listed."""
+    form = forms.listed(alternate.href)
+    if form is None or form.listed == alternate.href:
+        return f"  hreflang {alternate.hreflang}: {alternate.href}"
+    how = "which redirects to it" if form.redirected else "another URL of its file"
+    said = f"the head names {alternate.href}, {how}: taken in its listed form"
+    return f"  hreflang {alternate.hreflang}: {form.listed} ({said})"
 
 
 def _decided(config: Config, host: Host | None, targets: list[str], warn: Warn) -> dict[str, Outcome]:
@@ -225,9 +236,10 @@ def explain(config: Config, paths: Sequence[str], *, on_warning: Warn | None = N
     early = {relpath: why for relpath in relpaths if (why := _not_a_candidate(config, relpath)) is not None}
     targets = [relpath for relpath in relpaths if relpath not in early]
     found = _decided(config, host, targets, warn) if targets else {}
+    forms = Forms(config, host)
     answers = []
     for page in asked:
-        answer = _answer(config, page.relpath, found, early) if page.unanswered is None else None
+        answer = _answer(config, page.relpath, found, early, forms) if page.unanswered is None else None
         if answer is None:
             answers.append(Explanation(page.relpath, False, (page.unanswered or "",)))
         elif page.url_line is not None:
@@ -237,10 +249,12 @@ def explain(config: Config, paths: Sequence[str], *, on_warning: Warn | None = N
     return answers
 
 
-def _answer(config: Config, relpath: str, found: dict[str, Outcome], early: dict[str, str]) -> Explanation:
+def _answer(
+    config: Config, relpath: str, found: dict[str, Outcome], early: dict[str, str], forms: Forms
+) -> Explanation:
     decided = found.get(relpath)
     if decided is not None:
-        return _explained(config, relpath, decided)
+        return _explained(config, relpath, decided, forms)
     above = _above(relpath, found)
     why = early.get(relpath) or (_reason(above) if above is not None else "not reached by the walk")
     return Explanation(relpath, False, (f"{display(relpath)}: not listed: {why}",))

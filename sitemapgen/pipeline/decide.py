@@ -35,6 +35,7 @@ from sitemapgen.lastmod.chain import LastmodChain
 from sitemapgen.pages.head import read_head
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Candidate, Page, page_at
+from sitemapgen.pipeline.forms import Forms
 from sitemapgen.pipeline.pathrules import PathRules
 from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
@@ -121,6 +122,7 @@ class Decider:
             for section in reversed(config.sitemaps)
         ]
         self.room = entry_room(config.limits.max_bytes)
+        self.forms = Forms(config, host)  # the page an hreflang href names in another form
         self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
 
     def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Sent:
@@ -216,7 +218,10 @@ class Decider:
         if not alternates:
             return ()
         own = self.own_base + loc[len(self.config.base_url) :]
-        if not any(alternate.href == own for alternate in alternates):
+        # A link to the page in another form (Docusaurus' /a for a/) is its own: the build lists it as `loc`.
+        if not any(alternate.href == own for alternate in alternates) and not self.forms.names_page(
+            alternates, page.relpath
+        ):
             lang = head.lang
             if lang is None or not LANGUAGE.match(lang) or any(a.hreflang.lower() == lang.lower() for a in alternates):
                 note(NoteKind.HREFLANG_NO_SELF, shown)

@@ -17,6 +17,14 @@ temporary on-disk SQLite table (nothing is written where the site is, and
 memory stays flat however many pages there are). Once the walk is done the
 spool is read back, each row's links are checked against the table, and the
 row goes on to the writer, less what is dropped.
+
+A link may name a listed page in another form: Docusaurus links ``/fr/a``, which
+the server redirects to the listed ``/fr/a/`` (see `forms`). Such a link is not
+returned as written, since no listed page is ``/fr/a``; so, for the URLs that
+unreturned links name and no page is listed under, the URL their page is listed
+under is looked up, and if any is found every link is checked again in its
+listed form, and published in it. A site whose links all name listed URLs that
+return them pays one query on an empty table for this, and gets the same bytes.
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO
 
-from sitemapgen.entry import Row, RowFields
+from sitemapgen.entry import Row, RowFields, escape_xml
+from sitemapgen.pipeline.forms import Forms
 
 _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
 _BATCH = 10_000  # links inserted per executemany
@@ -39,11 +48,16 @@ _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred 
 class Reciprocity:
     """The stage (see the module's docstring): `filter` rows, then `lines` says what was dropped."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, forms: Forms | None = None) -> None:
+        """`forms` finds the listed form of a URL no page is listed under (None: not looked for)."""
         self.base_url = base_url
+        self.forms = forms
         self.dropped = 0
         self.pages = 0
         self.example: str | None = None
+        self.relisted = 0  # links published in their page's listed form
+        self.relisted_pages = 0
+        self.relisted_example: str | None = None
 
     def filter(self, rows: Iterator[Row]) -> Iterator[Row]:
         """`rows`, in their order, each less the links its targets do not return."""
@@ -90,13 +104,20 @@ class Reciprocity:
         spool.seek(0)
 
     def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection) -> Iterator[Row]:
-        """The spooled rows, in order, each less the links that are not returned: found by one
-        query, in walk order (the table's), and merged with the rows as they are read back."""
-        unreturned = db.execute(
-            "SELECT seq, dst FROM links AS a WHERE"
-            " NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.dst AND b.dst = a.src) ORDER BY rowid"
+        """The spooled rows, in order, each less the links that are not returned and with the
+        others in their listed form: the changes are found by a query, in walk order (the
+        table's), and merged with the rows as they are read back."""
+        db.execute(
+            "CREATE TABLE unreturned AS SELECT rowid AS link, seq, dst FROM links AS a WHERE"
+            " NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.dst AND b.dst = a.src)"
         )
-        drop = next(unreturned, None)
+        relisted = self._relisted(db)
+        changes = (
+            self._changes(db, relisted)
+            if relisted
+            else db.execute("SELECT seq, dst, NULL FROM unreturned ORDER BY link")
+        )
+        change = next(changes, None)
         seq = 0
         while True:
             try:
@@ -105,49 +126,115 @@ class Reciprocity:
                 return
             for fields in spooled:
                 row = tuple.__new__(Row, fields)
-                if drop is None or drop[0] != seq:
+                if change is None or change[0] != seq:
                     yield row
                 else:
-                    hrefs: set[str] = set()
-                    while drop is not None and drop[0] == seq:
-                        hrefs.add(drop[1])
-                        drop = next(unreturned, None)
+                    drop: set[str] = set()
+                    listed: dict[str, str] = {}
+                    while change is not None and change[0] == seq:
+                        if change[2] is None:
+                            drop.add(change[1])
+                        else:
+                            listed[change[1]] = change[2]
+                        change = next(changes, None)
                     # Its links read again: fewer rows lose links than have them, and
                     # spooling every row's links cost more than this.
-                    yield self._less(row, _links(row.xml), hrefs)
+                    yield self._less(row, _links(row.xml), drop, listed)
                 seq += 1
 
-    def _less(self, row: Row, links: list[_Link], unreturned: set[str]) -> Row:
-        """The row less each of its links to a URL in `unreturned`, counted."""
-        loc, xml = row.loc, row.xml
-        drop = [(link, href) for link, href in links if href in unreturned]
-        if self.example is None:
-            self.example = f"{loc} names {drop[0][1]}"
-        self.dropped += len(drop)
-        self.pages += 1
+    def _relisted(self, db: sqlite3.Connection) -> list[tuple[str, str]]:
+        """(href, listed URL) for each URL unreturned links name that no page with links is
+        listed under but that names a page listed under another URL (see `forms`)."""
+        forms = self.forms
+        if forms is None:
+            return []
+        named = db.execute(
+            "SELECT DISTINCT dst FROM unreturned AS u WHERE NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = u.dst)"
+        )
+        return [(href, form.listed) for (href,) in named if (form := forms.listed(href)) and form.listed != href]
+
+    def _changes(
+        self, db: sqlite3.Connection, relisted: list[tuple[str, str]]
+    ) -> Iterator[tuple[int, str, str | None]]:
+        """Every link checked again with each URL in its listed form: (seq, href, listed URL)
+        for a link to publish in another form, (seq, href, None) for one to drop, in walk order."""
+        db.execute("CREATE TABLE forms (href TEXT PRIMARY KEY, listed TEXT NOT NULL)")
+        db.executemany("INSERT INTO forms VALUES (?, ?)", relisted)
+        db.execute("ALTER TABLE links ADD COLUMN listed TEXT")
+        db.execute(
+            "UPDATE links SET listed = coalesce((SELECT f.listed FROM forms AS f WHERE f.href = links.dst), dst)"
+        )
+        db.execute("CREATE INDEX links_listed ON links (src, listed)")
+        # A link that names its own page in another form is its link to itself: returned.
+        return db.execute(
+            "SELECT seq, dst, CASE WHEN returned THEN listed END FROM (SELECT rowid AS link, seq, dst, listed,"
+            " listed = src OR EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.listed AND b.listed = a.src)"
+            " AS returned FROM links AS a) WHERE NOT returned OR listed != dst ORDER BY link"
+        )
+
+    def _less(self, row: Row, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> Row:
+        """The row less each of its links to a URL in `unreturned`, and with each to a URL in
+        `listed` naming the URL listed instead, counted."""
+        self._count(row.loc, links, unreturned, listed)
+        xml = row.xml
+        new = [
+            b"" if href in unreturned else _relinked(link, listed[href]) if href in listed else link
+            for link, href in links
+        ]
         start = xml.find(links[0][0])
         end = start + sum(len(link) for link, _ in links)
         if start >= 0 and xml[start:end] == b"".join(link for link, _ in links):  # side by side, as written
-            kept = b"".join(link for link, href in links if href not in unreturned)
-            return row._replace(xml=xml[:start] + kept + xml[end:])
-        for link, _ in drop:
-            xml = xml.replace(link, b"", 1)
+            return row._replace(xml=xml[:start] + b"".join(new) + xml[end:])
+        for (link, _), instead in zip(links, new, strict=True):
+            if instead is not link:
+                xml = xml.replace(link, instead, 1)
         return row._replace(xml=xml)
 
+    def _count(self, loc: str, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> None:
+        """Count the links of the row at `loc` that are dropped, and those published in another form."""
+        dropped = [href for _, href in links if href in unreturned]
+        if dropped:
+            if self.example is None:
+                self.example = f"{loc} names {dropped[0]}"
+            self.dropped += len(dropped)
+            self.pages += 1
+        moved = [href for _, href in links if href in listed]
+        if moved:
+            if self.relisted_example is None:
+                self.relisted_example = f"{loc} names {moved[0]}, listed as {listed[moved[0]]}"
+            self.relisted += len(moved)
+            self.relisted_pages += 1
+
     def lines(self) -> list[str]:
-        """One warning for the build, or none."""
-        if not self.dropped:
-            return []
-        return [
-            f"{self.dropped:,} hreflang link{'s' * (self.dropped != 1)} on {self.pages:,}"
-            f" page{'s' * (self.pages != 1)} dropped: each names a URL of this site that is not listed"
-            " (missing, noindex, a redirect, canonical elsewhere) or does not name the page back, and"
-            f" search engines ignore such links; e.g. {self.example}"
-        ]
+        """A warning for the build for the links dropped, and one for the links published in
+        another form; or none."""
+        said = []
+        if self.dropped:
+            said.append(
+                f"{self.dropped:,} hreflang link{'s' * (self.dropped != 1)} on {self.pages:,}"
+                f" page{'s' * (self.pages != 1)} dropped: each names a URL of this site that is not listed"
+                " (missing, noindex, a redirect, canonical elsewhere) or does not name the page back, and"
+                f" search engines ignore such links; e.g. {self.example}"
+            )
+        if self.relisted:
+            said.append(
+                f"{self.relisted:,} hreflang link{'s' * (self.relisted != 1)} on {self.relisted_pages:,}"
+                f" page{'s' * (self.relisted_pages != 1)} name{'s' * (self.relisted == 1)} a listed page in"
+                " another form (a URL that redirects to it, or another URL of its file): published as the"
+                " URL listed; to silence this, make the pages' heads link that URL (Docusaurus: its"
+                " trailingSlash option);"
+                f" e.g. {self.relisted_example}"
+            )
+        return said
 
 
 #: One ``<xhtml:link>`` of a row: the element as written, and its href (unescaped).
 _Link = tuple[bytes, str]
+
+
+def _relinked(link: bytes, href: str) -> bytes:
+    """An ``<xhtml:link>`` element as written, naming `href` instead."""
+    return link[: link.index(b' href="') + 7] + escape_xml(href).encode() + b'"/>'
 
 
 def _links(xml: bytes) -> list[_Link]:

@@ -11,7 +11,7 @@ import sitemapgen
 from sitemapgen import Config, LastmodFormat, LastmodSource, Rule
 
 from ..conftest import BASE, CliRunner, SiteFactory
-from ..helpers import HEAD_SITE, fetch, head, html, make_tree, static_server
+from ..helpers import HEAD_SITE, fetch, head, html, make_tree, published, static_server
 
 
 def test_explain(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
@@ -256,3 +256,53 @@ def test_a_directory_is_explained_as_its_index_page(
         f"about/index.htm: listed as {BASE}about/",
         "empty: not listed: a directory, not a page",
     ]
+
+
+def _multilingual(lang: str, *links: tuple[str, str]) -> str:
+    tags = "".join(f'<link rel="alternate" hreflang="{code}" href="{BASE}{href}">' for code, href in links)
+    return f'<!DOCTYPE html><html lang="{lang}"><head><title>{lang}</title>{tags}</head><body></body></html>'
+
+
+#: Docusaurus' default build (a/index.html linked as /a), a head naming index.html, and pages
+#: linked by their file's path, which a pretty-URL host redirects to the path without .html:
+#: page -> its head's links (language, path), the one to de/ naming no file.
+_A = (("en", "a"), ("fr", "fr/a"), ("x-default", "a"), ("de", "de/a"))
+_B = (("en", "b/index.html"), ("fr", "fr/b.html"))
+FORMS_LINKS = {"a/index.html": _A, "fr/a/index.html": _A, "b/index.html": _B, "fr/b.html": _B}
+
+
+@pytest.mark.parametrize("host", ["plain", "netlify", "cloudflare", "vercel", "firebase", "serve"])
+def test_an_alternate_in_another_form_is_explained_as_the_build_publishes_it(
+    tmp_path: Path, cli: CliRunner, host: str
+) -> None:
+    site = {
+        relpath: _multilingual("fr" if relpath.startswith("fr/") else "en", *links)
+        for relpath, links in FORMS_LINKS.items()
+    }
+    root = make_tree(tmp_path / "site", site)
+    run = cli("explain", root, *site, "--base-url", BASE, "--host", host)
+    assert run.code == 0, run.out + run.err
+    assert cli("build", root, "--base-url", BASE, "--host", host).code == 0
+    built = {url.loc: list(url.alternates) for url in published(root, BASE)}
+    explained: dict[str, list[tuple[str, str]]] = {}
+    taken = 0
+    for line in run.out.splitlines():
+        if not line.startswith("  "):
+            relpath, _, loc = line.partition(": listed as ")
+            written = {code: BASE + path for code, path in FORMS_LINKS[relpath]}
+            explained[loc] = []
+        elif line.startswith("  hreflang "):
+            code, _, said = line.removeprefix("  hreflang ").partition(": ")
+            url, _, why = said.partition(" (")
+            if code != "de":  # no file answers it: the build drops it
+                explained[loc].append((code, url))
+            if url == written[code]:
+                assert why == "", line
+                continue
+            assert why in (
+                f"the head names {written[code]}, which redirects to it: taken in its listed form)",
+                f"the head names {written[code]}, another URL of its file: taken in its listed form)",
+            ), line
+            taken += 1
+    assert explained == built
+    assert taken > 0  # every host lists b/index.html as another URL than /b/index.html

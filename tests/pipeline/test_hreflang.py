@@ -132,3 +132,24 @@ def test_a_row_loses_only_its_unreturned_links_whether_they_are_side_by_side_or_
     assert dropped not in out[0].xml
     assert out[1] == row(b, b, a)
     assert (stage.dropped, stage.pages, stage.example) == (1, 1, f"{a} names {c}")
+
+
+@pytest.mark.parametrize("between", ["", "\n"])
+def test_a_row_names_the_listed_form_whether_its_links_are_side_by_side_or_not(tmp_path: Path, between: str) -> None:
+    """A link to another form of a listed page (/b, the directory b/ redirects to /b/) names the
+    URL listed instead, in its place, however the row is laid out; the others stay as they are."""
+    from sitemapgen.entry import Row
+    from sitemapgen.pipeline.forms import Forms
+    from sitemapgen.pipeline.hreflang import Reciprocity
+
+    def row(loc: str, *hrefs: str) -> Row:
+        links = between.join(f'<xhtml:link rel="alternate" hreflang="x{i}" href="{h}"/>' for i, h in enumerate(hrefs))
+        return Row(loc, f"<url><loc>{loc}</loc>{links}</url>\n".encode(), None, None, "")
+
+    root = make_tree(tmp_path / "site", {"a.html": _page("en"), "b/index.html": _page("de")})
+    a, b = BASE + "a.html", BASE + "b/"
+    stage = Reciprocity(BASE, Forms(Config(docroot=root, base_url=BASE), None))
+    out = list(stage.filter(iter([row(a, a, BASE + "b", "https://other.example/"), row(b, a, BASE + "b")])))
+    assert out == [row(a, a, b, "https://other.example/"), row(b, a, b)]
+    assert (stage.relisted, stage.relisted_pages, stage.relisted_example) == (2, 2, f"{a} names {BASE}b, listed as {b}")
+    assert stage.dropped == 0
