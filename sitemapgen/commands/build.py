@@ -159,6 +159,7 @@ def _write(
             on_skip=skip,
             on_warning=warn,
             before_publish=before_publish,
+            stylesheet=config.stylesheet,
         )
     except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
         pipeline.abort()

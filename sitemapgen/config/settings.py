@@ -278,6 +278,7 @@ class Config:
     indexnow_key: str | None = None  # written to DOCROOT/KEY.txt for IndexNow
     host: HostName = HostName.PLAIN  # the static host whose files decide what is served (`hosts`)
     host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
+    stylesheet: bool = False  # write sitemap.xsl beside the index and name it in every file (a view for people)
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -323,6 +324,7 @@ class Config:
             check_indexnow_key(self.indexnow_key, "indexnow_key")
         put(self, "host", enum_value(HostName, self.host, "host"))
         put(self, "host_config", _check_host_config(self.host_config, self.host, self.url_style))
+        check_bool(self.stylesheet, "stylesheet")
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")
