@@ -195,3 +195,26 @@ def publish_stylesheet(out_dir: Path, faults: Faults, temp: Path) -> Path:
         temp.unlink(missing_ok=True)
         raise
     return path
+
+
+def named_by(index: Path) -> bool:
+    """Whether the index file at `index` names the stylesheet (read from its start)."""
+    try:
+        start = read_regular(index, limit=len(XML_DECL) + len(STYLESHEET_PI), follow_symlinks=False)
+    except OSError:
+        return False
+    return start == XML_DECL + STYLESHEET_PI
+
+
+def remove_stylesheet(out_dir: Path) -> Path | None:
+    """With the stylesheet off, and no index naming it any more: remove ``sitemap.xsl`` if it is
+    ours, as written (a browser that opened the index before cannot fetch it after). Its path if
+    removed."""
+    path = out_dir / STYLESHEET_NAME
+    try:
+        if not written_by_us(read_regular(path, limit=_LIMIT + 1, follow_symlinks=False)):
+            return None
+        path.unlink()
+    except OSError:  # not there, not a regular file, gone meanwhile: nothing of ours to remove
+        return None
+    return path

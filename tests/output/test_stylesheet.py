@@ -206,6 +206,27 @@ def test_turning_it_off_writes_what_a_build_without_it_writes(tmp_path: Path, cl
         _numbered(path.read_bytes()) for path in _files(plain)
     ]
     assert XSL_PI.encode() not in (styled / "sitemap.xml").read_bytes()
+    # Kept while a browser may hold the index before (it named the file), removed by the next build.
+    assert (styled / STYLESHEET_NAME).read_bytes() == STYLESHEET
+    run = cli("build", styled)
+    assert (
+        f"warning: {styled / STYLESHEET_NAME}: removed (stylesheet is off, and no index names it any more)\n" in run.err
+    )
+    assert not (styled / STYLESHEET_NAME).exists()
+
+
+def test_with_it_off_a_sitemap_xsl_not_ours_is_left_alone(site: SiteFactory, cli: CliRunner) -> None:
+    root = site(SITE)
+    _config(stylesheet=True)
+    assert cli("build", root).code == 0
+    edited = STYLESHEET.replace(b"Sitemap index</h1>", b"Our sitemaps</h1>")
+    (root / STYLESHEET_NAME).write_bytes(edited)
+    _config()
+    for _ in range(2):
+        run = cli("build", root)
+        assert run.code == 0
+        assert STYLESHEET_NAME not in run.err
+    assert (root / STYLESHEET_NAME).read_bytes() == edited
 
 
 def _numbered(data: bytes) -> bytes:
