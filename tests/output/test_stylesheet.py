@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import multiprocessing
 import os
 import re
+import shutil
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from urllib.parse import urljoin
@@ -16,7 +18,10 @@ from urllib.parse import urljoin
 import pytest
 from lxml import etree
 
+import sitemapgen
+from sitemapgen.config.settings import Config
 from sitemapgen.output.stylesheet import STYLESHEET, STYLESHEET_NAME, written_by_us
+from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import (
@@ -186,6 +191,16 @@ def test_check_diff_and_previous_read_the_styled_files(tmp_path: Path, site: Sit
     diff = cli("diff", earlier, root)
     assert diff.code == 0, diff.err
     assert f"+ {BASE}docs/new.html" in diff.out
+    # The stylesheet gone or edited: the files no longer show as a table, so not current.
+    (root / STYLESHEET_NAME).write_bytes(STYLESHEET.replace(b"Sitemap index</h1>", b"Index</h1>"))
+    stale = cli("check", root)
+    assert stale.code == 1
+    assert stale.out.splitlines() == [
+        "stale: 0 pages added, 0 removed, 0 changed; 0 of 1 sitemap would be written (run sitemapgen build)",
+        f"  stylesheet: {root / STYLESHEET_NAME} is missing, or not as a build writes it",
+    ]
+    (root / STYLESHEET_NAME).write_bytes(STYLESHEET)
+    assert cli("check", root).code == 0
     # Turned off: every file changes (the instruction goes), and check says the published set is stale.
     _config()
     assert cli("check", root).code == 1
@@ -285,3 +300,47 @@ def test_stylesheet_must_be_true_or_false(site: SiteFactory, cli: CliRunner) -> 
     assert run.code == 2
     assert error_line(run.err).endswith("sitemapgen.toml: stylesheet: must be true or false, got 'yes'")
     assert not (root / "sitemap.xml").exists()
+
+
+def _killed_build(docroot: Path, fault_at: int, *, stylesheet: bool) -> int:
+    """A build in a forked child that SIGKILLs itself at its `fault_at`-th file operation (0: none)."""
+
+    def child() -> None:
+        os.environ[FAULT_ENV] = str(fault_at)
+        config = Config(docroot, BASE, max_urls_per_sitemap=4, read_heads=False, stylesheet=stylesheet)
+        sitemapgen.build(config, on_warning=lambda _: None)
+
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    process.join(30)
+    return process.exitcode if process.exitcode is not None else -999
+
+
+def test_a_run_killed_at_any_file_operation_leaves_a_whole_set_and_its_stylesheet(tmp_path: Path) -> None:
+    """Turning it on, killed anywhere: the old set (no instruction), or the new one with its
+    stylesheet whole beside it; the next run tidies up what the killed one made."""
+    saved = make_tree(tmp_path / "saved", {f"p{i}.html": html(str(i)) for i in range(10)})
+    assert _killed_build(saved, 0, stylesheet=False) == 0
+    old = sorted(u.loc for u in published(saved, BASE))
+    outcomes = {"old": 0, "new": 0}
+    fault_at = 1
+    while True:
+        root = tmp_path / f"run-{fault_at}"
+        shutil.copytree(saved, root)
+        code = _killed_build(root, fault_at, stylesheet=True)
+        assert code in (0, -9), f"fault {fault_at}: exit {code}"
+        assert sorted(u.loc for u in published(root, BASE)) == old  # every file whole and valid
+        if (root / "sitemap.xml").read_bytes().startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<?xml-'):
+            assert (root / STYLESHEET_NAME).read_bytes() == STYLESHEET, f"fault {fault_at}"
+            outcomes["new"] += 1
+        else:
+            outcomes["old"] += 1
+        if code == 0:
+            break
+        assert _killed_build(root, 0, stylesheet=True) == 0  # the next run goes ahead...
+        assert not [p.name for p in root.iterdir() if p.name.startswith(".") and p.name != ".sitemapgen-retired"]
+        shutil.rmtree(root)
+        fault_at += 1
+    assert fault_at > 10
+    assert outcomes["old"] > 0
+    assert outcomes["new"] > 0
