@@ -79,8 +79,9 @@ _BODY = f"""\
 
 <xsl:template match="sm:sitemapindex">
 <h1>Sitemap index</h1>
-<p>This index lists <xsl:value-of select="count(sm:sitemap)"/> sitemap(s), for search engines. \
-Each sitemap lists pages of this site.</p>
+<p>This index lists <xsl:value-of select="count(sm:sitemap)"/><xsl:text> </xsl:text>\
+<xsl:choose><xsl:when test="count(sm:sitemap) = 1">sitemap</xsl:when><xsl:otherwise>sitemaps</xsl:otherwise>\
+</xsl:choose> of this site, for search engines.</p>
 <table>
 <caption>Sitemaps and when each last changed</caption>
 <thead><tr><th scope="col">Sitemap</th><th scope="col">Last modified</th></tr></thead>
@@ -95,7 +96,9 @@ Each sitemap lists pages of this site.</p>
 
 <xsl:template match="sm:urlset">
 <h1>Sitemap</h1>
-<p>This sitemap lists <xsl:value-of select="count(sm:url)"/> URL(s) of this site, for search engines.</p>
+<p>This sitemap lists <xsl:value-of select="count(sm:url)"/><xsl:text> </xsl:text>\
+<xsl:choose><xsl:when test="count(sm:url) = 1">page</xsl:when><xsl:otherwise>pages</xsl:otherwise></xsl:choose> \
+of this site, for search engines. <a href="sitemap.xml">All sitemaps</a></p>
 <table>
 <caption>Pages, when each last changed, and their other languages and images</caption>
 <thead><tr><th scope="col">URL</th><th scope="col">Last modified</th>

@@ -124,6 +124,9 @@ def test_the_view_of_the_index_and_of_a_sitemap_is_a_table_of_their_entries(site
     index = _transform((root / "sitemap.xml").read_bytes())
     assert index.tag == "html"
     assert index.findtext("head/title") == "Sitemap index"
+    assert (
+        "".join(index.find("body/main/p").itertext()) == "This index lists 1 sitemap of this site, for search engines."
+    )
     assert [(row[0], row[1]) for row in _rows(index)] == read_index(root / "sitemap.xml")
     assert [a.get("href") for a in index.iter("a")] == [loc for loc, _ in read_index(root / "sitemap.xml")]
     chunk = root / "sitemap-1.xml.gz"
@@ -158,7 +161,11 @@ def test_the_view_of_a_sitemap_with_images_and_rules_shows_them(tmp_path: Path) 
         [f"{BASE}a/", "2026-01-02", "weekly", "0.8", f"{BASE}a/one.png https://cdn.example.net/two.jpg"],
         [f"{BASE}b/", "", "", "", ""],
     ]
-    assert [a.get("href") for a in view.iter("a")][1:3] == [f"{BASE}a/one.png", "https://cdn.example.net/two.jpg"]
+    assert "".join(view.find("body/main/p").itertext()) == (
+        "This sitemap lists 2 pages of this site, for search engines. All sitemaps"
+    )
+    assert [a.get("href") for a in view.iter("a")][0] == "sitemap.xml"
+    assert [a.get("href") for a in view.iter("a")][2:4] == [f"{BASE}a/one.png", "https://cdn.example.net/two.jpg"]
 
 
 def test_same_tree_same_settings_same_bytes(tmp_path: Path, cli: CliRunner) -> None:
