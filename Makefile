@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint actionlint typecheck unit slow bench clean hosts
+.PHONY: demo test lint actionlint typecheck unit slow bench clean hosts browser
 N ?= 200000
 
 # Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
@@ -42,6 +42,15 @@ hosts: $(STAMP)
 HOSTS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \
 	else echo "hosts: not installed (they need node and npm): test_hosts.py skips the live servers"; fi
 
+# Debian's Chromium, for the slow tests that open stylesheet = true's view in a real browser
+# (tests/output/test_stylesheet_browser.py): installed with apt-get where it is missing and this
+# runs as root; elsewhere those tests skip, saying why.
+browser:
+	@if command -v chromium >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; \
+	else echo "browser: chromium not installed (apt-get install chromium, as root): the browser tests skip"; fi
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -73,9 +82,10 @@ unit: $(STAMP)
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m "not slow" --basetemp=$$tmp/t $(COV); rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## The slow end-to-end cases (a real tree of 120,000 pages; each host's server on every variant of
-## the host test site), which make test leaves out.
+## the host test site; the stylesheet's view in Chromium), which make test leaves out.
 slow: $(STAMP)
 	@$(HOSTS_IF_NODE)
+	@$(MAKE) --no-print-directory browser
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m slow --basetemp=$$tmp/t; rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## Timing against find on generated sites: make bench, or make bench N=1000000; with

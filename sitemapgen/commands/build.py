@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitemapgen._types import Warn
+from sitemapgen._types import Notice, Warn
 from sitemapgen.commands.report import BuildResult, sorted_skips
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import RobotsTxt
@@ -26,10 +26,12 @@ from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.robots import RobotsOutcome, update_robots_txt
+from sitemapgen.output.stylesheet import named_by, remove_stylesheet
 from sitemapgen.output.writer import WriteResult, write_rows
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.forms import Forms
 from sitemapgen.pipeline.hreflang import Reciprocity
+from sitemapgen.protocol import INDEX_NAME
 from sitemapgen.skips import Skip, SkipReason, skip_warning
 from sitemapgen.urls import at_host_root, page_url
 
@@ -150,6 +152,7 @@ def _write(
         rows = _seen(rows, changes)
 
     before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run)
+    styled_before = named_by(out / INDEX_NAME)  # the index this build replaces named sitemap.xsl
 
     try:
         written = write_rows(
@@ -160,6 +163,7 @@ def _write(
             on_skip=skip,
             on_warning=warn,
             before_publish=before_publish,
+            stylesheet=config.stylesheet,
         )
     except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
         pipeline.abort()
@@ -172,6 +176,8 @@ def _write(
     finally:
         if manifest is not None:
             manifest.discard()
+    if not (config.stylesheet or styled_before or dry_run) and written.sitemaps:
+        _unstyled(out, warn)
     for line in reciprocity.lines():
         warn(line)
     if not written.sitemaps or dry_run:
@@ -180,6 +186,14 @@ def _write(
     if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or dry_run:
         return written, None, changes
     return written, _robots_txt(config, written, warn), changes
+
+
+def _unstyled(out: Path, warn: Warn) -> None:
+    """The stylesheet is off, and neither the new index nor the one it replaced names it: remove
+    the ``sitemap.xsl`` an earlier build wrote, if it is still as written, and say so."""
+    removed = remove_stylesheet(out)
+    if removed is not None:
+        warn(Notice(f"{removed}: removed (stylesheet is off, and no index names it any more)"))
 
 
 def _robots_txt(config: Config, written: WriteResult, warn: Warn) -> RobotsOutcome:

@@ -98,6 +98,7 @@ class Comparison:
     missing_files: tuple[str, ...] = ()  # sitemap files the published index lists that are not there
     index_files: tuple[int, int] = (1, 1)  # index files published, and that a build would write now
     reasons: Mapping[bytes, str] = field(default_factory=dict)  # why a page a sitemap lists is left out now
+    stylesheet: Path | None = None  # the sitemap.xsl a build would write, where the published one differs
 
 
 def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
@@ -114,9 +115,18 @@ def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
         new = [(file_digest(s.path), s.path) for s in fresh.written.sitemaps]
         old = [(file_digest(out / name), out / name) for name in published]
         index_files = (sum(1 for _ in out.glob("sitemap-index-*.xml")) + 1, len(fresh.written.indexes))
-        if [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1]:
+        sheet = _stale_stylesheet(out, fresh.written.stylesheet)
+        if [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1] and sheet is None:
             return Comparison(index, current=True, sitemaps=len(new), pages=fresh.listed)
-        return replace(_differing(index, old, new, why.by_url), index_files=index_files)
+        return replace(_differing(index, old, new, why.by_url), index_files=index_files, stylesheet=sheet)
+
+
+def _stale_stylesheet(out: Path, fresh: Path | None) -> Path | None:
+    """The published ``sitemap.xsl``, where a build would write one (``stylesheet = true``) and
+    the one there is missing or other than it."""
+    if fresh is None or file_digest(out / fresh.name) == file_digest(fresh):
+        return None
+    return out / fresh.name
 
 
 def _entries_unless(files: list[tuple[bytes | None, Path]], digests: set[bytes | None]) -> dict[bytes, bytes]:
@@ -169,6 +179,8 @@ def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
     ]
     if comparison.missing_files:
         lines.append(f"  listed but missing: {', '.join(comparison.missing_files)}")
+    if comparison.stylesheet is not None:
+        lines.append(f"  stylesheet: {comparison.stylesheet} is missing, or not as a build writes it")
     published, now = comparison.index_files
     if published != now:
         why = "the sitemaps per index differ"

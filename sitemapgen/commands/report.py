@@ -54,6 +54,7 @@ class BuildResult:
             "retired": self.written.retired,
             "indexes": [str(p) for p in self.written.indexes],
             "replaced": self.written.replaced,
+            "stylesheet": str(self.written.stylesheet) if self.written.stylesheet is not None else None,
             "robots_txt_updated": self.robots_txt_updated,
             "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
             "changes": self.changes,
@@ -116,7 +117,14 @@ class BuildResult:
             text += f"; {plural(self.written.retired, 'sitemap')} no longer listed kept until the next build"
         if self.written.removed:
             text += f"; removed {plural(self.written.removed, 'sitemap')} no longer listed"
-        return text
+        return text + self._stylesheet()
+
+    def _stylesheet(self) -> str:
+        """Whether the stylesheet every file names was written or kept (``stylesheet = true``)."""
+        path = self.written.stylesheet
+        if path is None:
+            return ""
+        return f"; {'wrote' if self.written.stylesheet_written else 'kept'} {path} (a view for browsers)"
 
 
 _ROBOTS = {

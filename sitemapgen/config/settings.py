@@ -289,6 +289,7 @@ class Config:
     host: HostName = HostName.PLAIN  # the static host whose files decide what is served (`hosts`)
     host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
     documents: tuple[str, ...] = ()  # gitignore patterns: files other than pages listed under their own path
+    stylesheet: bool = False  # write sitemap.xsl beside the index and name it in every file (a view for people)
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -335,6 +336,7 @@ class Config:
         put(self, "host", enum_value(HostName, self.host, "host"))
         put(self, "host_config", _check_host_config(self.host_config, self.host, self.url_style))
         put(self, "documents", _check_documents(self.documents))
+        check_bool(self.stylesheet, "stylesheet")
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")

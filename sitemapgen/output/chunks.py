@@ -45,17 +45,17 @@ class _HashingFile:
 class Chunk:
     """One sitemap being streamed into gzip, under a temporary name."""
 
-    def __init__(self, tmp: Path, faults: Faults) -> None:
+    def __init__(self, tmp: Path, faults: Faults, opening: bytes = URLSET_OPEN) -> None:
         faults.step()
         self.tmp = tmp
         self.file = _HashingFile(tmp)
         try:
             self.gz = gzip.GzipFile(filename="", mode="wb", fileobj=self.file, mtime=0, compresslevel=_GZIP_LEVEL)
-            self.gz.write(URLSET_OPEN)
+            self.gz.write(opening)
         except BaseException:  # not yet the caller's to abort: remove the file here
             _discard(self.file.raw, tmp)
             raise
-        self.size = len(URLSET_OPEN)
+        self.size = len(opening)
         self.urls = 0
         self.lastmod_key: float | None = None
         self.lastmod: str | None = None
@@ -133,6 +133,7 @@ class Publisher:
         self.created: list[Path] = []  # new files not yet listed by any index
         self.listed_new = False  # once the main index lists the new files, they are not ours to discard
         self.retired: dict[str, bytes] = {}  # name -> digest: unlisted by the previous build, removed by this one
+        self.sheet: bool | None = None  # stylesheet = true: whether sitemap.xsl is there as written (None: off)
 
     def _fresh_name(self, section: str) -> str:
         """The first number of the section that no file in the directory has, ours or not."""

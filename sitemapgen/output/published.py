@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from sitemapgen.entry import XML_DECL
+from sitemapgen.output.stylesheet import styled
 from sitemapgen.protocol import INDEX_NAME, LOC, SITEMAP_NS
 from sitemapgen.util.safeio import open_regular, read_regular
 
@@ -26,6 +27,8 @@ _INDEX_LIMIT = 16 << 20  # an index of 1,000 entries is ~150 KB
 
 INDEX_OPEN = XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 INDEX_CLOSE = b"</sitemapindex>\n"
+#: The same opening naming the stylesheet (``stylesheet = true``).
+STYLED_INDEX_OPEN = styled(INDEX_OPEN)
 
 
 def file_digest(path: Path) -> bytes | None:
@@ -51,8 +54,9 @@ def our_index(path: Path) -> bytes | None:
         data = read_regular(path, limit=_INDEX_LIMIT + 1, follow_symlinks=False)
     except OSError:
         return None
-    body = data[len(INDEX_OPEN) : -len(INDEX_CLOSE)]
-    if not (data.startswith(INDEX_OPEN) and data.endswith(INDEX_CLOSE) and _OUR_INDEX_BODY.fullmatch(body)):
+    opening = STYLED_INDEX_OPEN if data.startswith(STYLED_INDEX_OPEN) else INDEX_OPEN
+    body = data[len(opening) : -len(INDEX_CLOSE)]
+    if not (data.startswith(opening) and data.endswith(INDEX_CLOSE) and _OUR_INDEX_BODY.fullmatch(body)):
         return None
     return data
 

@@ -38,13 +38,14 @@ from zlib import crc32
 from sitemapgen._types import Warn
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import Chunking
-from sitemapgen.entry import URLSET_CLOSE, Entry, Row, entry_room, escape_xml, row_of
+from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, Entry, Row, entry_room, escape_xml, row_of
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.output.chunks import Chunk, Publisher, temp_name
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_CLOSE, INDEX_OPEN, file_digest, index_name, our_index, read_published
 from sitemapgen.output.retired import RETIRED_NAME, read_retired, write_retired
+from sitemapgen.output.stylesheet import STYLESHEET_NAME, check_stylesheet, opening_for, publish_stylesheet
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -81,6 +82,8 @@ class WriteResult:
     removed: int = 0  # chunk files the index before the previous one listed, and no index since
     retired: int = 0  # chunk files the previous index listed and this one does not: kept until the next build
     replaced: str | None = None  # another tool's file this build replaced: "MkDocs' sitemap.xml"
+    stylesheet: Path | None = None  # the sitemap.xsl every file names (stylesheet = true)
+    stylesheet_written: bool = False  # by this run, rather than kept as it was
 
     @property
     def changed(self) -> int:
@@ -95,12 +98,12 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: Faults, journal: Journal) -> None:
+def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: Faults, journal: Journal, opening: bytes) -> None:
     tmp = temp_name(path.parent, path.name, journal)
     faults.step()
     try:
         with open(create_exclusive(tmp), "wb") as out:
-            out.write(INDEX_OPEN)
+            out.write(opening)
             for sitemap in sitemaps:
                 line = f"<sitemap><loc>{escape_xml(sitemap.url)}</loc>"
                 if sitemap.lastmod is not None:
@@ -156,12 +159,13 @@ def write_rows(
     on_skip: Callable[[Skip], None] | None = None,
     on_warning: Warn | None = None,
     before_publish: Callable[[], None] | None = None,
+    stylesheet: bool = False,
 ) -> WriteResult:
     """`write_sitemaps` for rows already formatted (the build's fast path), within `limits`.
 
     `before_publish` runs once every new chunk is on disk and before any index
     changes (the build commits its content store there): if it fails, nothing
-    is published.
+    is published. With `stylesheet`, every file names ``sitemap.xsl`` (`output.stylesheet`).
     """
     skip = on_skip or (lambda _: None)
     warn = on_warning or (lambda _: None)
@@ -171,10 +175,12 @@ def write_rows(
     Journal.recover(out_dir, listed | set(retired), file_digest, warn)
     names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
     theirs, message = _check_main_index(out_dir, base_url, names)
+    sheet = check_stylesheet(out_dir) if stylesheet else None  # None: off; True: ours, as this version writes it
     journal = Journal(out_dir)
     try:
         publisher = Publisher(out_dir, faults, journal)
         publisher.retired = retired
+        publisher.sheet = sheet
         _name_lookalikes(out_dir, publisher, warn, names)
         result = _write(rows, publisher, base_url, limits, skip, before_publish, warn)
     finally:
@@ -197,7 +203,8 @@ def _write(
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
-    room = entry_room(max_bytes)
+    opening = opening_for(URLSET_OPEN, publisher.sheet)
+    room = entry_room(max_bytes) - len(opening) + len(URLSET_OPEN)
     every = max(1, max_urls // 5) if limits.chunking is Chunking.STABLE else 0
     order = ["", *limits.sections]
     done: dict[str, list[SitemapFile]] = {s: [] for s in order}
@@ -222,7 +229,7 @@ def _write(
                 close(section)
                 chunk = None
             if chunk is None:
-                chunk = open_chunks[section] = Chunk(temp_name(out_dir, "sitemap-new.xml.gz", journal), faults)
+                chunk = open_chunks[section] = Chunk(temp_name(out_dir, "sitemap-new.xml.gz", journal), faults, opening)
             chunk.add(xml, size, lastmod_key, lastmod_text)
             # A content-defined cut point: about one URL in `every`, decided by the URL alone.
             if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
@@ -307,7 +314,10 @@ def _publish(written: list[SitemapFile], publisher: Publisher, max_sitemaps_per_
     groups = [written[i : i + max_sitemaps_per_index] for i in range(0, len(written), max_sitemaps_per_index)]
     indexes = _index_paths(publisher, len(groups))
     stale, stale_indexes = _retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
-    _write_indexes(publisher, indexes, groups)
+    sheet, out_dir = publisher.sheet, publisher.out_dir
+    if sheet is False:  # not there as this version writes it: published before the index that names it
+        publish_stylesheet(out_dir, publisher.faults, temp_name(out_dir, STYLESHEET_NAME, publisher.journal))
+    _write_indexes(publisher, indexes, groups, opening_for(INDEX_OPEN, sheet))
     kept = {name: publisher.digests[name] for name in stale}
     publisher.faults.step()
     try:
@@ -324,7 +334,8 @@ def _publish(written: list[SitemapFile], publisher: Publisher, max_sitemaps_per_
         kept = {}
     gone = {**publisher.retired, **{name: digest for name, digest in publisher.digests.items() if name in stale}}
     removed = _remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
-    return WriteResult(tuple(written), tuple(indexes), removed, len(kept))
+    sheet_path = None if sheet is None else out_dir / STYLESHEET_NAME
+    return WriteResult(tuple(written), tuple(indexes), removed, len(kept), None, sheet_path, sheet is False)
 
 
 def _index_paths(publisher: Publisher, count: int) -> list[Path]:
@@ -351,14 +362,14 @@ def _retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]
     return stale, stale_indexes
 
 
-def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[SitemapFile]]) -> None:
+def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[SitemapFile]], opening: bytes) -> None:
     """Publish: write each index file over its group of chunks, every name durable first."""
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     faults.step()
     _fsync_dir(out_dir)  # every chunk's name is durable before an index points at it
     # Extra indexes first, the main one last: it is what crawlers are told about.
     for path, group in reversed(list(zip(indexes, groups, strict=True))):
-        _write_index(path, group, faults, journal)
+        _write_index(path, group, faults, journal, opening)
     publisher.listed_new = True
     faults.step()
     _fsync_dir(out_dir)
