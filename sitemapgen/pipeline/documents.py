@@ -32,8 +32,9 @@ from sitemapgen.protocol import MAX_URL_LENGTH, ROBOTS_FILE
 from sitemapgen.skips import Skip, SkipReason, display
 from sitemapgen.urls import encoded_path, is_page_name
 
-#: A sitemap or index, anywhere (this tool's, a generator's, another build's): never a document.
-SITEMAP_NAME = re.compile(r"sitemap[\w.-]*\.xml(?:\.gz)?", re.IGNORECASE)
+#: A sitemap or index, anywhere (this tool's, a generator's, another build's), or a sitemap's
+#: stylesheet (``stylesheet = true`` writes sitemap.xsl): never a document.
+SITEMAP_NAME = re.compile(r"sitemap[\w.-]*\.(?:xml(?:\.gz)?|xsl)", re.IGNORECASE)
 #: Files at the docroot's top that speak to crawlers or to the host, not to readers.
 _TOP_FILES = frozenset({ROBOTS_FILE, "_headers", "_redirects", *TOP_FILES.values()})
 
@@ -53,8 +54,9 @@ class DocumentPatterns:
 
     def never(self, relpath: str) -> str | None:
         """Why the file at `relpath` is never a document, whatever the patterns say, or None."""
-        if SITEMAP_NAME.fullmatch(relpath.rpartition("/")[2]):
-            return "a sitemap file"
+        name = relpath.rpartition("/")[2]
+        if SITEMAP_NAME.fullmatch(name):
+            return "a sitemap's stylesheet" if name.lower().endswith(".xsl") else "a sitemap file"
         if relpath in self.top_files:
             return "a file for crawlers or the host, not for readers"
         return None

@@ -251,16 +251,20 @@ def test_sitemaps_robots_txt_and_the_hosts_files_are_never_documents(tmp_path: P
         },
     )
     config = tmp_path / "c.toml"
-    config.write_text(f'base_url = "{BASE}"\ndocuments = ["*"]\nindexnow_key = "k1234567"\n', encoding="utf-8")
+    config.write_text(
+        f'base_url = "{BASE}"\ndocuments = ["*"]\nindexnow_key = "k1234567"\nstylesheet = true\n', encoding="utf-8"
+    )
     for _ in range(2):
         run = cli("build", root, "--config", config)
         assert run.code == 0, run.err
         assert [u.loc for u in published(root, BASE)] == [BASE, BASE + "feed.xml", BASE + "notes.txt"]
-    explained = cli("explain", root, "robots.txt", "sitemap.xml", "--config", config)
+    explained = cli("explain", root, "robots.txt", "sitemap.xml", "sitemap.xsl", "--config", config)
     assert explained.out.splitlines() == [
         "robots.txt: not listed: not an HTML page, and never a document:"
         " a file for crawlers or the host, not for readers (documents pattern '*' names it)",
         "sitemap.xml: not listed: not an HTML page, and never a document: a sitemap file"
+        " (documents pattern '*' names it)",
+        "sitemap.xsl: not listed: not an HTML page, and never a document: a sitemap's stylesheet"
         " (documents pattern '*' names it)",
     ]
 
