@@ -48,7 +48,9 @@ HOSTS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then
 browser:
 	@if command -v chromium >/dev/null; then :; \
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-		apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; } \
+		|| echo "browser: apt-get could not install chromium: the browser tests skip"; \
 	else echo "browser: chromium not installed (apt-get install chromium, as root): the browser tests skip"; fi
 
 lint: $(STAMP)
