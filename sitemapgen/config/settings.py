@@ -27,6 +27,7 @@ from sitemapgen.config.checks import (
     enum_value,
     list_hint,
 )
+from sitemapgen.config.include import Include, check_includes
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import (
     DEFAULT_MAX_BYTES,
@@ -278,6 +279,7 @@ class Config:
     indexnow_key: str | None = None  # written to DOCROOT/KEY.txt for IndexNow
     host: HostName = HostName.PLAIN  # the static host whose files decide what is served (`hosts`)
     host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
+    include: tuple[Include, ...] = ()  # other sitemaps or indexes the index lists beside ours
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -323,6 +325,7 @@ class Config:
             check_indexnow_key(self.indexnow_key, "indexnow_key")
         put(self, "host", enum_value(HostName, self.host, "host"))
         put(self, "host_config", _check_host_config(self.host_config, self.host, self.url_style))
+        put(self, "include", check_includes(self.include, self.base_url))
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")
