@@ -25,6 +25,7 @@ from sitemapgen.entry import Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
+from sitemapgen.output.published import own_name, published_others
 from sitemapgen.output.robots import RobotsOutcome, update_robots_txt
 from sitemapgen.output.writer import WriteResult, write_rows
 from sitemapgen.pipeline.flow import Pipeline
@@ -34,6 +35,7 @@ from sitemapgen.urls import at_host_root, page_url
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.changes import Changes
+    from sitemapgen.deploy.include import Included
     from sitemapgen.deploy.previous import Previous
 
 logger = logging.getLogger("sitemapgen")
@@ -87,9 +89,14 @@ def build(
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         config, host = effective_config(config, counted_warn)
+        included = _included(config, out, counted_warn) if config.include else None
         pipeline = Pipeline(config, host, warn=counted_warn, dry_run=dry_run)
         try:
-            written, robots, changes = _write(config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run)
+            written, robots, changes = _write(
+                config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run, included
+            )
+            if included is not None and (message := included.overlap_warning()) is not None:
+                counted_warn(message)
             if not written.sitemaps:
                 why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
                 raise SitemapgenError(
@@ -117,7 +124,16 @@ def build(
         robots,
         change_summary,
         pipeline.undated,
+        tuple(included.children) if included is not None else (),
     )
+
+
+def _included(config: Config, out: Path, warn: Warn) -> Included:
+    """The other builds' sitemaps the index lists (``include``), read and checked before anything is written."""
+    from sitemapgen.deploy.include import read_included  # with urllib: only when there are some
+
+    others = published_others(out)
+    return read_included(config.include, config.base_url, own_name=own_name, published=others, warn=warn)
 
 
 def _write(
@@ -129,6 +145,7 @@ def _write(
     warn: Warn,
     on_progress: Callable[[int], None] | None,
     dry_run: bool,
+    included: Included | None = None,
 ) -> tuple[WriteResult, RobotsOutcome | None, Changes | None]:
     """Write and publish (the part of `build` under the output directory's claim)."""
     reciprocity = Reciprocity(config.base_url)
@@ -147,6 +164,8 @@ def _write(
         rows = reciprocity.filter(rows)
     if changes is not None:
         rows = _seen(rows, changes)
+    if included is not None:
+        rows = _with_included(rows, included, changes)
 
     before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run)
 
@@ -159,6 +178,7 @@ def _write(
             on_skip=skip,
             on_warning=warn,
             before_publish=before_publish,
+            others=included.entries if included is not None else (),
         )
     except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
         pipeline.abort()
@@ -243,6 +263,14 @@ def _before_publish(
 
         write_key_file(config.docroot, config.indexnow_key)
     pipeline.commit()  # the store keeps this build's lastmods only if the build is published
+
+
+def _with_included(rows: Iterator[Row], included: Included, changes: Changes | None) -> Iterator[Row]:
+    """The rows, each looked up among the included sitemaps' URLs; those URLs told to `changes` first."""
+    if changes is not None:
+        for loc, (lastmod, _) in included.urls.items():
+            changes.see(loc, lastmod)
+    return included.rows(rows)
 
 
 def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:

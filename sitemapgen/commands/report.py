@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sitemapgen.output.robots import RobotsOutcome
 from sitemapgen.output.writer import WriteResult
 from sitemapgen.skips import SkipReason, plural
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.include import Child
 
 
 def sorted_skips(skipped: Counter[SkipReason]) -> dict[SkipReason, int]:
@@ -29,6 +33,7 @@ class BuildResult:
     robots_txt: RobotsOutcome | None = None  # None: robots.txt was not to be touched
     changes: str | None = None  # "+12 -3 ~40 since the previous deploy", with --previous
     no_lastmod: int = 0  # pages listed without a lastmod (no source dated them)
+    included: tuple[Child, ...] = ()  # other builds' sitemaps the index lists (include)
 
     @property
     def robots_txt_updated(self) -> bool:
@@ -55,12 +60,19 @@ class BuildResult:
             "robots_txt_updated": self.robots_txt_updated,
             "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
             "changes": self.changes,
-        }
+        } | (
+            {"included": [{"url": c.url, "urls": c.urls, "lastmod": c.lastmod} for c in self.included]}
+            if self.included
+            else {}
+        )
 
     def summary(self) -> str:
         """The one line the CLI prints on stderr."""
         files = self.written.sitemaps
         text = f"listed {plural(self.listed, 'page')} in {plural(len(files), 'sitemap')}"
+        if self.included:
+            urls = sum(c.urls for c in self.included)
+            text += f", and {plural(urls, 'URL')} of {plural(len(self.included), 'included sitemap')}"
         if self.skipped:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
         text += "; " + self._lastmod()
