@@ -167,7 +167,7 @@ def _write(
     if included is not None:
         rows = _with_included(rows, included, changes)
 
-    before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run)
+    before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run, included)
 
     try:
         written = write_rows(
@@ -249,9 +249,12 @@ def _before_publish(
     changes: Changes | None,
     manifest: ManifestWriter | None,
     dry_run: bool,
+    included: Included | None = None,
 ) -> None:
     """Every new chunk is on disk and nothing is published yet: refuse (the drop guard), or
     make durable what goes with the new sitemaps."""
+    if changes is not None and included is not None:
+        included.settle(changes, config.base_url)
     if changes is not None and config.max_removed is not None:
         changes.guard(config.max_removed)
     if dry_run:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.config.include import Include, origin
@@ -30,13 +31,23 @@ from sitemapgen.deploy.source import Place, SourceError, directory, entries
 from sitemapgen.entry import Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
+from sitemapgen.skips import plural
 from sitemapgen.urls import normalize_url
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.changes import Changes
 
 #: A lastmod as the index schema takes it (xsd:date, or xsd:dateTime with seconds and an offset).
 _XSD_LASTMOD = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))?")
 #: A W3C Datetime (the protocol's lastmod): also hours and minutes alone.
 _W3C_LASTMOD = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?")
 LABEL = "include"
+#: Why a URL an included sitemap listed in the previous deploy is not listed now.
+GONE_FROM_INCLUDED = "no longer in its included sitemap"
+
+
+def _are(n: int) -> str:
+    return "is" if n == 1 else "are"
 
 
 class IncludeError(SitemapgenError):
@@ -79,12 +90,32 @@ class Included:
                 self.overlap_example = self.overlap_example or row.loc
             yield row
 
+    def settle(self, changes: Changes, base_url: str) -> None:
+        """Once every URL of this build is told to `changes`: say why a URL the previous deploy
+        listed in an included sitemap's folder is gone (no longer listed there), and count the
+        URLs in the folders of the entries kept for unreadable ones as still listed, as the kept
+        entries list them. A folder at or above the base URL, where our pages are too, is left to
+        our pages' reasons."""
+        read = {directory(c.url) for c in self.children}
+        kept = {directory(loc) for loc, _ in self.kept}
+        own = [f for f in read | kept if f != base_url and not base_url.startswith(f)]
+        if not own:
+            return
+        for loc, lastmod in changes.previous.listed():
+            folder = next((f for f in own if loc.startswith(f)), None)
+            if folder is None or loc in self.urls:
+                continue
+            if folder in kept:
+                changes.see(loc, lastmod)
+            else:
+                changes.left_out(loc, GONE_FROM_INCLUDED)
+
     def overlap_warning(self) -> str | None:
         """The warning for our pages' URLs that an included sitemap lists too, if any."""
         if not self.overlap:
             return None
         return (
-            f"{self.overlap:,} URLs our pages list are listed by an included sitemap too, e.g."
+            f"{plural(self.overlap, 'URL')} of our pages {_are(self.overlap)} listed by an included sitemap too, e.g."
             f" {self.overlap_example} (in {self.urls[self.overlap_example][1]}): a search engine counts each once;"
             " exclude those pages here, or leave them out there"
         )
@@ -147,7 +178,7 @@ def _read_urlset(
         raise IncludeError(f"{where}: lists no URLs (a sitemap lists one at least)")
     if bad:
         warn(
-            f"{where}: {bad:,} lastmod values are not W3C Datetimes (e.g. {example!r}),"
+            f"{where}: {plural(bad, 'lastmod')} {_are(bad)} not a W3C Datetime (e.g. {example!r}),"
             " so they do not date its entry in the index"
         )
     return Child(url, newest[1] if newest is not None else None, count)
@@ -235,6 +266,7 @@ def _warn_twice(included: Included, warn: Warn) -> None:
     if included.twice:
         loc, first, second = included.example
         warn(
-            f"{included.twice:,} URLs are listed by two included sitemaps, e.g. {loc} (in {first} and {second}):"
+            f"{plural(included.twice, 'URL')} {_are(included.twice)} listed by two included sitemaps,"
+            f" e.g. {loc} (in {first} and {second}):"
             " a search engine counts each once; list each URL in one sitemap"
         )
