@@ -108,16 +108,19 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
             for loc, _ in list(listed):
                 base = previous.base_url or directory(loc)
                 previous.base_url = base
-                if not loc.startswith(base):
+                where = place.where(loc[len(base) :]) if loc.startswith(base) else place.on_the_host(base, loc)
+                if where is None:
                     warn(f"{place.index_name}: lists {loc}, which is not under {base}; not read")
                     continue
-                relative = loc[len(base) :]
-                sitemap = place.read_beside(relative, MAX_BYTES_PER_SITEMAP)
+                if loc.startswith(base):
+                    sitemap = place.read_beside(loc[len(base) :], MAX_BYTES_PER_SITEMAP)
+                else:  # another build's sitemap on the host, that our index lists (include)
+                    sitemap = place.read_url(where, MAX_BYTES_PER_SITEMAP)
                 if sitemap is None:
-                    raise PreviousError(f"{place.where(relative)}: not found, though {place.index_name} lists it")
-                kind, urls = entries(sitemap, place.where(relative))
+                    raise PreviousError(f"{where}: not found, though {place.index_name} lists it")
+                kind, urls = entries(sitemap, where)
                 if kind != "urlset":
-                    raise PreviousError(f"{place.where(relative)}: an index inside an index")
+                    raise PreviousError(f"{where}: an index inside an index")
                 _add_urls(previous, urls)
         if manifest:
             _read_manifest(previous, place, settings, warn)

@@ -15,7 +15,7 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.parse import unquote, urljoin
+from urllib.parse import unquote, urljoin, urlsplit
 
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, SITEMAP_NS
@@ -94,6 +94,23 @@ class Place:
             raise SourceError(f"{path}: cannot read: {e.strerror or e}", machine=True) from None
         with f:
             yield f
+
+    def on_the_host(self, base_url: str, loc: str) -> str | None:
+        """Where to read `loc`, a URL on the base URL's host outside its folder (another build's
+        sitemap the index lists), as the host is read here: the index's URL with the base URL's
+        path swapped for `loc`'s. None when that cannot be told: the index is a local file, or
+        its URL does not end with the base URL's path (a mirror serving the folder elsewhere)."""
+        base_path = urlsplit(base_url).path
+        if self.index_url is None or urlsplit(loc)[:2] != urlsplit(base_url)[:2]:
+            return None
+        served = directory(self.index_url)
+        if not served.endswith(base_path):
+            return None
+        return served[: len(served) - len(base_path)] + urlsplit(loc).path
+
+    def read_url(self, url: str, limit: int) -> bytes | None:
+        """The file at `url` (see `on_the_host`), read as the index is; None if it is not there."""
+        return self._read(url, None, limit)
 
     def where(self, relative: str) -> str:
         if self.index_url is not None:

@@ -134,3 +134,30 @@ def test_an_unreadable_optional_sitemap_keeps_its_urls_in_the_changes(
     assert f"warning: {url}shop/sitemap.xml: not found (include, optional)" in run.err
     assert "; +0 -0 ~0 since the previous deploy" in run.err
     assert read_index(root / "sitemap.xml") == read_index(deployed / "sitemap.xml")
+
+
+def test_an_included_sitemap_outside_the_base_urls_folder_is_read_from_the_previous_deploy(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    """Docs built for /docs/, a blog's sitemap at /blog/: the previous deploy, a mirror of the host,
+    serves the blog's old sitemap where the host does, so what the blog dropped is counted."""
+    checkout = make_tree(tmp_path / "checkout", {"docs/index.html": html("docs"), "docs/start.html": html("start")})
+    blog = checkout / "blog" / "sitemap.xml"
+    deployed = tmp_path / "deployed"
+    with static_server(tmp_path) as server:
+        host = server + "deployed/"  # the mirror: the whole host, below a folder of its own
+        base = "https://example.com/"
+        blog.parent.mkdir()
+        blog.write_text(urlset((base + "blog/1", "2024-01-01"), (base + "blog/2", "2024-01-01")))
+        flags = ["--base-url", base + "docs/", "--include", f"{blog}={base}blog/sitemap.xml"]
+        flags += ["--lastmod", "content", "--previous", host + "docs/sitemap.xml"]
+        assert cli("build", checkout / "docs", *flags).code == 0
+        shutil.copytree(checkout, deployed)
+        blog.write_text(urlset((base + "blog/1", "2024-01-01")))
+        run = cli("build", checkout / "docs", *flags)
+        assert run.code == 0, run.err
+        assert "warning" not in run.err
+        assert "; +0 -1 ~0 since the previous deploy" in run.err
+        shutil.copytree(checkout, tmp_path / "deployed2")
+        run = cli("diff", host + "docs/sitemap.xml", server + "deployed2/docs/sitemap.xml")
+    assert (run.code, run.out, run.err) == (0, f"- {base}blog/2\n", "sitemapgen: +0 -1 ~0\n")
