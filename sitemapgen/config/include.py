@@ -55,7 +55,7 @@ def _include_from(value: object, index: int, base_url: str) -> Include:
         table = check_table(value, where, _KEYS, ("url",))
     raw = table.get("url")
     url = resolve_href(raw, raw) if isinstance(raw, str) and raw.lower().startswith(("http://", "https://")) else None
-    if url is None:
+    if url is None or url.endswith("/"):
         raise ConfigError(f"{where}.url", f"must be the absolute http(s) URL the sitemap is served at, got {raw!r}")
     if origin(url) != origin(base_url):
         raise ConfigError(

@@ -52,6 +52,12 @@ def test_a_block_a_url_and_a_file_at_a_url(tmp_path: Path) -> None:
             id="not-absolute",
         ),
         pytest.param(
+            'url = "https://example.com/blog/"',
+            "url in the 1st [[include]] block: must be the absolute http(s) URL the sitemap is served at,"
+            " got 'https://example.com/blog/'",
+            id="a-folder",
+        ),
+        pytest.param(
             'urll = "https://example.com/blog/sitemap.xml"',
             "urll in the 1st [[include]] block: unknown key (did you mean 'url'?)",
             id="unknown-key",
