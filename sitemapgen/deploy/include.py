@@ -12,7 +12,7 @@ served there, and checked:
 
 Its entry in our index carries the newest lastmod it lists, none when it lists none; never
 the build's time. A URL that two of them list is warned about once, with the count; so is a
-URL our pages list too (`Overlap`). One that cannot be read fails the build (exit 3 for a
+URL our pages list too (`Included.rows`). One that cannot be read fails the build (exit 3 for a
 machine's or network's failure, 2 for its content), unless it is optional: then a warning,
 and the entries our published index gave it last time are kept.
 """
@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
@@ -151,7 +152,7 @@ def _read_urlset(
     url: str, listed: Iterator[tuple[str, str | None]], where: str, included: Included, warn: Warn
 ) -> Child:
     folder = directory(url)
-    count = undated = bad = 0
+    count = bad = 0
     newest: tuple[datetime, str] | None = None
     example = ""
     for loc, lastmod in listed:
@@ -163,11 +164,9 @@ def _read_urlset(
                 f"{where}: lists {loc or 'a <url> without a <loc>'}, outside its own folder {folder}"
                 " (a sitemap lists only URLs at or below where it is served)"
             )
-        if lastmod is None:
-            undated += 1
-        elif _W3C_LASTMOD.fullmatch(lastmod):
+        if lastmod is not None and _W3C_LASTMOD.fullmatch(lastmod):
             newest = _newest(lastmod, newest)
-        else:
+        elif lastmod is not None:
             bad += 1
             example = example or lastmod
         known = included.urls.setdefault(loc, (lastmod, url))
@@ -243,6 +242,7 @@ def read_included(
     included = Included()
     missing: list[tuple[Include, str]] = []
     for include in includes:
+        before = (len(included.children), len(included.urls), included.twice, included.example)
         try:
             _read_one(include, site, included, warn)
         except (SourceError, IncludeError) as e:
@@ -250,6 +250,7 @@ def read_included(
                 failure = EnvironmentFailure if isinstance(e, SourceError) and e.machine else IncludeError
                 raise failure(f"{e} ({LABEL})") from None
             missing.append((include, str(e)))
+            _forget(included, *before)
     taken = {c.url for c in included.children}
     for include, why in missing:
         kept = _kept(include, published, taken)
@@ -259,6 +260,14 @@ def read_included(
         warn(f"{why} ({LABEL}, optional): not read, so the index {what if kept else 'does not list it this time'}")
     _warn_twice(included, warn)
     return included
+
+
+def _forget(included: Included, children: int, urls: int, twice: int, example: tuple[str, str, str]) -> None:
+    """Take back what an include that failed half-way (an index's second sitemap) had added."""
+    del included.children[children:]
+    for loc in list(islice(included.urls, urls, None)):
+        del included.urls[loc]
+    included.twice, included.example = twice, example
 
 
 def _warn_twice(included: Included, warn: Warn) -> None:
