@@ -226,9 +226,9 @@ IncludeOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--include",
-        metavar="[FILE=]URL",
-        help="Another build's sitemap or sitemap index to list in the index, served at URL on the base URL's host:"
-        " read from URL, or from FILE (a local build's output). Repeat for more; replaces include in the config.",
+        metavar="URL",
+        help="Another build's sitemap or sitemap index to list in the index, served at URL on the base URL's host;"
+        " FILE=URL reads it from FILE (a local build's output). Repeat for more; replaces include in the config.",
         show_default=False,
     ),
 ]
