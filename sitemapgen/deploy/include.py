@@ -33,7 +33,7 @@ from sitemapgen.entry import Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemapgen.skips import plural
-from sitemapgen.urls import normalize_url
+from sitemapgen.urls import normalize_url, resolve_href
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.changes import Changes
@@ -186,6 +186,9 @@ def _read_urlset(
 def _read_one(include: Include, site: _Site, included: Included, warn: Warn) -> None:
     """Read `include` into `included`: a sitemap, or an index's sitemaps."""
     site.check(include.url)
+    known = {child.url for child in included.children}
+    if include.url in known:
+        raise IncludeError(f"{include.url}: is listed already, by an index included before it")
     place = Place(str(include.file) if include.file is not None else include.url)
     where = place.index_name
     data = place.read_index()
@@ -196,14 +199,18 @@ def _read_one(include: Include, site: _Site, included: Included, warn: Warn) -> 
         included.children.append(_read_urlset(include.url, listed, where, included, warn))
         return
     folder = directory(include.url)
-    for n, (loc, _) in enumerate(listed, 1):
+    for n, (written, _) in enumerate(listed, 1):
         if n > MAX_SITEMAPS_PER_INDEX:
             raise IncludeError(f"{where}: lists more than {MAX_SITEMAPS_PER_INDEX:,} sitemaps, the protocol's limit")
+        loc = resolve_href(written, written) if written.startswith(("http://", "https://")) else None
+        if loc is None:
+            raise IncludeError(f"{where}: lists {written or 'a <sitemap> without a <loc>'}, which is not a URL")
         site.check(loc, where)
+        if loc in known:
+            raise IncludeError(f"{where}: lists {loc}, which the index lists already")
+        known.add(loc)
         if not loc.startswith(folder) or loc == folder:
-            raise IncludeError(
-                f"{where}: lists {loc or 'a <sitemap> without a <loc>'}, outside its own folder {folder}"
-            )
+            raise IncludeError(f"{where}: lists {loc}, outside its own folder {folder}")
         relative = loc[len(folder) :]
         sitemap = place.read_beside(relative, MAX_BYTES_PER_SITEMAP)
         if sitemap is None:

@@ -194,6 +194,20 @@ _BOMB = gzip.compress(b"<!-- " + b" " * 53_000_000 + b"-->", compresslevel=9)
             "{url}x/inner.xml: an index inside an index (an index lists sitemaps only) (include)",
             id="an-index-inside-an-index",
         ),
+        pytest.param(
+            {"x/index.xml": sitemapindex("{url}x/s.xml", "{url}x/s.xml"), "x/s.xml": urlset(("{url}x/a", None))},
+            "x/index.xml",
+            2,
+            "{url}x/index.xml: lists {url}x/s.xml, which the index lists already (include)",
+            id="an-index-listing-a-sitemap-twice",
+        ),
+        pytest.param(
+            {"x/index.xml": sitemapindex("s.xml")},
+            "x/index.xml",
+            2,
+            "{url}x/index.xml: lists s.xml, which is not a URL (include)",
+            id="an-index-listing-a-relative-reference",
+        ),
         pytest.param({}, "x/gone.xml", 2, "{url}x/gone.xml: not found (include)", id="not-there"),
         pytest.param(
             {"x/sitemap.xml": "<html><body>Not found</body></html>"},
