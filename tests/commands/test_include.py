@@ -89,7 +89,9 @@ def test_check_counts_the_included_urls_and_sees_their_entry_change(
     cli: CliRunner, live: tuple[Path, str, list[str]]
 ) -> None:
     root, url, flags = live
-    assert cli("build", root, *flags).code == 0
+    summary = root.parent / "summary.md"
+    assert cli("build", root, *flags, "--summary-md", summary).code == 0
+    assert "| included sitemaps | 1 (3 URLs) |" in summary.read_text().splitlines()
     run = cli("check", root, *flags)
     assert (run.code, run.out) == (0, "current: 1 sitemap, 2 pages, and 3 URLs of 1 included sitemap\n")
 
