@@ -49,6 +49,7 @@ def build(
     dry_run: bool = False,
     changes_file: Path | None = None,
     on_skip: Callable[[Skip], None] | None = None,
+    published_in: Path | None = None,
 ) -> BuildResult:
     """Write the sitemaps and index for `config`; the library's entry point.
 
@@ -59,7 +60,8 @@ def build(
     `dry_run` the content store is only read, and robots.txt left alone (what `check` uses).
     With `config.previous`, what changed since that deploy is in the result's
     summary, and with `changes_file` written there as JSON (after publishing).
-    `on_skip` hears every file left out, and why.
+    `on_skip` hears every file left out, and why. An optional include that cannot be read keeps
+    the entries of the index published in `published_in` (default: the output directory).
     """
     warn = on_warning or logger.warning
     check_docroot(config)
@@ -89,7 +91,7 @@ def build(
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         config, host = effective_config(config, counted_warn)
-        included = _included(config, out, counted_warn) if config.include else None
+        included = _included(config, published_in or out, counted_warn) if config.include else None
         pipeline = Pipeline(config, host, warn=counted_warn, dry_run=dry_run)
         try:
             written, robots, changes = _write(
@@ -290,7 +292,9 @@ def build_elsewhere(
     """Build into `out` instead of the configured output, changing no state (for `check`).
 
     The content store stays the configured output's: it is where `build` keeps
-    its lastmods, and where they must be read from to compare like with like.
+    its lastmods, and where they must be read from to compare like with like; so
+    is the published index, whose entries an unreadable optional include keeps.
     """
+    published = config.output_dir
     config = replace(config, out_dir=out, state_file=config.state_path)
-    return build(config, on_warning=on_warning, dry_run=True, on_skip=on_skip)
+    return build(config, on_warning=on_warning, dry_run=True, on_skip=on_skip, published_in=published)

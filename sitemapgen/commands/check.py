@@ -131,8 +131,10 @@ def _included(then: list[IndexEntry], now: list[IndexEntry], children: Sequence[
     now: the line the summary ends with (their URLs), then one line for each entry that differs."""
     if not then and not now:
         return ()
-    urls = sum(c.urls for c in children)
-    lines = [f", and {plural(urls, 'URL')} of {plural(len(children), 'included sitemap')}"]
+    urls, kept = sum(c.urls for c in children), len(now) - len(children)
+    said = [f"{plural(urls, 'URL')} of {plural(len(children), 'included sitemap')}"] if children else []
+    said += [f"{plural(kept, 'included sitemap')} kept unread (optional)"] if kept else []
+    lines = [", and " + ", ".join(said) if said else ""]
     old, new = dict(then), dict(now)
     for loc in dict.fromkeys([*old, *new]):
         if loc not in new:

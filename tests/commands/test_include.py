@@ -136,6 +136,9 @@ def test_an_unreadable_optional_sitemap_keeps_its_urls_in_the_changes(
     assert f"warning: {url}shop/sitemap.xml: not found (include, optional)" in run.err
     assert "; +0 -0 ~0 since the previous deploy" in run.err
     assert read_index(root / "sitemap.xml") == read_index(deployed / "sitemap.xml")
+    # check builds elsewhere, keeping the published index's entries too: current, as the build left it.
+    run = cli("check", root, "--base-url", url, "--config", config, "--lastmod", "content")
+    assert (run.code, run.out) == (0, "current: 1 sitemap, 2 pages, and 1 included sitemap kept unread (optional)\n")
 
 
 def test_an_included_sitemap_outside_the_base_urls_folder_is_read_from_the_previous_deploy(
