@@ -1,7 +1,7 @@
 """What a CI run shows of a build: a Markdown summary, and warnings as annotations.
 
 The summary (``--summary-md FILE``, or GitHub's ``$GITHUB_STEP_SUMMARY``) is a
-short table: pages listed, skipped by reason, lastmod sources, sitemaps
+short table: pages listed, included sitemaps, skipped by reason, lastmod sources, sitemaps
 written and changed, then the warnings by kind with a few examples. In GitHub
 Actions each warning is also printed as a ``::warning`` workflow command, so it
 shows on the pull request; they are capped, since a site's generator can make
@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from sitemapgen.commands.report import BuildResult
+from sitemapgen.skips import plural
 
 #: At most this many warnings become annotations; one more line says how many were left out.
 MAX_ANNOTATIONS = 50
@@ -77,6 +78,9 @@ class CiReport:
     def markdown(self, result: BuildResult) -> str:
         """The summary, as GitHub renders it (tables are GitHub Flavored Markdown)."""
         rows = [("pages listed", f"{result.listed:,}")]
+        if result.included:
+            urls = sum(child.urls for child in result.included)
+            rows.append(("included sitemaps", f"{len(result.included):,} ({plural(urls, 'URL')})"))
         rows += [(f"skipped: {reason.value}", f"{n:,}") for reason, n in result.skipped.items()]
         rows += [(f"lastmod from {source}", f"{n:,}") for source, n in result.lastmod_sources.items()]
         if result.no_lastmod:

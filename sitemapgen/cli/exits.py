@@ -103,9 +103,10 @@ def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
             raise
         raise NeedsSetting(flags[e.key], e.bare, e.other, named=flags.get(e.other)) from None
     except ConfigError as e:
-        if e.source is not None or e.key not in flags:
+        key = e.key if e.key in flags else e.key.split("[", 1)[0]  # include[1].url: the flag's second value
+        if e.source is not None or key not in flags:
             raise
-        raise ConfigError(flags[e.key], e.problem) from None
+        raise ConfigError(flags[key], e.problem) from None
 
 
 def usage_failure(error: typer.exceptions.TyperException) -> int:

@@ -222,6 +222,16 @@ HostConfigOpt = Annotated[
         dir_okay=False,
     ),
 ]
+IncludeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include",
+        metavar="URL",
+        help="Another build's sitemap or sitemap index to list in the index, served at URL on the base URL's host;"
+        " FILE=URL reads it from FILE (a local build's output). Repeat for more; replaces include in the config.",
+        show_default=False,
+    ),
+]
 
 # `indexnow`'s
 ChangesArg = Annotated[
@@ -272,4 +282,5 @@ SITE_OPTIONS: Mapping[str, Any] = {
     "previous": PreviousOpt,
     "host": HostOpt,
     "host_config": HostConfigOpt,
+    "include": IncludeOpt,
 }

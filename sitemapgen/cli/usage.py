@@ -66,7 +66,8 @@ def _parsed(
         if isinstance(option, str) and hasattr(e, "possibilities"):  # click's NoSuchOption
             cast("NoSuchOption", e).possibilities = None
             known = [opt for param in params for opt in (*param.opts, *param.secondary_opts)]
-            meant = close_options(option, known)
+            flagless = _flagless_setting(option, [*params, *elsewhere])  # --exclude: not a typo of --include
+            meant = [] if flagless else close_options(option, known)
             if meant:
                 listed = meant[0] if len(meant) == 1 else f"{', '.join(meant[:-1])} or {meant[-1]}"
                 e.message = f"{e.message}. Did you mean {listed}?"
@@ -75,6 +76,14 @@ def _parsed(
         elif isinstance(message := getattr(e, "message", None), str) and " is not one of " in message:
             e.message = _not_a_choice(message)
         raise
+
+
+def _flagless_setting(option: str, params: Iterable[Parameter]) -> bool:
+    """Whether `option` names a setting that no flag sets (``--exclude``; not ``--out-dir``: ``--out``)."""
+    from sitemapgen.config.loader import SETTINGS  # only on this error
+
+    key = option.removeprefix("--").replace("-", "_")
+    return key in SETTINGS and all(param.name != key for param in params)
 
 
 def _not_here(option: str, elsewhere: Iterable[Parameter]) -> str:

@@ -25,6 +25,7 @@ from sitemapgen.entry import Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
+from sitemapgen.output.published import own_name, published_others
 from sitemapgen.output.robots import RobotsOutcome, update_robots_txt
 from sitemapgen.output.stylesheet import named_by, remove_stylesheet
 from sitemapgen.output.writer import WriteResult, write_rows
@@ -37,6 +38,7 @@ from sitemapgen.urls import at_host_root, page_url
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.changes import Changes
+    from sitemapgen.deploy.include import Included
     from sitemapgen.deploy.previous import Previous
 
 logger = logging.getLogger("sitemapgen")
@@ -50,6 +52,7 @@ def build(
     dry_run: bool = False,
     changes_file: Path | None = None,
     on_skip: Callable[[Skip], None] | None = None,
+    published_in: Path | None = None,
 ) -> BuildResult:
     """Write the sitemaps and index for `config`; the library's entry point.
 
@@ -60,7 +63,8 @@ def build(
     `dry_run` the content store is only read, and robots.txt left alone (what `check` uses).
     With `config.previous`, what changed since that deploy is in the result's
     summary, and with `changes_file` written there as JSON (after publishing).
-    `on_skip` hears every file left out, and why.
+    `on_skip` hears every file left out, and why. An optional include that cannot be read keeps
+    the entries of the index published in `published_in` (default: the output directory).
     """
     warn = on_warning or logger.warning
     check_docroot(config)
@@ -90,9 +94,14 @@ def build(
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         config, host = effective_config(config, counted_warn)
+        included = _included(config, published_in or out, counted_warn) if config.include else None
         pipeline = Pipeline(config, host, warn=counted_warn, dry_run=dry_run)
         try:
-            written, robots, changes = _write(config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run)
+            written, robots, changes = _write(
+                config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run, included
+            )
+            if included is not None and (message := included.overlap_warning()) is not None:
+                counted_warn(message)
             if not written.sitemaps:
                 why = ", ".join(r.counted(n) for r, n in sorted_skips(skipped).items())
                 none = "no .html or .htm files" + (" and no documents" if config.documents else "")
@@ -120,7 +129,16 @@ def build(
         change_summary,
         pipeline.undated,
         pipeline.documents_listed,
+        tuple(included.children) if included is not None else (),
     )
+
+
+def _included(config: Config, out: Path, warn: Warn) -> Included:
+    """The other builds' sitemaps the index lists (``include``), read and checked before anything is written."""
+    from sitemapgen.deploy.include import read_included  # with urllib: only when there are some
+
+    others = published_others(out)
+    return read_included(config.include, config.base_url, own_name=own_name, published=others, warn=warn)
 
 
 def _write(
@@ -132,6 +150,7 @@ def _write(
     warn: Warn,
     on_progress: Callable[[int], None] | None,
     dry_run: bool,
+    included: Included | None = None,
 ) -> tuple[WriteResult, RobotsOutcome | None, Changes | None]:
     """Write and publish (the part of `build` under the output directory's claim)."""
     reciprocity = Reciprocity(config.base_url, Forms(config, pipeline.host))
@@ -148,10 +167,9 @@ def _write(
     rows = pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
     if config.read_heads and config.hreflang:
         rows = reciprocity.filter(rows)
-    if changes is not None:
-        rows = _seen(rows, changes)
+    rows = _remembered(rows, changes, included)
 
-    before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run)
+    before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run, included)
     styled_before = named_by(out / INDEX_NAME)  # the index this build replaces named sitemap.xsl
 
     try:
@@ -164,6 +182,7 @@ def _write(
             on_warning=warn,
             before_publish=before_publish,
             stylesheet=config.stylesheet,
+            others=included.entries if included is not None else (),
         )
     except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
         pipeline.abort()
@@ -186,6 +205,16 @@ def _write(
     if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or dry_run:
         return written, None, changes
     return written, _robots_txt(config, written, warn), changes
+
+
+def _remembered(rows: Iterator[Row], changes: Changes | None, included: Included | None) -> Iterator[Row]:
+    """`rows`, seen by the previous deploy's changes (``--previous``) and followed by the included
+    sitemaps' URLs for them (``include``), where there are such."""
+    if changes is not None:
+        rows = _seen(rows, changes)
+    if included is not None:
+        rows = _with_included(rows, included, changes)
+    return rows
 
 
 def _unstyled(out: Path, warn: Warn) -> None:
@@ -244,9 +273,12 @@ def _before_publish(
     changes: Changes | None,
     manifest: ManifestWriter | None,
     dry_run: bool,
+    included: Included | None = None,
 ) -> None:
     """Every new chunk is on disk and nothing is published yet: refuse (the drop guard), or
     make durable what goes with the new sitemaps."""
+    if changes is not None and included is not None:
+        included.settle(changes, config.base_url)
     if changes is not None and config.max_removed is not None:
         changes.guard(config.max_removed)
     if dry_run:
@@ -258,6 +290,14 @@ def _before_publish(
 
         write_key_file(config.docroot, config.indexnow_key)
     pipeline.commit()  # the store keeps this build's lastmods only if the build is published
+
+
+def _with_included(rows: Iterator[Row], included: Included, changes: Changes | None) -> Iterator[Row]:
+    """The rows, each looked up among the included sitemaps' URLs; those URLs told to `changes` first."""
+    if changes is not None:
+        for loc, (lastmod, _) in included.urls.items():
+            changes.see(loc, lastmod)
+    return included.rows(rows)
 
 
 def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:
@@ -274,7 +314,9 @@ def build_elsewhere(
     """Build into `out` instead of the configured output, changing no state (for `check`).
 
     The content store stays the configured output's: it is where `build` keeps
-    its lastmods, and where they must be read from to compare like with like.
+    its lastmods, and where they must be read from to compare like with like; so
+    is the published index, whose entries an unreadable optional include keeps.
     """
+    published = config.output_dir
     config = replace(config, out_dir=out, state_file=config.state_path)
-    return build(config, on_warning=on_warning, dry_run=True, on_skip=on_skip)
+    return build(config, on_warning=on_warning, dry_run=True, on_skip=on_skip, published_in=published)

@@ -10,19 +10,24 @@ from __future__ import annotations
 import gzip
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.commands.build import build_elsewhere
 from sitemapgen.config.settings import Config
 from sitemapgen.hosts.base import page_forms
 from sitemapgen.output.outdir import reading
-from sitemapgen.output.published import file_digest, read_published
+from sitemapgen.output.published import file_digest, published_others, read_published
+from sitemapgen.output.writer import IndexEntry
 from sitemapgen.skips import Skip, SkipReason, display, plural
 from sitemapgen.urls import encoded_path
 from sitemapgen.util.safeio import read_regular
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.include import Child
 
 _URL_LINE = re.compile(rb"<url><loc>([^<]*)</loc>.*</url>")
 
@@ -99,6 +104,7 @@ class Comparison:
     index_files: tuple[int, int] = (1, 1)  # index files published, and that a build would write now
     reasons: Mapping[bytes, str] = field(default_factory=dict)  # why a page a sitemap lists is left out now
     stylesheet: Path | None = None  # the sitemap.xsl a build would write, where the published one differs
+    included: tuple[str, ...] = ()  # the other builds' sitemaps the index lists: what would differ, and their URLs
 
 
 def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
@@ -116,9 +122,12 @@ def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
         old = [(file_digest(out / name), out / name) for name in published]
         index_files = (sum(1 for _ in out.glob("sitemap-index-*.xml")) + 1, len(fresh.written.indexes))
         sheet = _stale_stylesheet(out, fresh.written.stylesheet)
-        if [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1] and sheet is None:
-            return Comparison(index, current=True, sitemaps=len(new), pages=fresh.listed)
-        return replace(_differing(index, old, new, why.by_url), index_files=index_files, stylesheet=sheet)
+        included = _included(published_others(out), published_others(Path(tmp)), fresh.included)
+        current = [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1]
+        if current and sheet is None and len(included) <= 1:
+            return Comparison(index, current=True, sitemaps=len(new), pages=fresh.listed, included=included)
+        differing = _differing(index, old, new, why.by_url)
+        return replace(differing, index_files=index_files, stylesheet=sheet, included=included)
 
 
 def _stale_stylesheet(out: Path, fresh: Path | None) -> Path | None:
@@ -127,6 +136,26 @@ def _stale_stylesheet(out: Path, fresh: Path | None) -> Path | None:
     if fresh is None or file_digest(out / fresh.name) == file_digest(fresh):
         return None
     return out / fresh.name
+
+
+def _included(then: list[IndexEntry], now: list[IndexEntry], children: Sequence[Child]) -> tuple[str, ...]:
+    """What the published index lists for other builds (``include``) against what it would list
+    now: the line the summary ends with (their URLs), then one line for each entry that differs."""
+    if not then and not now:
+        return ()
+    urls, kept = sum(c.urls for c in children), len(now) - len(children)
+    said = [f"{plural(urls, 'URL')} of {plural(len(children), 'included sitemap')}"] if children else []
+    said += [f"{plural(kept, 'included sitemap')} kept unread (optional)"] if kept else []
+    lines = [", and " + ", ".join(said) if said else ""]
+    old, new = dict(then), dict(now)
+    for loc in dict.fromkeys([*old, *new]):
+        if loc not in new:
+            lines.append(f"  - included {loc} (no longer listed)")
+        elif loc not in old:
+            lines.append(f"  + included {loc}")
+        elif old[loc] != new[loc]:
+            lines.append(f"  ~ included {loc} (lastmod {old[loc] or 'none'}, now {new[loc] or 'none'})")
+    return tuple(lines)
 
 
 def _entries_unless(files: list[tuple[bytes | None, Path]], digests: set[bytes | None]) -> dict[bytes, bytes]:
@@ -166,7 +195,8 @@ def _account(comparison: Comparison, examples: int) -> tuple[str, ...]:
     if not comparison.found:
         return (f"missing: no sitemap index at {comparison.index}",)
     if comparison.current:
-        return (f"current: {plural(comparison.sitemaps, 'sitemap')}, {plural(comparison.pages, 'page')}",)
+        said = f"current: {plural(comparison.sitemaps, 'sitemap')}, {plural(comparison.pages, 'page')}"
+        return (said + "".join(comparison.included[:1]),)
     return _stale(comparison, examples)
 
 
@@ -177,6 +207,7 @@ def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
         f"stale: {plural(len(added), 'page')} added, {len(removed):,} removed, {len(changed):,} changed;"
         f" {comparison.rewritten:,} of {plural(comparison.sitemaps, 'sitemap')} would be written (run sitemapgen build)"
     ]
+    lines.extend(comparison.included[1:])
     if comparison.missing_files:
         lines.append(f"  listed but missing: {', '.join(comparison.missing_files)}")
     if comparison.stylesheet is not None:

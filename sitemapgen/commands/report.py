@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sitemapgen.output.robots import RobotsOutcome
 from sitemapgen.output.writer import WriteResult
 from sitemapgen.skips import SkipReason, plural
+
+if TYPE_CHECKING:
+    from sitemapgen.deploy.include import Child
 
 
 def sorted_skips(skipped: Counter[SkipReason]) -> dict[SkipReason, int]:
@@ -30,6 +34,7 @@ class BuildResult:
     changes: str | None = None  # "+12 -3 ~40 since the previous deploy", with --previous
     no_lastmod: int = 0  # pages listed without a lastmod (no source dated them)
     documents: int = 0  # of those listed, the files the config's documents patterns name
+    included: tuple[Child, ...] = ()  # other builds' sitemaps the index lists (include)
 
     @property
     def robots_txt_updated(self) -> bool:
@@ -58,7 +63,11 @@ class BuildResult:
             "robots_txt_updated": self.robots_txt_updated,
             "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
             "changes": self.changes,
-        }
+        } | (
+            {"included": [{"url": c.url, "urls": c.urls, "lastmod": c.lastmod} for c in self.included]}
+            if self.included
+            else {}
+        )
 
     def summary(self) -> str:
         """The one line the CLI prints on stderr."""
@@ -67,6 +76,9 @@ class BuildResult:
         if self.documents:
             listed = f"{plural(self.listed - self.documents, 'page')} and {plural(self.documents, 'document')}"
         text = f"listed {listed} in {plural(len(files), 'sitemap')}"
+        if self.included:
+            urls = sum(c.urls for c in self.included)
+            text += f", and {plural(urls, 'URL')} of {plural(len(self.included), 'included sitemap')}"
         if self.skipped:
             text += "; skipped " + ", ".join(reason.counted(n) for reason, n in self.skipped.items())
         text += "; " + self._lastmod()

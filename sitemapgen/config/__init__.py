@@ -1,8 +1,10 @@
 """What a build is asked to do: the words a setting takes (`words`), each value's check
-(`checks`), the frozen `Config` (`settings`) and the writer's `Limits` drawn from it (`limits`),
-and where it comes from (`loader`: a TOML file, pyproject.toml, flags, a plugin's options)."""
+(`checks`), the frozen `Config` (`settings`), the writer's `Limits` drawn from it (`limits`),
+the other sitemaps its index lists (`include`), and where it comes from (`loader`: a TOML
+file, pyproject.toml, flags, a plugin's options)."""
 
 from sitemapgen.config.checks import check_indexnow_key, unknown_key
+from sitemapgen.config.include import Include
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.loader import FILE_KEYS, config_from_values, load_config
 from sitemapgen.config.settings import Config, Rule, Section
@@ -26,6 +28,7 @@ __all__ = [
     "GitPages",
     "GitSource",
     "HostName",
+    "Include",
     "LastmodSource",
     "Limits",
     "RobotsTxt",

@@ -27,6 +27,7 @@ from sitemapgen.config.checks import (
     enum_value,
     list_hint,
 )
+from sitemapgen.config.include import Include, check_includes
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import (
     DEFAULT_MAX_BYTES,
@@ -290,6 +291,7 @@ class Config:
     host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
     documents: tuple[str, ...] = ()  # gitignore patterns: files other than pages listed under their own path
     stylesheet: bool = False  # write sitemap.xsl beside the index and name it in every file (a view for people)
+    include: tuple[Include, ...] = ()  # other sitemaps or indexes the index lists beside ours
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -337,6 +339,7 @@ class Config:
         put(self, "host_config", _check_host_config(self.host_config, self.host, self.url_style))
         put(self, "documents", _check_documents(self.documents))
         check_bool(self.stylesheet, "stylesheet")
+        put(self, "include", check_includes(self.include, self.base_url))
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")

@@ -1,7 +1,8 @@
 """What a build knows of the deploy before it: the previous sitemaps (`previous`), the manifest
-published beside ours (`manifest`), what changed (`changes`), and IndexNow (`indexnow`). The names
-of `previous` and `changes` load on first use: a build without a previous deploy imports neither
-(nor urllib)."""
+published beside ours (`manifest`), what changed (`changes`), IndexNow (`indexnow`), and the other
+builds' sitemaps its index lists (`include`); `source` reads a deployed set for `previous` and
+`include` alike. The names of `previous` and `changes` load on first use: a build without a
+previous deploy imports neither (nor urllib)."""
 
 from typing import TYPE_CHECKING
 

@@ -19,29 +19,20 @@ kept in a temporary SQLite database, so a million URLs cost disk, not memory.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import io
 import json
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from pathlib import Path
-from typing import BinaryIO
-from urllib.parse import unquote, urljoin
 
 from sitemapgen._types import Warn
 from sitemapgen.deploy.manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
-from sitemapgen.errors import SitemapgenError
-from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, SITEMAP_NS
-from sitemapgen.util.fetch import FetchError, get, inflate, is_url, stream
-from sitemapgen.util.safeio import open_regular, read_regular
-
-_NS = "{" + SITEMAP_NS + "}"
+from sitemapgen.deploy.source import Place, SourceError, directory, entries
+from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP
 
 
-class PreviousError(SitemapgenError):
+class PreviousError(SourceError):
     """The previous deploy could not be read: one line naming the file or URL."""
 
 
@@ -80,141 +71,6 @@ class Previous:
         self.db.close()
 
 
-class _Place:
-    """Where the previous output is read from: a URL's directory or a local directory."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        if is_url(source):
-            self.index_url: str | None = source + "sitemap.xml" if source.endswith("/") else source
-            self.index_path: Path | None = None
-        else:
-            path = Path(source)
-            if not path.exists():
-                raise PreviousError(f"{source}: no such file or directory")
-            self.index_url = None
-            self.index_path = path / "sitemap.xml" if path.is_dir() else path
-
-    @property
-    def index_name(self) -> str:
-        return self.index_url or str(self.index_path)
-
-    def read_index(self) -> bytes | None:
-        return self._read(self.index_url, self.index_path, MAX_BYTES_PER_SITEMAP)
-
-    def read_beside(self, relative: str, limit: int) -> bytes | None:
-        """A file below the index's directory, `relative` to it (percent-encoded, no dot segments)."""
-        segments = relative.split("/")
-        if relative.startswith("/") or any(
-            unquote(s) in ("", ".", "..") or "/" in unquote(s) or "\0" in unquote(s) for s in segments
-        ):
-            raise PreviousError(f"{self.index_name}: lists {relative!r}, which is not a file below it")
-        if self.index_url is not None:
-            return self._read(self.where(relative), None, limit)
-        return self._read(None, Path(self.where(relative)), limit)
-
-    @contextlib.contextmanager
-    def open_beside(self, relative: str) -> Iterator[BinaryIO | None]:
-        """A file beside the index as a stream (None if it is not there): read as it comes, never whole."""
-        if self.index_url is not None:
-            try:
-                with stream(self.where(relative)) as body:
-                    yield body
-            except FetchError as e:
-                raise PreviousError(f"{e}") from None
-            return
-        path = Path(self.where(relative))
-        try:
-            f = open(open_regular(path), "rb")
-        except FileNotFoundError:
-            yield None
-            return
-        except OSError as e:
-            raise PreviousError(f"{path}: cannot read: {e.strerror or e}") from None
-        with f:
-            yield f
-
-    def where(self, relative: str) -> str:
-        if self.index_url is not None:
-            return urljoin(self.index_url, relative)
-        assert self.index_path is not None
-        return str(self.index_path.parent.joinpath(*(unquote(s) for s in relative.split("/"))))
-
-    @staticmethod
-    def _read(url: str | None, path: Path | None, limit: int) -> bytes | None:
-        if url is not None:
-            try:
-                return get(url, limit=limit)
-            except FetchError as e:
-                raise PreviousError(f"{e}") from None
-        assert path is not None
-        try:
-            data = read_regular(path, limit=limit + 1)
-        except FileNotFoundError:
-            return None
-        except OSError as e:
-            raise PreviousError(f"{path}: cannot read: {e.strerror or e}") from None
-        if len(data) > limit:
-            raise PreviousError(f"{path}: larger than {limit:,} bytes; not read")
-        try:
-            return inflate(data, limit, str(path))
-        except FetchError as e:
-            raise PreviousError(f"{e}") from None
-
-
-def _entries(data: bytes, where: str) -> tuple[str, Iterator[tuple[str, str | None]]]:
-    """The root's kind ("urlset" or "sitemapindex") and its entries, (loc, lastmod), read as a stream.
-
-    Each entry is cleared once read, so a 50 MB sitemap costs its bytes and
-    one entry's elements, not a whole tree. Entities are never expanded, no
-    DTD is loaded, nothing is fetched.
-    """
-    from lxml import etree  # imported only when a previous deploy is read
-
-    kinds = {f"{_NS}urlset": ("urlset", f"{_NS}url"), f"{_NS}sitemapindex": ("sitemapindex", f"{_NS}sitemap")}
-    events = etree.iterparse(
-        io.BytesIO(data),
-        events=("start", "end"),
-        tag=(*kinds, f"{_NS}url", f"{_NS}sitemap"),  # only these reach Python: a third of the work
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-    )
-    try:
-        event, root = next(events)
-    except etree.XMLSyntaxError as e:
-        raise PreviousError(f"{where}: not a sitemap: {e.msg}") from None
-    except StopIteration:
-        event, root = "", None
-    if root is None or event != "start" or root.tag not in kinds or root.getparent() is not None:
-        raise PreviousError(f"{where}: not a sitemap or sitemap index")
-    kind, entry = kinds[root.tag]
-    loc_tag, lastmod_tag = f"{_NS}loc", f"{_NS}lastmod"
-
-    def entries() -> Iterator[tuple[str, str | None]]:
-        try:
-            for event, element in events:
-                if event != "end" or element.tag != entry:
-                    continue
-                loc = lastmod = None
-                for child in element:
-                    if child.tag == loc_tag:
-                        loc = child.text
-                    elif child.tag == lastmod_tag:
-                        lastmod = child.text
-                root.clear()  # the entries read so far: a stream keeps none of them
-                yield (loc or "").strip(), lastmod.strip() if lastmod is not None else None
-        except etree.XMLSyntaxError as e:
-            raise PreviousError(f"{where}: not a sitemap: {e.msg}") from None
-
-    return kind, entries()
-
-
-def _directory(url: str) -> str:
-    return url[: url.rfind("/") + 1]
-
-
 def read_previous(
     source: str,
     base_url: str | None,
@@ -233,35 +89,38 @@ def read_previous(
     """
     try:
         return _read_previous(source, base_url, warn, settings, manifest)
-    except PreviousError as e:
-        raise PreviousError(f"{e} ({label})") from None
+    except SourceError as e:
+        raise PreviousError(f"{e} ({label})", machine=e.machine) from None
 
 
 def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str | None, manifest: bool) -> Previous:
-    place = _Place(source)
+    place = Place(source)
     previous = Previous(place.index_name, base_url)
     try:
         data = place.read_index()
         if data is None:
             return previous  # a first deploy
         previous.found = True
-        kind, entries = _entries(data, place.index_name)
+        kind, listed = entries(data, place.index_name)
         if kind == "urlset":
-            _add_urls(previous, entries)
+            _add_urls(previous, listed)
         else:
-            for loc, _ in list(entries):
-                base = previous.base_url or _directory(loc)
+            for loc, _ in list(listed):
+                base = previous.base_url or directory(loc)
                 previous.base_url = base
-                if not loc.startswith(base):
+                where = place.where(loc[len(base) :]) if loc.startswith(base) else place.on_the_host(base, loc)
+                if where is None:
                     warn(f"{place.index_name}: lists {loc}, which is not under {base}; not read")
                     continue
-                relative = loc[len(base) :]
-                sitemap = place.read_beside(relative, MAX_BYTES_PER_SITEMAP)
+                if loc.startswith(base):
+                    sitemap = place.read_beside(loc[len(base) :], MAX_BYTES_PER_SITEMAP)
+                else:  # another build's sitemap on the host, that our index lists (include)
+                    sitemap = place.read_url(where, MAX_BYTES_PER_SITEMAP)
                 if sitemap is None:
-                    raise PreviousError(f"{place.where(relative)}: not found, though {place.index_name} lists it")
-                kind, urls = _entries(sitemap, place.where(relative))
+                    raise PreviousError(f"{where}: not found, though {place.index_name} lists it")
+                kind, urls = entries(sitemap, where)
                 if kind != "urlset":
-                    raise PreviousError(f"{place.where(relative)}: an index inside an index")
+                    raise PreviousError(f"{where}: an index inside an index")
                 _add_urls(previous, urls)
         if manifest:
             _read_manifest(previous, place, settings, warn)
@@ -275,7 +134,7 @@ def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]]) -> 
     previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", entries)  # streamed, not gathered
 
 
-def _read_manifest(previous: Previous, place: _Place, settings: str | None, warn: Warn) -> None:
+def _read_manifest(previous: Previous, place: Place, settings: str | None, warn: Warn) -> None:
     where = place.where(MANIFEST_NAME)
     with place.open_beside(MANIFEST_NAME) as raw:
         if raw is None:

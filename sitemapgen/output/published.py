@@ -2,7 +2,8 @@
 
 Only what this tool can prove it wrote counts as ours: an index file is ours
 when it has our writer's exact layout (`our_index`), and the chunk files ours
-are the ones such an index lists. The writer (`writer`) reads the previous set
+are the ones such an index lists in its own folder; the other builds' sitemaps it
+lists beside them (``include``) are never ours. The writer (`writer`) reads the previous set
 here before it publishes the next, and `check` compares a fresh build with it.
 """
 
@@ -11,18 +12,21 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from sitemapgen.entry import XML_DECL
 from sitemapgen.output.stylesheet import styled
-from sitemapgen.protocol import INDEX_NAME, LOC, SITEMAP_NS
+from sitemapgen.protocol import INDEX_NAME, SITEMAP_NS
 from sitemapgen.util.safeio import open_regular, read_regular
 
 _EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
+_EXTRA_INDEX = re.compile(r"^sitemap-index-[1-9][0-9]*\.xml$")
 #: A chunk's name: its section (none for the main series) and its number.
 CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
 #: The body of an index as `writer._write_index` writes it, and nothing else.
 _OUR_INDEX_BODY = re.compile(rb"(?:<sitemap><loc>[^<]*</loc>(?:<lastmod>[^<]*</lastmod>)?</sitemap>\n)+")
+_OUR_ENTRY = re.compile(rb"<sitemap><loc>([^<]*)</loc>(?:<lastmod>([^<]*)</lastmod>)?</sitemap>\n")
 _INDEX_LIMIT = 16 << 20  # an index of 1,000 entries is ~150 KB
 
 INDEX_OPEN = XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
@@ -41,6 +45,12 @@ def file_digest(path: Path) -> bytes | None:
     except OSError:
         return None
     return digest.digest()
+
+
+def own_name(name: str) -> bool:
+    """Whether a file named `name` in the output directory would be one of ours: the index, an
+    extra index or a chunk (another build's sitemap there must be named otherwise)."""
+    return name == INDEX_NAME or CHUNK_FILE.match(name) is not None or _EXTRA_INDEX.match(name) is not None
 
 
 def index_name(number: int) -> str:
@@ -73,6 +83,22 @@ def our_indexes(out_dir: Path) -> list[tuple[Path, bytes]]:
         found.append((path, data))
 
 
+def _entries(out_dir: Path) -> Iterator[tuple[str, str | None, bool]]:
+    """Every entry of our published index files, in order: (loc, lastmod, whether it is one of our
+    chunk files). Ours are in the folder of the main index's first entry (a build lists its own
+    sitemaps first), named as a chunk is; any other entry is a sitemap of another build the index
+    lists beside ours (``include``), never a file of ours."""
+    folder = None
+    for _, data in our_indexes(out_dir):
+        for match in _OUR_ENTRY.finditer(data):
+            loc = html.unescape(match[1].decode("utf-8", "replace"))
+            lastmod = match[2].decode("utf-8", "replace") if match[2] is not None else None
+            where, _, name = loc.rstrip("/").rpartition("/")
+            if folder is None:
+                folder = where
+            yield loc, lastmod, where == folder and CHUNK_FILE.match(name) is not None
+
+
 def read_published(out_dir: Path) -> list[str]:
     """The chunk file names our published index files list, in order.
 
@@ -80,10 +106,9 @@ def read_published(out_dir: Path) -> list[str]:
     lists nothing, which only means this run will neither reuse nor remove
     those files.
     """
-    names: list[str] = []
-    for _, data in our_indexes(out_dir):
-        for raw in LOC.findall(data):
-            name = html.unescape(raw.decode("utf-8", "replace")).rstrip("/").rpartition("/")[2]
-            if CHUNK_FILE.match(name):
-                names.append(name)
-    return names
+    return [loc.rstrip("/").rpartition("/")[2] for loc, _, ours in _entries(out_dir) if ours]
+
+
+def published_others(out_dir: Path) -> list[tuple[str, str | None]]:
+    """The other builds' sitemaps our published index files list beside ours: (loc, lastmod)."""
+    return [(loc, lastmod) for loc, lastmod, ours in _entries(out_dir) if not ours]

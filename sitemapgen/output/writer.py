@@ -59,6 +59,7 @@ from sitemapgen.util.safeio import create_exclusive
 
 _OWN_FILE = re.compile(r"^sitemap-(?:(?:[a-z0-9_-]+-)?[1-9][0-9]*\.xml\.gz|index-[1-9][0-9]*\.xml)$")
 _TEMP_FILE = re.compile(r"^\.sitemap.*\.tmp$")
+IndexEntry = tuple[str, str | None]  # a sitemap's URL and lastmod, as an index lists it
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,16 +99,16 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_index(path: Path, sitemaps: Iterable[SitemapFile], faults: Faults, journal: Journal, opening: bytes) -> None:
+def _write_index(path: Path, sitemaps: Iterable[IndexEntry], faults: Faults, journal: Journal, opening: bytes) -> None:
     tmp = temp_name(path.parent, path.name, journal)
     faults.step()
     try:
         with open(create_exclusive(tmp), "wb") as out:
             out.write(opening)
-            for sitemap in sitemaps:
-                line = f"<sitemap><loc>{escape_xml(sitemap.url)}</loc>"
-                if sitemap.lastmod is not None:
-                    line += f"<lastmod>{sitemap.lastmod}</lastmod>"
+            for url, lastmod in sitemaps:
+                line = f"<sitemap><loc>{escape_xml(url)}</loc>"
+                if lastmod is not None:
+                    line += f"<lastmod>{lastmod}</lastmod>"
                 out.write((line + "</sitemap>\n").encode("utf-8"))
             out.write(INDEX_CLOSE)
             out.flush()
@@ -160,12 +161,15 @@ def write_rows(
     on_warning: Warn | None = None,
     before_publish: Callable[[], None] | None = None,
     stylesheet: bool = False,
+    others: Sequence[IndexEntry] = (),
 ) -> WriteResult:
     """`write_sitemaps` for rows already formatted (the build's fast path), within `limits`.
 
     `before_publish` runs once every new chunk is on disk and before any index
     changes (the build commits its content store there): if it fails, nothing
     is published. With `stylesheet`, every file names ``sitemap.xsl`` (`output.stylesheet`).
+    `others` are other builds' sitemaps, (URL, lastmod), that the index lists after ours
+    (``include``): never files of ours, never touched.
     """
     skip = on_skip or (lambda _: None)
     warn = on_warning or (lambda _: None)
@@ -174,7 +178,7 @@ def write_rows(
     retired = read_retired(out_dir, listed)
     Journal.recover(out_dir, listed | set(retired), file_digest, warn)
     names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
-    theirs, message = _check_main_index(out_dir, base_url, names)
+    theirs, message = _check_main_index(out_dir, base_url, names, {url for url, _ in others})
     sheet = check_stylesheet(out_dir) if stylesheet else None  # None: off; True: ours, as this version writes it
     journal = Journal(out_dir)
     try:
@@ -182,7 +186,7 @@ def write_rows(
         publisher.retired = retired
         publisher.sheet = sheet
         _name_lookalikes(out_dir, publisher, warn, names)
-        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn)
+        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn, others)
     finally:
         journal.close()
     if not result.sitemaps:
@@ -200,6 +204,7 @@ def _write(
     skip: Callable[[Skip], None],
     before_publish: Callable[[], None] | None,
     warn: Warn,
+    others: Sequence[IndexEntry],
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
@@ -240,7 +245,7 @@ def _write(
         written = [s for section in order for s in done[section]]
         if written and before_publish is not None:
             before_publish()
-        return _publish(written, publisher, limits.max_sitemaps_per_index, warn)
+        return _publish(written, publisher, limits.max_sitemaps_per_index, warn, others)
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
@@ -262,7 +267,9 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _check_main_index(out_dir: Path, base_url: str, names: list[tuple[str, bool]]) -> tuple[str | None, str | None]:
+def _check_main_index(
+    out_dir: Path, base_url: str, names: list[tuple[str, bool]], included: set[str]
+) -> tuple[str | None, str | None]:
     """Refuse to replace a main index that is not a file. Else whose ``sitemap.xml`` it is when
     it is another tool's (for the summary), and the warning naming the other sitemaps that
     would stay beside ours (see `generators`): read now, said once the build has published."""
@@ -284,6 +291,7 @@ def _check_main_index(out_dir: Path, base_url: str, names: list[tuple[str, bool]
         name
         for name, is_file in names
         if is_file and SITEMAP_NAME.match(name) and name != INDEX_NAME and not _OWN_FILE.match(name)
+        if base_url + name not in included  # another build's, listed in our index (include)
     ]
     return theirs, notice(out_dir, list(dict.fromkeys(others)))
 
@@ -306,12 +314,16 @@ def _name_lookalikes(out_dir: Path, publisher: Publisher, warn: Warn, names: lis
         )
 
 
-def _publish(written: list[SitemapFile], publisher: Publisher, max_sitemaps_per_index: int, warn: Warn) -> WriteResult:
-    """Write the index files over the chunks in place; then keep the chunk files they no longer
-    list until the next build (`retired`), and remove those the previous build kept so."""
+def _publish(
+    written: list[SitemapFile], publisher: Publisher, per_index: int, warn: Warn, others: Sequence[IndexEntry]
+) -> WriteResult:
+    """Write the index files over the chunks in place (and `others` after them); then keep the
+    chunk files they no longer list until the next build (`retired`), and remove those the
+    previous build kept so."""
     if not written:
         return WriteResult((), ())
-    groups = [written[i : i + max_sitemaps_per_index] for i in range(0, len(written), max_sitemaps_per_index)]
+    listed = [*((s.url, s.lastmod) for s in written), *others]
+    groups = [listed[i : i + per_index] for i in range(0, len(listed), per_index)]
     indexes = _index_paths(publisher, len(groups))
     stale, stale_indexes = _retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
     sheet, out_dir = publisher.sheet, publisher.out_dir
@@ -362,7 +374,7 @@ def _retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]
     return stale, stale_indexes
 
 
-def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[SitemapFile]], opening: bytes) -> None:
+def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[IndexEntry]], opening: bytes) -> None:
     """Publish: write each index file over its group of chunks, every name durable first."""
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     faults.step()

@@ -34,6 +34,11 @@ class FetchError(SitemapgenError):
     """A URL that could not be read: the message names it and says why."""
 
 
+class Unreachable(FetchError):
+    """A URL the network or its server failed to answer: no connection, no answer in time, a
+    connection lost, or a server error (HTTP 5xx), rather than an answer about the URL."""
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """What a server said: the status, its headers and the body (read to a cap)."""
@@ -81,11 +86,13 @@ def _failures(url: str, timeout: float) -> Iterator[None]:
     except urllib.error.HTTPError:
         raise
     except urllib.error.URLError as e:
-        raise FetchError(f"{url}: cannot connect: {getattr(e.reason, 'strerror', None) or e.reason}") from None
+        raise Unreachable(f"{url}: cannot connect: {getattr(e.reason, 'strerror', None) or e.reason}") from None
     except TimeoutError:
-        raise FetchError(f"{url}: no answer within {timeout:g} s") from None
-    except (OSError, ValueError) as e:  # a reset connection, a malformed answer or URL
-        raise FetchError(f"{url}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+        raise Unreachable(f"{url}: no answer within {timeout:g} s") from None
+    except OSError as e:  # a reset connection
+        raise Unreachable(f"{url}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:  # a malformed answer or URL
+        raise FetchError(f"{url}: cannot read: {e}") from None
 
 
 def _request(url: str, *, data: bytes | None, headers: dict[str, str], limit: int, timeout: float) -> Answer:
@@ -99,13 +106,18 @@ def _request(url: str, *, data: bytes | None, headers: dict[str, str], limit: in
                 return Answer(e.code, e.headers, _read_capped(e, min(limit, 65_536), url))
 
 
+def _status(url: str, status: int) -> FetchError:
+    """An answer other than 200 (or 404 and 410, which are answers): the server's failure for a 5xx."""
+    return (Unreachable if status >= 500 else FetchError)(f"{url}: answered HTTP {status}")
+
+
 def get(url: str, *, limit: int, timeout: float = TIMEOUT) -> bytes | None:
     """The body at `url`, inflated if gzip; None for a 404 or 410. Any other failure is a `FetchError`."""
     answer = _request(url, data=None, headers={"Accept-Encoding": "gzip"}, limit=limit, timeout=timeout)
     if answer.status in (404, 410):
         return None
     if answer.status != 200:
-        raise FetchError(f"{url}: answered HTTP {answer.status}")
+        raise _status(url, answer.status)
     return inflate(answer.body, limit, url)
 
 
@@ -119,14 +131,14 @@ def stream(url: str, *, timeout: float = TIMEOUT) -> Iterator[BinaryIO | None]:
         except urllib.error.HTTPError as e:
             e.close()
             if e.code not in (404, 410):
-                raise FetchError(f"{url}: answered HTTP {e.code}") from None
+                raise _status(url, e.code) from None
             response = None
     if response is None:
         yield None
         return
     with response:
         if response.status != 200:
-            raise FetchError(f"{url}: answered HTTP {response.status}")
+            raise _status(url, response.status)
         yield response
 
 

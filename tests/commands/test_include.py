@@ -1,0 +1,168 @@
+"""The commands count the included sitemaps' URLs (``include``): the changes since the previous
+deploy and the drop guard, ``--changes-file``, ``check`` and ``diff``. The live site is a real
+static server on loopback serving the docroot, whose own folder holds another build's sitemap."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..conftest import CliRunner
+from ..helpers import html, make_tree, read_index, static_server
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+
+def urlset(*entries: tuple[str, str]) -> str:
+    urls = "".join(f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>\n" for loc, lastmod in entries)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{urls}</urlset>\n'
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[Path, str, list[str]]]:
+    """The docroot, served: two pages of ours, and the shop's own sitemap (three URLs) below them."""
+    root = make_tree(
+        tmp_path / "live",
+        {"index.html": html("home"), "about.html": html("about"), "sitemapgen.toml": 'exclude = ["shop/"]\n'},
+    )
+    with static_server(root) as url:
+        shop = [url + "shop/a", url + "shop/b", url + "shop/c"]
+        (root / "shop").mkdir()
+        (root / "shop" / "sitemap.xml").write_text(urlset(*((loc, "2024-01-01") for loc in shop)))
+        yield (
+            root,
+            url,
+            [
+                "--base-url",
+                url,
+                "--config",
+                str(root / "sitemapgen.toml"),
+                "--include",
+                url + "shop/sitemap.xml",
+            ],
+        )
+
+
+def test_the_changes_and_the_drop_guard_count_the_included_urls(
+    tmp_path: Path, cli: CliRunner, live: tuple[Path, str, list[str]]
+) -> None:
+    root, url, _ = live
+    deployed = tmp_path / "deployed"  # what the previous deploy published, served apart from the docroot
+    shop = root / "shop" / "sitemap.xml"
+    config = ["--base-url", url, "--config", root / "sitemapgen.toml", "--lastmod", "content"]
+    flags = [*config, "--include", f"{shop}={url}shop/sitemap.xml", "--previous", url + "sitemap.xml"]
+    with static_server(deployed.parent) as server:
+        flags[flags.index(url + "sitemap.xml")] = server + "deployed/sitemap.xml"
+        run = cli("build", root, *flags)
+        assert run.code == 0, run.err
+        assert "; +5 -0 ~0 (a first deploy" in run.err  # two pages and the shop's three URLs
+        shutil.copytree(root, deployed)
+
+        # The shop drops two of its three URLs and dates the third anew.
+        shop.write_text(urlset((url + "shop/a", "2024-06-01")))
+        run = cli("build", root, *flags, "--max-removed", "20")
+        assert run.code == 1
+        assert run.err.splitlines()[-1] == (
+            "error: refusing to publish: 2 of the 5 URLs the previous deploy listed (40.0%) would go, more than"
+            f" max_removed 20% allows: 2 no longer in its included sitemap; e.g. {url}shop/b (no longer in its"
+            f" included sitemap); {url}shop/c (no longer in its included sitemap). Nothing was published"
+        )
+        assert read_index(root / "sitemap.xml")[1] == (url + "shop/sitemap.xml", "2024-01-01")  # as it was
+        changes = tmp_path / "changes.json"
+        run = cli("build", root, *flags, "--changes-file", changes)
+        assert run.code == 0, run.err
+    assert "; +0 -2 ~1 since the previous deploy" in run.err
+    written = json.loads(changes.read_text())
+    assert [(r["loc"], r["reason"]) for r in written["removed"]] == [
+        (url + "shop/b", "no longer in its included sitemap"),
+        (url + "shop/c", "no longer in its included sitemap"),
+    ]
+    assert written["changed"] == [{"loc": url + "shop/a", "previous": "2024-01-01", "lastmod": "2024-06-01"}]
+    assert read_index(root / "sitemap.xml")[1] == (url + "shop/sitemap.xml", "2024-06-01")
+
+
+def test_check_counts_the_included_urls_and_sees_their_entry_change(
+    cli: CliRunner, live: tuple[Path, str, list[str]]
+) -> None:
+    root, url, flags = live
+    summary = root.parent / "summary.md"
+    assert cli("build", root, *flags, "--summary-md", summary).code == 0
+    assert "| included sitemaps | 1 (3 URLs) |" in summary.read_text().splitlines()
+    run = cli("check", root, *flags)
+    assert (run.code, run.out) == (0, "current: 1 sitemap, 2 pages, and 3 URLs of 1 included sitemap\n")
+
+    (root / "shop" / "sitemap.xml").write_text(urlset((url + "shop/a", "2025-02-03")))
+    run = cli("check", root, *flags)
+    assert run.code == 1
+    assert run.out.splitlines() == [
+        "stale: 0 pages added, 0 removed, 0 changed; 0 of 1 sitemap would be written (run sitemapgen build)",
+        f"  ~ included {url}shop/sitemap.xml (lastmod 2024-01-01, now 2025-02-03)",
+    ]
+    run = cli("check", root, *flags[:4])  # the include dropped
+    assert run.code == 1
+    assert run.out.splitlines()[1:] == [f"  - included {url}shop/sitemap.xml (no longer listed)"]
+
+
+def test_diff_counts_the_included_urls(tmp_path: Path, cli: CliRunner, live: tuple[Path, str, list[str]]) -> None:
+    root, url, flags = live
+    assert cli("build", root, *flags).code == 0
+    before = shutil.copytree(root, tmp_path / "before")
+    (root / "shop" / "sitemap.xml").write_text(
+        urlset((url + "shop/a", "2024-01-01"), (url + "shop/b", "2024-01-01"), (url + "shop/d", "2024-03-01"))
+    )
+    assert cli("build", root, *flags).code == 0
+    run = cli("diff", before, url + "sitemap.xml")
+    assert run.code == 0, run.err
+    assert run.out.splitlines() == [f"+ {url}shop/d", f"- {url}shop/c"]
+
+
+def test_an_unreadable_optional_sitemap_keeps_its_urls_in_the_changes(
+    tmp_path: Path, cli: CliRunner, live: tuple[Path, str, list[str]]
+) -> None:
+    """Its entry is kept as the last build wrote it, so its URLs are still listed: not removed."""
+    root, url, _ = live
+    config = root / "sitemapgen.toml"
+    config.write_text(config.read_text() + f'[[include]]\nurl = "{url}shop/sitemap.xml"\noptional = true\n')
+    flags = ["--base-url", url, "--config", config, "--lastmod", "content", "--max-removed", "0"]
+    assert cli("build", root, *flags).code == 0
+    deployed = shutil.copytree(root, tmp_path / "deployed")
+    (root / "shop" / "sitemap.xml").unlink()  # the shop is down
+    run = cli("build", root, *flags, "--previous", deployed)
+    assert run.code == 0, run.err
+    assert f"warning: {url}shop/sitemap.xml: not found (include, optional)" in run.err
+    assert "; +0 -0 ~0 since the previous deploy" in run.err
+    assert read_index(root / "sitemap.xml") == read_index(deployed / "sitemap.xml")
+    # check builds elsewhere, keeping the published index's entries too: current, as the build left it.
+    run = cli("check", root, "--base-url", url, "--config", config, "--lastmod", "content")
+    assert (run.code, run.out) == (0, "current: 1 sitemap, 2 pages, and 1 included sitemap kept unread (optional)\n")
+
+
+def test_an_included_sitemap_outside_the_base_urls_folder_is_read_from_the_previous_deploy(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    """Docs built for /docs/, a blog's sitemap at /blog/: the previous deploy, a mirror of the host,
+    serves the blog's old sitemap where the host does, so what the blog dropped is counted."""
+    checkout = make_tree(tmp_path / "checkout", {"docs/index.html": html("docs"), "docs/start.html": html("start")})
+    blog = checkout / "blog" / "sitemap.xml"
+    deployed = tmp_path / "deployed"
+    with static_server(tmp_path) as server:
+        host = server + "deployed/"  # the mirror: the whole host, below a folder of its own
+        base = "https://example.com/"
+        blog.parent.mkdir()
+        blog.write_text(urlset((base + "blog/1", "2024-01-01"), (base + "blog/2", "2024-01-01")))
+        flags = ["--base-url", base + "docs/", "--include", f"{blog}={base}blog/sitemap.xml"]
+        flags += ["--lastmod", "content", "--previous", host + "docs/sitemap.xml"]
+        assert cli("build", checkout / "docs", *flags).code == 0
+        shutil.copytree(checkout, deployed)
+        blog.write_text(urlset((base + "blog/1", "2024-01-01")))
+        run = cli("build", checkout / "docs", *flags)
+        assert run.code == 0, run.err
+        assert "warning" not in run.err
+        assert "; +0 -1 ~0 since the previous deploy" in run.err
+        shutil.copytree(checkout, tmp_path / "deployed2")
+        run = cli("diff", host + "docs/sitemap.xml", server + "deployed2/docs/sitemap.xml")
+    assert (run.code, run.out, run.err) == (0, f"- {base}blog/2\n", "sitemapgen: +0 -1 ~0\n")
