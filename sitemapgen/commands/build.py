@@ -108,14 +108,7 @@ def build(
                 raise SitemapgenError(f"no pages to list under {config.docroot} ({why or none}); nothing written")
             for message in pipeline.undated_warnings():
                 counted_warn(message)
-            change_summary = changes.summary() if changes is not None else None
-            if changes_file is not None and changes is not None:
-                try:
-                    changes.write_json(changes_file)
-                except OSError as e:
-                    raise EnvironmentFailure(
-                        f"{changes_file}: cannot write the changes: {e.strerror or e} (the sitemaps were published)"
-                    ) from e
+            change_summary = _changes_said(changes, changes_file)
         finally:
             pipeline.close()
     listed = sum(s.urls for s in written.sitemaps)
@@ -131,6 +124,21 @@ def build(
         pipeline.documents_listed,
         tuple(included.children) if included is not None else (),
     )
+
+
+def _changes_said(changes: Changes | None, changes_file: Path | None) -> str | None:
+    """What changed since the previous deploy, in a few words, written to `changes_file` too
+    (after publishing); None without ``--previous``."""
+    if changes is None:
+        return None
+    if changes_file is not None:
+        try:
+            changes.write_json(changes_file)
+        except OSError as e:
+            raise EnvironmentFailure(
+                f"{changes_file}: cannot write the changes: {e.strerror or e} (the sitemaps were published)"
+            ) from e
+    return changes.summary()
 
 
 def _included(config: Config, out: Path, warn: Warn) -> Included:

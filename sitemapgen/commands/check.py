@@ -19,9 +19,9 @@ from sitemapgen._types import Warn
 from sitemapgen.commands.build import build_elsewhere
 from sitemapgen.config.settings import Config
 from sitemapgen.hosts.base import page_forms
+from sitemapgen.output.chunks import IndexEntry
 from sitemapgen.output.outdir import reading
 from sitemapgen.output.published import file_digest, published_others, read_published
-from sitemapgen.output.writer import IndexEntry
 from sitemapgen.skips import Skip, SkipReason, display, plural
 from sitemapgen.urls import encoded_path
 from sitemapgen.util.safeio import read_regular

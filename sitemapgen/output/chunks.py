@@ -4,8 +4,8 @@ A chunk (`Chunk`) streams its entries into gzip under a temporary name, hashing
 the bytes as they go; once finished and fsynced, the publisher (`Publisher`)
 either keeps the identical file already published (recognised by its digest)
 or links the new one into place under a number no file in the directory has.
-Nothing here touches a file the current index lists; `writer` publishes the
-index over the chunks.
+Nothing here touches a file the current index lists; `writer` decides when the
+index files are written over the chunks (`write_indexes`, the main one last).
 """
 
 from __future__ import annotations
@@ -14,14 +14,17 @@ import contextlib
 import gzip
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN
+from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, escape_xml
 from sitemapgen.output.outdir import Journal
-from sitemapgen.output.published import CHUNK_FILE, file_digest, our_indexes, read_published
+from sitemapgen.output.published import CHUNK_FILE, INDEX_CLOSE, file_digest, our_indexes, read_published
 from sitemapgen.util.faults import Faults
 from sitemapgen.util.safeio import create_exclusive, link_into_place
+
+IndexEntry = tuple[str, str | None]  # a sitemap's URL and lastmod, as an index lists it
 
 _GZIP_LEVEL = 6  # level 9 costs twice the time for ~1% smaller files
 _GZIP_BUFFER = 131_072
@@ -179,3 +182,46 @@ def temp_name(out_dir: Path, stem: str, journal: Journal) -> Path:
             journal.temporary(name)
             return out_dir / name
         number += 1
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_index(path: Path, sitemaps: Iterable[IndexEntry], faults: Faults, journal: Journal, opening: bytes) -> None:
+    tmp = temp_name(path.parent, path.name, journal)
+    faults.step()
+    try:
+        with open(create_exclusive(tmp), "wb") as out:
+            out.write(opening)
+            for url, lastmod in sitemaps:
+                line = f"<sitemap><loc>{escape_xml(url)}</loc>"
+                if lastmod is not None:
+                    line += f"<lastmod>{lastmod}</lastmod>"
+                out.write((line + "</sitemap>\n").encode("utf-8"))
+            out.write(INDEX_CLOSE)
+            out.flush()
+            faults.step()
+            os.fsync(out.fileno())
+        faults.step()
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[IndexEntry]], opening: bytes) -> None:
+    """Publish: write each index file over its group of chunks, every name durable first."""
+    out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
+    faults.step()
+    _fsync_dir(out_dir)  # every chunk's name is durable before an index points at it
+    # Extra indexes first, the main one last: it is what crawlers are told about.
+    for path, group in reversed(list(zip(indexes, groups, strict=True))):
+        _write_index(path, group, faults, journal, opening)
+    publisher.listed_new = True
+    faults.step()
+    _fsync_dir(out_dir)

@@ -24,7 +24,7 @@ _EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
 _EXTRA_INDEX = re.compile(r"^sitemap-index-[1-9][0-9]*\.xml$")
 #: A chunk's name: its section (none for the main series) and its number.
 CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
-#: The body of an index as `writer._write_index` writes it, and nothing else.
+#: The body of an index as `chunks.write_indexes` writes it, and nothing else.
 _OUR_INDEX_BODY = re.compile(rb"(?:<sitemap><loc>[^<]*</loc>(?:<lastmod>[^<]*</lastmod>)?</sitemap>\n)+")
 _OUR_ENTRY = re.compile(rb"<sitemap><loc>([^<]*)</loc>(?:<lastmod>([^<]*)</lastmod>)?</sitemap>\n")
 _INDEX_LIMIT = 16 << 20  # an index of 1,000 entries is ~150 KB

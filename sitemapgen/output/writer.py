@@ -38,12 +38,12 @@ from zlib import crc32
 from sitemapgen._types import Warn
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import Chunking
-from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, Entry, Row, entry_room, escape_xml, row_of
+from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, Entry, Row, entry_room, row_of
 from sitemapgen.errors import SitemapgenError
-from sitemapgen.output.chunks import Chunk, Publisher, temp_name
+from sitemapgen.output.chunks import Chunk, IndexEntry, Publisher, temp_name, write_indexes
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.outdir import Journal
-from sitemapgen.output.published import INDEX_CLOSE, INDEX_OPEN, file_digest, index_name, our_index, read_published
+from sitemapgen.output.published import INDEX_OPEN, file_digest, index_name, our_index, read_published
 from sitemapgen.output.retired import RETIRED_NAME, read_retired, write_retired
 from sitemapgen.output.stylesheet import STYLESHEET_NAME, check_stylesheet, opening_for, publish_stylesheet
 from sitemapgen.protocol import (
@@ -55,11 +55,9 @@ from sitemapgen.protocol import (
 )
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.util.faults import Faults
-from sitemapgen.util.safeio import create_exclusive
 
 _OWN_FILE = re.compile(r"^sitemap-(?:(?:[a-z0-9_-]+-)?[1-9][0-9]*\.xml\.gz|index-[1-9][0-9]*\.xml)$")
 _TEMP_FILE = re.compile(r"^\.sitemap.*\.tmp$")
-IndexEntry = tuple[str, str | None]  # a sitemap's URL and lastmod, as an index lists it
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,36 +87,6 @@ class WriteResult:
     @property
     def changed(self) -> int:
         return sum(1 for s in self.sitemaps if s.changed)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_index(path: Path, sitemaps: Iterable[IndexEntry], faults: Faults, journal: Journal, opening: bytes) -> None:
-    tmp = temp_name(path.parent, path.name, journal)
-    faults.step()
-    try:
-        with open(create_exclusive(tmp), "wb") as out:
-            out.write(opening)
-            for url, lastmod in sitemaps:
-                line = f"<sitemap><loc>{escape_xml(url)}</loc>"
-                if lastmod is not None:
-                    line += f"<lastmod>{lastmod}</lastmod>"
-                out.write((line + "</sitemap>\n").encode("utf-8"))
-            out.write(INDEX_CLOSE)
-            out.flush()
-            faults.step()
-            os.fsync(out.fileno())
-        faults.step()
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def write_sitemaps(
@@ -329,7 +297,7 @@ def _publish(
     sheet, out_dir = publisher.sheet, publisher.out_dir
     if sheet is False:  # not there as this version writes it: published before the index that names it
         publish_stylesheet(out_dir, publisher.faults, temp_name(out_dir, STYLESHEET_NAME, publisher.journal))
-    _write_indexes(publisher, indexes, groups, opening_for(INDEX_OPEN, sheet))
+    write_indexes(publisher, indexes, groups, opening_for(INDEX_OPEN, sheet))
     kept = {name: publisher.digests[name] for name in stale}
     publisher.faults.step()
     try:
@@ -372,19 +340,6 @@ def _retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]
     for name in stale_indexes:
         journal.retiring(name, file_digest(out_dir / name) or b"")
     return stale, stale_indexes
-
-
-def _write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[IndexEntry]], opening: bytes) -> None:
-    """Publish: write each index file over its group of chunks, every name durable first."""
-    out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
-    faults.step()
-    _fsync_dir(out_dir)  # every chunk's name is durable before an index points at it
-    # Extra indexes first, the main one last: it is what crawlers are told about.
-    for path, group in reversed(list(zip(indexes, groups, strict=True))):
-        _write_index(path, group, faults, journal, opening)
-    publisher.listed_new = True
-    faults.step()
-    _fsync_dir(out_dir)
 
 
 def _remove_stale(publisher: Publisher, stale: dict[str, bytes], stale_indexes: list[str]) -> int:
