@@ -93,7 +93,7 @@ slow: $(STAMP)
 ## Timing against find on generated sites: make bench, or make bench N=1000000; with
 ## BASELINE=DIR (a checkout of another version) that version is timed too, interleaved.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench.py -n $(N) $(if $(BASELINE),--baseline $(BASELINE))
+	$(BIN)/python benchmarks/bench.py -n $(N) $(if $(JOBS),--jobs $(JOBS)) $(if $(BASELINE),--baseline $(BASELINE))
 
 clean:
 	rm -rf $(VENV) .venv-* .hosts build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

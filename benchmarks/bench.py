@@ -1,21 +1,31 @@
-"""How fast is sitemapgen, against `find` on the same tree in the same session?
+"""How fast is sitemapgen, against `find` and against the floor, on the same tree in the same session?
 
-Generates three built sites (see the README's "Speed"): "real", copies of the real
-generators' sites of tests/realsites, each in a folder of its own with its links put
-under it, and with what real heads carry beyond the fixtures (JSON-LD, analytics,
-inline styles, preloads: `_extras`); "real, self-canonical", the same with a canonical
-on every page; "synthetic", made-up heads of nine short tags. Pages of 5-30 KB, an
-asset beside each, mtimes over five years. Then times, interleaved and repeated, on
-each tree:
+Generates built sites (see docs/performance.md); by default three:
+
+- "unique, self-canonical", the main case: sites written through real generators' head
+  templates (`unique_sites`: Sphinx, MkDocs-material, Hugo, Jekyll, Docusaurus, Starlight,
+  Next, VitePress, Eleventy), every per-page field of every page its own, and a canonical
+  naming itself on every page, as every real generator writes one; both folder shapes (one
+  page a folder, and flat folders of hundreds);
+- "unique, no canonical": the same tree with the canonicals left out;
+- "real": copies of the real generators' sites of tests/realsites, each in a folder of its
+  own, with what real heads carry beyond the fixtures (`_extras`): kept so that figures can
+  be compared with the earlier ones (its heads repeat from copy to copy).
+
+`--trees` also offers "real-self" (the real tree with a canonical on every page) and
+"synthetic" (made-up heads of nine short tags). Pages of 4-12 KB, an asset beside each,
+mtimes over five years. Then times, interleaved and repeated, on each tree:
 
 - `find DOCROOT -name '*.html' -printf '%T@ %P\\n'` (the baseline, ratio 1.0)
 - a bare Python `os.scandir` walk with a stat per page
-- the floor of head reading: that walk reading each page's head as sitemapgen does (no
-  parsing), in one process and in two
-- `sitemapgen build` with head reading off (mtime only) and on
+- the floor: that walk reading each page's head as sitemapgen does (no parsing), in one
+  process and in as many as the build runs (`--jobs`, 2 by default)
+- `sitemapgen build --jobs JOBS` with head reading on, and off (mtime only) on the main tree
 
-and prints a table of medians per tree: seconds, pages/s, peak RSS, ratio to find on that
-tree; then the head work a page costs on each generator's heads, as written and as in the tree.
+and prints a table of medians per tree: seconds, pages/s, peak RSS, ratio to find and to the
+floor (in JOBS processes) on that tree; the targets and whether they hold; the head work a
+page costs on each tree's own heads (a sample, no head read twice); and on each generator's
+heads of tests/realsites, as written and as in the real tree.
 Run: `make bench` (N=200000) or `make bench N=1000000`. With `--baseline DIR`
 (a checkout of another version, e.g. `git worktree add /tmp/base HEAD~1`),
 the same sitemapgen cases run that version too (in its own directory), interleaved with this one.
@@ -37,6 +47,8 @@ import time
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+
+from unique_sites import generate_unique
 
 _NOW = 1_795_000_000  # 2026-11: a fixed "now", so a seed gives the same tree
 
@@ -383,37 +395,61 @@ def run(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = Non
 
 Case = tuple[str, str]  # (tree, what)
 FIND = "find -name '*.html' -printf"
+MAIN = "unique, self-canonical"
+#: Each tree the bench can make, by its --trees key: its label, and how it is generated.
+TREES = {
+    "unique": MAIN,
+    "unique-no-canonical": "unique, no canonical",
+    "real": "real",
+    "real-self": "real, self-canonical",
+    "synthetic": "synthetic",
+}
+DEFAULT_TREES = "unique,unique-no-canonical,real"
+HEADS_ON = "sitemapgen, heads on"
+HEADS_OFF = "sitemapgen, heads off (mtime only)"
+
+
+def floor_name(jobs: int) -> str:
+    return f"the floor: walk + read each head, {jobs} process{'es' * (jobs > 1)}"
+
+
+def generate_tree(label: str, root: Path, n: int, *, seed: int, min_kb: int, max_kb: int, asset_every: int) -> None:
+    """The tree of that label (see TREES) with `n` pages under `root`."""
+    sizes = {"min_kb": min_kb, "max_kb": max_kb, "asset_every": asset_every}
+    if label.startswith("unique"):
+        generate_unique(root, n, seed=seed, canonical=label == MAIN, **sizes)
+    elif label == "synthetic":
+        generate(root, n, seed=seed, self_canonical=False, **sizes)
+    else:
+        generate_real(root, n, seed=seed, self_canonical=label == "real, self-canonical", **sizes)
 
 
 def _generate_trees(trees: dict[str, Path], n: int, *, seed: int, min_kb: int, max_kb: int) -> None:
     asset_every = 1 if n <= 300_000 else 10  # tmpfs has an inode limit too
     for label, root in trees.items():
         started = time.perf_counter()
-        if label == "synthetic":
-            generate(root, n, seed=seed, self_canonical=False, min_kb=min_kb, max_kb=max_kb, asset_every=asset_every)
-        else:
-            self_canonical = label == "real, self-canonical"
-            generate_real(
-                root, n, seed=seed, self_canonical=self_canonical, min_kb=min_kb, max_kb=max_kb, asset_every=asset_every
-            )
+        generate_tree(label, root, n, seed=seed, min_kb=min_kb, max_kb=max_kb, asset_every=asset_every)
         seconds = time.perf_counter() - started
         print(f"generated {label}: {n:,} pages of {min_kb}-{max_kb} KB in {seconds:.0f} s", file=sys.stderr)
 
 
-def _cases(trees: dict[str, Path], build: list[str], baseline: Path | None) -> dict[Case, tuple[list[str], str | None]]:
+def _cases(
+    trees: dict[str, Path], build: list[str], baseline: Path | None, jobs: int
+) -> dict[Case, tuple[list[str], str | None]]:
     """Each case's command, and the PYTHONPATH it runs with (a baseline's). Per tree, find
-    first: the ratios are to find on the same tree."""
+    first: the ratios are to find on the same tree, and to the floor in as many processes as
+    the build runs. Heads off reads no head: it runs on the main tree and on "real" (for the
+    earlier figures) only."""
     cases: dict[Case, tuple[list[str], str | None]] = {}
     ours: dict[Case, list[str]] = {}
     for label, root in trees.items():
         cases[label, FIND] = (["find", str(root), "-name", "*.html", "-printf", r"%T@ %P\n"], None)
         cases[label, "python scandir walk + stat"] = ([sys.executable, "-c", BARE_WALK, str(root)], None)
-        for procs in (1, 2):
-            what = f"python walk + read each head, {procs} process{'es' * (procs > 1)} (the floor)"
-            cases[label, what] = ([sys.executable, "-c", BARE_HEADS, str(root), str(procs)], None)
-        if label != "real, self-canonical":
-            ours[label, "sitemapgen, heads off (mtime only)"] = [*build, "--no-read-heads", str(root)]
-        ours[label, "sitemapgen, heads on"] = [*build, str(root)]
+        for procs in sorted({1, jobs}):
+            cases[label, floor_name(procs)] = ([sys.executable, "-c", BARE_HEADS, str(root), str(procs)], None)
+        if label in (MAIN, "real", "synthetic"):
+            ours[label, HEADS_OFF] = [*build, "--no-read-heads", str(root)]
+        ours[label, HEADS_ON] = [*build, str(root)]
     cases.update((key, (cmd, None)) for key, cmd in ours.items())
     if baseline is not None:
         for (label, what), cmd in ours.items():
@@ -434,20 +470,147 @@ def _timed(cases: dict[Case, tuple[list[str], str | None]], repeat: int, out: Pa
             if turn:
                 samples[key].append(sample)
             shutil.rmtree(out, ignore_errors=True)
+        print(f"timed round {turn} of {repeat} (round 0 warms up)", file=sys.stderr)
     return samples
 
 
-def _print_tables(trees: dict[str, Path], samples: dict[Case, list[Sample]], n: int) -> None:
+@dataclass
+class Figures:
+    """One case's medians."""
+
+    seconds: float
+    rss_mib: float
+    to_find: float
+    to_floor: float
+
+
+def figures(samples: dict[Case, list[Sample]], jobs: int) -> dict[Case, Figures]:
+    """Each case's medians, and its ratios to find and to the floor (in `jobs` processes) on its tree."""
+    medians = {key: statistics.median(s.seconds for s in runs) for key, runs in samples.items()}
+    return {
+        (tree, what): Figures(
+            medians[tree, what],
+            statistics.median(s.rss_kib for s in runs) / 1024,
+            medians[tree, what] / medians[tree, FIND],
+            medians[tree, what] / medians[tree, floor_name(jobs)],
+        )
+        for (tree, what), runs in samples.items()
+    }
+
+
+def _print_tables(trees: dict[str, Path], results: dict[Case, Figures], n: int) -> None:
     for label in trees:
-        find_median = statistics.median(s.seconds for s in samples[label, FIND])
         print(f"\nTree: {label}\n")
-        print("| what | seconds | pages/s | peak RSS | × find |")
-        print("| --- | ---: | ---: | ---: | ---: |")
-        for (tree, what), runs in samples.items():
+        print("| what | seconds | pages/s | peak RSS | × find | × floor |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for (tree, what), f in results.items():
             if tree == label:
-                seconds = statistics.median(s.seconds for s in runs)
-                rss = statistics.median(s.rss_kib for s in runs) / 1024
-                print(f"| {what} | {seconds:.2f} | {n / seconds:,.0f} | {rss:.0f} MiB | {seconds / find_median:.1f} |")
+                print(
+                    f"| {what} | {f.seconds:.2f} | {n / f.seconds:,.0f} | {f.rss_mib:.0f} MiB"
+                    f" | {f.to_find:.1f} | {f.to_floor:.1f} |"
+                )
+
+
+def _verdict(measured: float, target: float, unit: str) -> str:
+    return "holds" if measured <= target else f"**misses**, {measured:.1f}{unit} vs target {target:g}{unit}"
+
+
+def targets(results: dict[Case, Figures], n: int, jobs: int) -> list[str]:
+    """The targets of the unique-head trees, what this run measured, and whether each holds: table rows."""
+    if (MAIN, HEADS_ON) not in results:
+        return [f"| (the {MAIN} tree was not run: no target measured) | | | |"]
+    on, off = results[MAIN, HEADS_ON], results[MAIN, HEADS_OFF]
+    rss = max(
+        f.rss_mib for (tree, what), f in results.items() if tree.startswith("unique") and what.startswith("sitemapgen")
+    )
+    rows = [
+        f"| every page self-canonical ≤ 6× find | {MAIN} | {on.to_find:.1f}× | {_verdict(on.to_find, 6, '×')} |",
+        f"| every page self-canonical ≤ 3× the floor | {MAIN} | {on.to_floor:.1f}× | {_verdict(on.to_floor, 3, '×')} |",
+        f"| heads off ≤ 2.5× find | {MAIN} | {off.to_find:.1f}× | {_verdict(off.to_find, 2.5, '×')} |",
+        f"| peak RSS ≤ 64 MiB | unique trees, every build | {rss:.0f} MiB | {_verdict(rss, 64, ' MiB')} |",
+    ]
+    million = f"| a million pages, heads on, < 60 s | {MAIN}, 1,000,000 pages |"
+    if n == 1_000_000:
+        rows.append(f"{million} {on.seconds:.1f} s | {_verdict(on.seconds, 60, ' s')} |")
+    else:
+        guess = on.seconds * 1_000_000 / n
+        rows.append(
+            f"{million} not measured at this N ({n:,}); extrapolated linearly: {guess:.0f} s"
+            f" | not measured ({'would hold' if guess < 60 else 'would miss'} if linear) |"
+        )
+    return rows
+
+
+def _pages_of(root: Path) -> list[str]:
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        found.extend(
+            os.path.relpath(os.path.join(folder, name), root) for name in sorted(files) if name.endswith(".html")
+        )
+    return found
+
+
+def head_work(root: Path, *, sample: int, seed: int) -> list[tuple[str, int, float, float, float]]:
+    """Head work on a tree's own heads, in this process: for a random sample of its pages, read
+    once each (no head seen twice: their own fields, and their template lines as a build reads
+    them, after the pages before), the µs a page from head bytes to facts (`facts_from_bytes`:
+    the prefilter, decoding, `parse_head`) and of `parse_head` alone on the decoded text (over
+    another sample), in CPU time (the machine may be busy with other work). Per generator (its
+    site folders' names), and for the whole sample: rows of (generator, pages, median head KB,
+    µs bytes to facts, µs parse_head)."""
+    from sitemapgen.pages import scanner
+    from sitemapgen.pages.encoding import decode_head
+    from sitemapgen.pages.head import facts_from_bytes, parse_head, read_head_bytes
+    from sitemapgen.urls import page_url
+
+    pages = _pages_of(root)
+    rng = random.Random(seed)
+    picked = rng.sample(pages, min(len(pages), 2 * sample))
+    heads = [(p, read_head_bytes(str(root / p))[0], page_url(BASE_URL, Path(p).as_posix())) for p in picked]
+    whole, parse_only = heads[: len(heads) // 2], heads[len(heads) // 2 :]
+    texts = [(p, decode_head(data), url) for p, data, url in parse_only]
+    forget = getattr(scanner, "forget_seen", lambda: None)
+    forget()
+    spent: dict[str, list[float]] = {}
+    for relpath, data, url in whole:
+        started = time.thread_time()
+        facts_from_bytes(data, url)
+        spent.setdefault(_generator_of(relpath), []).append(time.thread_time() - started)
+    parsed: dict[str, list[float]] = {}
+    forget()
+    for relpath, text, url in texts:
+        started = time.thread_time()
+        parse_head(text, url)
+        parsed.setdefault(_generator_of(relpath), []).append(time.thread_time() - started)
+    sizes: dict[str, list[int]] = {}
+    for relpath, data, _ in heads:
+        sizes.setdefault(_generator_of(relpath), []).append(len(data))
+    rows = []
+    for name in sorted(spent):
+        times, only = spent[name], parsed.get(name, [0.0])
+        rows.append((name, len(times), statistics.median(sizes[name]) / 1024, _mean_us(times), _mean_us(only)))
+    every = [t for times in spent.values() for t in times]
+    every_parse = [t for times in parsed.values() for t in times]
+    all_sizes = [size for group in sizes.values() for size in group]
+    rows.append(("all", len(every), statistics.median(all_sizes) / 1024, _mean_us(every), _mean_us(every_parse)))
+    return rows
+
+
+BASE_URL = "https://example.com/"
+
+
+def _mean_us(seconds: list[float]) -> float:
+    return sum(seconds) / len(seconds) * 1e6 if seconds else 0.0
+
+
+def _generator_of(relpath: str) -> str:
+    """The generator of a page of a unique tree (its site folder's name, as `unique_sites`
+    names it), or of the real tree (its copy's fixture); "other" where the folder does not say."""
+    parts = Path(relpath).parts
+    if len(parts) < 2 or parts[1].startswith("café"):
+        return "other"
+    return parts[1].rsplit("-", 1)[0]
 
 
 def main() -> None:
@@ -458,32 +621,53 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="where to generate (default: /dev/shm, else a temp dir)")
     parser.add_argument("--min-kb", type=int, default=None)
     parser.add_argument("--max-kb", type=int, default=None)
-    parser.add_argument("--jobs", type=int, default=None, help="passed to sitemapgen build --jobs")
+    parser.add_argument("--jobs", type=int, default=2, help="sitemapgen build --jobs, and the floor's processes (2)")
+    parser.add_argument("--trees", default=DEFAULT_TREES, help=f"which trees, of {', '.join(TREES)} ({DEFAULT_TREES})")
+    parser.add_argument("--sample", type=int, default=3000, help="pages a tree whose head work is timed (3000)")
     parser.add_argument("--keep", action="store_true", help="keep the generated trees")
     parser.add_argument("--baseline", type=Path, default=None, help="a checkout of another version to time too")
     args = parser.parse_args()
-    n = args.pages
-    # 200,000 pages of 5-30 KB are 3.5 GB a tree; a million such pages (and as many assets: inodes)
-    # would not fit in memory-backed /dev/shm, so the big run uses smaller pages, and an asset
-    # for every tenth page, unless told otherwise.
-    min_kb = args.min_kb if args.min_kb is not None else (5 if n <= 300_000 else 1)
-    max_kb = args.max_kb if args.max_kb is not None else (30 if n <= 300_000 else 4)
+    n, jobs = args.pages, args.jobs
+    unknown = set(args.trees.split(",")) - set(TREES)
+    if unknown:
+        parser.error(f"--trees: no tree {', '.join(sorted(unknown))} (there are {', '.join(TREES)})")
+    # Only a page's head is read (4 KiB first: every page here has that much), so what follows it
+    # changes nothing the build or the floor reads, only the memory that memory-backed /dev/shm
+    # gives the trees: 200,000 pages of 4-12 KB are 1.6 GB a tree (5-30 KB were 3.5 GB, too much
+    # for three trees on a machine others share). A million pages (and as many assets: inodes)
+    # use 1-4 KB, and an asset for every tenth page, unless told otherwise.
+    min_kb = args.min_kb if args.min_kb is not None else (4 if n <= 300_000 else 1)
+    max_kb = args.max_kb if args.max_kb is not None else (12 if n <= 300_000 else 4)
     shm = Path("/dev/shm")
     base = args.dir or (shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir()))
     work = Path(tempfile.mkdtemp(prefix="sitemapgen-bench-", dir=base))
     sitemapgen = shutil.which("sitemapgen", path=str(Path(sys.executable).parent)) or "sitemapgen"
     try:
-        trees = {"real": work / "real", "real, self-canonical": work / "real-self", "synthetic": work / "synthetic"}
+        keys = [key for key in TREES if key in args.trees.split(",")]
+        trees = {TREES[key]: work / key for key in keys}
         _generate_trees(trees, n, seed=args.seed, min_kb=min_kb, max_kb=max_kb)
-        jobs = ["--jobs", str(args.jobs)] if args.jobs else []
         out = work / "out"
-        build = [sitemapgen, "build", "--base-url", "https://example.com/", "--out", str(out), "--quiet", *jobs]
-        samples = _timed(_cases(trees, build, args.baseline), args.repeat, out)
+        build = [sitemapgen, "build", "--base-url", BASE_URL, "--out", str(out), "--quiet", "--jobs", str(jobs)]
+        samples = _timed(_cases(trees, build, args.baseline, jobs), args.repeat, out)
+        results = figures(samples, jobs)
         print(
-            f"\n{n:,} pages, {args.repeat} runs each, medians; {date.today()}, {platform.machine()},"
-            f" {os.cpu_count()} CPUs, Python {platform.python_version()}, trees on {base}"
+            f"\n{n:,} pages, {jobs} processes, {args.repeat} interleaved runs each, medians; {date.today()},"
+            f" {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, trees on {base}"
         )
-        _print_tables(trees, samples, n)
+        _print_tables(trees, results, n)
+        print(f"\nTargets (set for unique-head trees of 200,000 pages, 2 processes; this run: {n:,} pages, {jobs}):\n")
+        print("| target | tree | measured | holds |")
+        print("| --- | --- | ---: | --- |")
+        for row in targets(results, n, jobs):
+            print(row)
+        for label, root in trees.items():
+            print(f"\nHead work a page on the {label} tree's own heads, in one process, CPU time ({args.sample:,}")
+            print("pages each, no head read twice): bytes to facts (prefilter, decoding, parse_head), and parse_head")
+            print("alone:\n")
+            print("| generator | pages | median head | µs a page, bytes to facts | µs a page, parse_head |")
+            print("| --- | ---: | ---: | ---: | ---: |")
+            for name, count, size, whole, parse in head_work(root, sample=args.sample, seed=args.seed):
+                print(f"| {name} | {count:,} | {size:.1f} KB | {whole:.0f} µs | {parse:.0f} µs |")
         print()
         print("Head work per page, bytes to facts (best of runs; each run over 40 copies of the site, starting")
         print("with nothing read, as a build does): on the fixtures' heads as their generators wrote them")

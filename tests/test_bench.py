@@ -1,19 +1,27 @@
-"""The benchmark's trees are what it says they are: real generators' heads, their links kept true.
+"""The benchmark's trees are what it says they are: real generators' heads, their links kept true,
+and in the unique trees every page its own.
 
 Timing stays out of the tests (`make bench` measures it); this checks the trees it times on, so
-that its figures are about sites as real generators build them, not about broken copies.
+that its figures are about sites as real generators build them, not about broken copies or
+heads that repeat, and that the bench prints its tables and its targets.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
+import json
 import os
+import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.head import read_head_bytes
@@ -21,9 +29,16 @@ from sitemapgen.pages.scanner import scan_tags_fast
 from sitemapgen.pages.signals import facts_from_tags
 from sitemapgen.urls import page_url
 
+from .conftest import CliRunner
+from .helpers import published
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
 
 def _bench() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
+    path = BENCHMARKS / "bench.py"
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))  # as when run: it imports unique_sites beside it
     spec = importlib.util.spec_from_file_location("bench", path)
     assert spec is not None
     assert spec.loader is not None
@@ -34,6 +49,8 @@ def _bench() -> ModuleType:
 
 
 bench = _bench()
+unique_sites = importlib.import_module("unique_sites")  # beside the bench, on sys.path now
+GENERATORS = {generator.name for generator in unique_sites.GENERATORS}
 BASE = "https://example.com/"
 
 
@@ -95,3 +112,178 @@ def test_the_same_seed_gives_the_same_tree(tmp_path: Path) -> None:
     bench.generate_real(tmp_path / "a", 40, seed=3, self_canonical=False, min_kb=1, max_kb=3)
     bench.generate_real(tmp_path / "b", 40, seed=3, self_canonical=False, min_kb=1, max_kb=3)
     assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
+
+
+# The unique trees: small sites (a generator each, in turn), so that a few hundred pages hold them all.
+SMALL_SITES = {"site_pages": (20, 40), "folder_pages": (5, 15)}
+
+
+@pytest.fixture(scope="module")
+def unique_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bench") / "unique"
+    unique_sites.generate_unique(root, 400, seed=1, min_kb=1, max_kb=1, **SMALL_SITES)
+    return root
+
+
+@pytest.fixture(scope="module")
+def uncanonical_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unique tree, its canonicals left out."""
+    root = tmp_path_factory.mktemp("bench") / "unique-no-canonical"
+    unique_sites.generate_unique(root, 400, seed=1, canonical=False, min_kb=1, max_kb=1, **SMALL_SITES)
+    return root
+
+
+@functools.cache
+def _head_of(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(read_head_bytes(str(path))[0], "html.parser")
+
+
+def _content(soup: BeautifulSoup, **attrs: str) -> str | None:
+    query: dict[str, Any] = dict(attrs)
+    tag = soup.find("meta", attrs=query)
+    value = tag.get("content") if tag is not None else None
+    return value if isinstance(value, str) else None
+
+
+def _href(soup: BeautifulSoup, rel: str) -> str | None:
+    tag = soup.find("link", rel=rel, hreflang=False)
+    value = tag.get("href") if tag is not None else None
+    return value if isinstance(value, str) else None
+
+
+def _fields(path: Path) -> dict[str, str | None]:
+    """What a page says of itself that real pages never share, read by beautifulsoup4."""
+    soup = _head_of(path)
+    dates = [json.loads(script.string or "{}") for script in soup.find_all("script", type="application/ld+json")]
+    return {
+        "title": soup.title.string if soup.title is not None else None,
+        "description": _content(soup, name="description"),
+        "canonical": _href(soup, "canonical"),
+        "og:url": _content(soup, property="og:url"),
+        "og:title": _content(soup, property="og:title"),
+        "og:description": _content(soup, property="og:description"),
+        "article:modified_time": _content(soup, property="article:modified_time"),
+        "JSON-LD dateModified": next((d["dateModified"] for d in dates if "dateModified" in d), None),
+        "JSON-LD headline": next((d["headline"] for d in dates if "headline" in d), None),
+        "refresh": _content(soup, **{"http-equiv": "refresh"}),
+    }
+
+
+def test_no_two_pages_of_the_unique_tree_share_what_real_pages_never_share(unique_tree: Path) -> None:
+    pages = [_fields(path) for path in _pages(unique_tree)]
+    assert len(pages) == 400
+    own = [fields for fields in pages if fields["refresh"] is None]  # redirect stubs name their target
+    assert len(own) > 380
+    for key in ("title", "description", "canonical", "og:url"):
+        assert all(fields[key] for fields in own if key != "og:url" or fields["og:title"]), key
+    for key in own[0]:
+        if key == "refresh":
+            continue
+        values = [fields[key] for fields in own if fields[key] is not None]
+        assert len(values) > 40, key  # most generators write it
+        repeated = [value for value, count in Counter(values).items() if count > 1]
+        assert not repeated, (key, repeated[:3])
+
+
+def test_the_unique_tree_has_every_generator_and_both_folder_shapes(unique_tree: Path) -> None:
+    relpaths = [path.relative_to(unique_tree) for path in _pages(unique_tree)]
+    sites = {relpath.parts[1].rsplit("-", 1)[0] for relpath in relpaths}
+    assert sites == GENERATORS
+    per_folder = Counter(relpath.parent for relpath in relpaths)
+    one_a_folder = [relpath for relpath in relpaths if relpath.name == "index.html" and per_folder[relpath.parent] == 1]
+    assert len(one_a_folder) > 100
+    assert max(per_folder.values()) >= 5
+
+
+def test_flat_sites_have_folders_of_hundreds(tmp_path: Path) -> None:
+    unique_sites.generate_unique(tmp_path, 700, seed=4, min_kb=1, max_kb=1)  # the bench's own site sizes
+    per_folder = Counter(path.parent for path in _pages(tmp_path))
+    assert max(per_folder.values()) >= 100
+
+
+def test_the_unique_tree_without_canonicals_is_the_same_tree_less_them(
+    unique_tree: Path, uncanonical_tree: Path
+) -> None:
+    relpaths = [path.relative_to(uncanonical_tree) for path in _pages(uncanonical_tree)]
+    assert relpaths == [path.relative_to(unique_tree) for path in _pages(unique_tree)]
+    for relpath in relpaths:
+        with_canonical, without = _fields(unique_tree / relpath), _fields(uncanonical_tree / relpath)
+        if without["refresh"] is None:
+            assert without.pop("canonical") is None
+            assert with_canonical.pop("canonical") is not None
+        assert with_canonical == without, relpath
+
+
+def _expected_loc(root: Path, path: Path) -> str | None:
+    """The page's URL if the reference reader says it belongs in a sitemap: no refresh, no
+    noindex, and a canonical (if any) naming the page itself."""
+    own = page_url(BASE, path.relative_to(root).as_posix())
+    soup = _head_of(path)
+    robots = _content(soup, name="robots") or ""
+    if _content(soup, **{"http-equiv": "refresh"}) is not None or "noindex" in robots:
+        return None
+    canonical = _href(soup, "canonical")
+    return own if canonical in (None, own) else None
+
+
+@pytest.mark.parametrize("tree", ["unique_tree", "uncanonical_tree"])
+def test_every_generator_shape_decides_as_the_reference_reads_it(
+    cli: CliRunner, tmp_path: Path, request: pytest.FixtureRequest, tree: str
+) -> None:
+    """A build lists each page the reference reader says belongs (every self-canonical page, each
+    with the hreflang cluster its head gives), and leaves out the redirect stubs and noindex pages."""
+    root: Path = request.getfixturevalue(tree)
+    run = cli("build", root, "--base-url", BASE, "--out", tmp_path / "out")
+    assert run.code == 0, run.err
+    listed = {url.loc: url for url in published(tmp_path / "out", BASE)}
+    expected = {loc: path for path in _pages(root) if (loc := _expected_loc(root, path)) is not None}
+    assert set(listed) == set(expected)
+    assert 370 < len(listed) < 400  # a few stubs and noindex pages left out
+    generators = {path.relative_to(root).parts[1].rsplit("-", 1)[0] for path in expected.values()}
+    assert generators == GENERATORS
+    clusters = 0
+    for loc, path in expected.items():
+        said = {
+            (str(link["hreflang"]), str(link["href"]))
+            for link in _head_of(path).find_all("link", rel="alternate", hreflang=True)
+        }
+        assert set(listed[loc].alternates) == said, loc
+        clusters += bool(said)
+    assert clusters > 30
+
+
+def test_the_bench_prints_its_tables_and_which_targets_hold(tmp_path: Path) -> None:
+    """A tiny run of the bench itself: its table per tree (ratios to find and to the floor in as
+    many processes as the build) and its targets, each said to hold or to miss."""
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench.py"), "-n", "120", "--repeat", "1", "--trees", "unique"]
+        + ["--sample", "40", "--min-kb", "1", "--max-kb", "1", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = run.stdout.splitlines()
+    table = lines[lines.index("Tree: unique, self-canonical") + 2 :]
+    assert table[0] == "| what | seconds | pages/s | peak RSS | × find | × floor |"
+    rows = {line.split(" | ")[0].removeprefix("| "): line for line in table[2 : table.index("")]}
+    assert set(rows) >= {
+        "find -name '*.html' -printf",
+        "the floor: walk + read each head, 2 processes",
+        "sitemapgen, heads on",
+        "sitemapgen, heads off (mtime only)",
+    }
+    assert rows["the floor: walk + read each head, 2 processes"].endswith("| 1.0 |")
+    start = next(i for i, line in enumerate(lines) if line.startswith("Targets (set for unique-head trees"))
+    assert "this run: 120 pages, 2" in lines[start]
+    targets = lines[start + 4 : start + 9]
+    assert [row.split(" | ")[0] for row in targets] == [
+        "| every page self-canonical ≤ 6× find",
+        "| every page self-canonical ≤ 3× the floor",
+        "| heads off ≤ 2.5× find",
+        "| peak RSS ≤ 64 MiB",
+        "| a million pages, heads on, < 60 s",
+    ]
+    for row in targets[:4]:
+        assert row.endswith(" | holds |") or " | **misses**, " in row, row
+    assert "not measured at this N (120)" in targets[4]
+    assert any(line.startswith("| all | 40 |") for line in lines)
