@@ -129,6 +129,7 @@ def _explained(config: Config, relpath: str, outcome: Outcome) -> Explanation:
     if entry.section:
         lines.append(f"  in the sitemap series {entry.section!r} (from [[sitemaps]])")
     lines.extend(f"  hreflang {alternate.hreflang}: {alternate.href}" for alternate in entry.alternates)
+    lines.extend(f"  image {image}" for image in entry.images)
     return Explanation(relpath, True, (*lines, *notes))
 
 

@@ -278,6 +278,7 @@ class Config:
     indexnow_key: str | None = None  # written to DOCROOT/KEY.txt for IndexNow
     host: HostName = HostName.PLAIN  # the static host whose files decide what is served (`hosts`)
     host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
+    images: bool = False  # list each page's images in <image:image> (reads whole pages)
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -326,6 +327,7 @@ class Config:
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")
+        check_bool(self.images, "images")
 
     @property
     def output_dir(self) -> Path:
