@@ -43,17 +43,24 @@ _READ_STEP = 1_048_576
 _KEPT = frozenset(("src", "srcset", "data-src", "data-srcset", "width", "height", "property", "content", "href"))
 #: A quoted or unquoted run of a tag's attributes, up to its '>' (quoted values may hold one).
 _ATTRS = r"""(?:[^>"']++|"[^"]*+"|'[^']*+')*+"""
-#: One token of a page, in order: a comment or a script or style element (skipped whole, as
-#: html.parser skips them: no group), a tag of interest (its name in group 1, its
-#: attributes in group 2), a ``</picture>`` (group 3), or any other tag (skipped whole, so a
-#: '<img' in its attribute values is no tag). '<' is the only way in: the engine finds each in C.
+#: What comes before each token (below) in one match, so that Python sees only the tokens:
+#: text, and every '<' that starts none of them; a start tag of another name is skipped whole,
+#: so a '<img' in its attribute values is no tag (as html.parser reads it).
+_BETWEEN = (
+    r"(?:[^<]++|<(?!(?i:img|source|picture|meta|base|script|style)(?=[\s/>])|/(?i:picture)\s*>|!--)"
+    r"(?:[a-zA-Z][^\s/>]*+" + _ATTRS + r">)?)*+"
+)
+#: One token of a page, in order, after `_BETWEEN`: a comment or a script or style element
+#: (skipped whole, as html.parser skips them: no group), a tag of interest (its name in group
+#: 1, its attributes in group 2), a ``</picture>`` (group 3); else a '<' that is none of these
+#: after all (a quote left open), or the end of the page.
 _TOKENS = re.compile(
-    r"<(?:!--.*?--!?>"
+    _BETWEEN + r"(?:<(?:!--.*?--!?>"
     r"|(?i:script)(?=[\s/>])" + _ATTRS + r">(?:[^<]++|<(?!/\s*(?i:script)\s*>))*+(?:</\s*(?i:script)\s*>)?"
     r"|(?i:style)(?=[\s/>])" + _ATTRS + r">(?:[^<]++|<(?!/\s*(?i:style)\s*>))*+(?:</\s*(?i:style)\s*>)?"
     r"|(?i:(img|source|picture|meta|base))(?=[\s/>])(" + _ATTRS + r")>"
     r"|/(?i:(picture))\s*>"
-    r"|[a-zA-Z][^\s/>]*+" + _ATTRS + r">)",
+    r"|)|\Z)",
     re.DOTALL,
 )
 _ATTR = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
