@@ -279,8 +279,9 @@ def generate_real(
     heads), each copy under a folder of its own, so that its links (canonical, hreflang, feeds,
     relative and root-relative) stay true: every absolute or root-relative URL of a copy is put
     under that folder. Each page also gets `_extras`, a size of `min_kb`-`max_kb`, an asset beside
-    it and an mtime over five years; with `self_canonical`, a canonical naming itself where its
-    head has none. Copies take turns, site by site; every 97th copy's folder is non-ASCII."""
+    it that its body shows (``<img>``) and an mtime over five years; with `self_canonical`, a
+    canonical naming itself where its head has none. Copies take turns, site by site; every 97th
+    copy's folder is non-ASCII."""
     from urllib.parse import quote
 
     rng = random.Random(seed)
@@ -304,7 +305,8 @@ def generate_real(
             page = root / prefix / relpath
             page.parent.mkdir(parents=True, exist_ok=True)
             size = rng.randint(min_kb, max_kb) * 1024
-            body = b"<body>\n<main>\n" + filler * (size // len(filler) + 1)
+            figure = b'<p><img src="figure-%d.png" alt="figure %d"></p>\n' % (count, count)
+            body = b"<body>\n<main>\n" + figure * (count % asset_every == 0) + filler * (size // len(filler) + 1)
             page.write_bytes(head + body[: max(0, size - len(head))] + b"\n</main>\n</body>\n</html>\n")
             when = _NOW - rng.randrange(5 * 365 * 86_400)
             os.utime(page, (when, when))
@@ -400,9 +402,12 @@ def _generate_trees(trees: dict[str, Path], n: int, *, seed: int, min_kb: int, m
         print(f"generated {label}: {n:,} pages of {min_kb}-{max_kb} KB in {seconds:.0f} s", file=sys.stderr)
 
 
-def _cases(trees: dict[str, Path], build: list[str], baseline: Path | None) -> dict[Case, tuple[list[str], str | None]]:
+def _cases(
+    trees: dict[str, Path], build: list[str], baseline: Path | None, images: Path
+) -> dict[Case, tuple[list[str], str | None]]:
     """Each case's command, and the PYTHONPATH it runs with (a baseline's). Per tree, find
-    first: the ratios are to find on the same tree."""
+    first: the ratios are to find on the same tree. On the real tree, also a build with
+    `images` on (`images`: a config file that says so), which reads every page whole."""
     cases: dict[Case, tuple[list[str], str | None]] = {}
     ours: dict[Case, list[str]] = {}
     for label, root in trees.items():
@@ -414,9 +419,13 @@ def _cases(trees: dict[str, Path], build: list[str], baseline: Path | None) -> d
         if label != "real, self-canonical":
             ours[label, "sitemapgen, heads off (mtime only)"] = [*build, "--no-read-heads", str(root)]
         ours[label, "sitemapgen, heads on"] = [*build, str(root)]
+        if label == "real":
+            ours[label, "sitemapgen, heads on, images = true"] = [*build, "--config", str(images), str(root)]
     cases.update((key, (cmd, None)) for key, cmd in ours.items())
     if baseline is not None:
         for (label, what), cmd in ours.items():
+            if "images" in what:
+                continue  # a key the baseline may not know
             module = [sys.executable, "-m", "sitemapgen", *cmd[1:]]
             cases[label, f"baseline {what.removeprefix('sitemapgen, ')}"] = (module, str(baseline.resolve()))
     return cases
@@ -478,7 +487,9 @@ def main() -> None:
         jobs = ["--jobs", str(args.jobs)] if args.jobs else []
         out = work / "out"
         build = [sitemapgen, "build", "--base-url", "https://example.com/", "--out", str(out), "--quiet", *jobs]
-        samples = _timed(_cases(trees, build, args.baseline), args.repeat, out)
+        images = work / "images.toml"
+        images.write_text("images = true\n")
+        samples = _timed(_cases(trees, build, args.baseline, images), args.repeat, out)
         print(
             f"\n{n:,} pages, {args.repeat} runs each, medians; {date.today()}, {platform.machine()},"
             f" {os.cpu_count()} CPUs, Python {platform.python_version()}, trees on {base}"
