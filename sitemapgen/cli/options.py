@@ -100,7 +100,7 @@ ImagesOpt = Annotated[
     bool | None,
     typer.Option(
         "--images/--no-images",
-        help="List each page's images in <image:image> (reads whole pages; default: off).",
+        help="List the images each page shows, for Google Images (reads whole pages; default: off).",
         show_default=False,
     ),
 ]

@@ -35,7 +35,6 @@ from sitemapgen.lastmod.chain import LastmodChain
 from sitemapgen.pages.head import read_head
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Candidate, Page, page_at
-from sitemapgen.pipeline.images import PageImages
 from sitemapgen.pipeline.pathrules import PathRules
 from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
@@ -46,6 +45,7 @@ from sitemapgen.util.safeio import open_regular_stat
 if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
     from sitemapgen.hosts.base import Host
+    from sitemapgen.pipeline.images import PageImages
 
 #: Says something of a listed page that the build counts and says once (`NoteKind`, example).
 Note = Callable[[NoteKind, str], None]
@@ -122,7 +122,11 @@ class Decider:
             for section in reversed(config.sitemaps)
         ]
         self.room = entry_room(config.limits.max_bytes)
-        self.images = PageImages(config) if config.images else None
+        self.images: PageImages | None = None
+        if config.images:
+            from sitemapgen.pipeline.images import PageImages  # only then: its patterns compile on import
+
+            self.images = PageImages(config)
         self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
 
     def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Sent:
