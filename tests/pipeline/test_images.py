@@ -196,3 +196,13 @@ def test_images_takes_true_or_false(site: SiteFactory, cli: CliRunner) -> None:
     run = cli("build", docroot, "--base-url", BASE, "--config", config)
     assert (run.code, run.err) == (2, f"error: {config}: images: must be true or false, got 'yes'\n")
     assert not (docroot / "sitemap.xml").exists()
+
+
+def test_a_build_with_images_is_current_for_check_and_valid_for_validate(site: SiteFactory, cli: CliRunner) -> None:
+    docroot = site({"index.html": _page('<img src="/a.png">'), "b/index.html": _page("no image")})
+    config = _config(docroot, "images = true")
+    assert cli("build", docroot, "--base-url", BASE, "--config", config).code == 0
+    assert cli("check", docroot, "--base-url", BASE, "--config", config).code == 0
+    assert cli("validate", docroot / "sitemap.xml", "--base-url", BASE).code == 0
+    # Without images the same pages are other sitemaps: check says so.
+    assert cli("check", docroot, "--base-url", BASE).code == 1
