@@ -291,8 +291,9 @@ def generate_real(
     heads), each copy under a folder of its own, so that its links (canonical, hreflang, feeds,
     relative and root-relative) stay true: every absolute or root-relative URL of a copy is put
     under that folder. Each page also gets `_extras`, a size of `min_kb`-`max_kb`, an asset beside
-    it and an mtime over five years; with `self_canonical`, a canonical naming itself where its
-    head has none. Copies take turns, site by site; every 97th copy's folder is non-ASCII."""
+    it that its body shows (``<img>``) and an mtime over five years; with `self_canonical`, a
+    canonical naming itself where its head has none. Copies take turns, site by site; every 97th
+    copy's folder is non-ASCII."""
     from urllib.parse import quote
 
     rng = random.Random(seed)
@@ -316,7 +317,8 @@ def generate_real(
             page = root / prefix / relpath
             page.parent.mkdir(parents=True, exist_ok=True)
             size = rng.randint(min_kb, max_kb) * 1024
-            body = b"<body>\n<main>\n" + filler * (size // len(filler) + 1)
+            figure = b'<p><img src="figure-%d.png" alt="figure %d"></p>\n' % (count, count)
+            body = b"<body>\n<main>\n" + figure * (count % asset_every == 0) + filler * (size // len(filler) + 1)
             page.write_bytes(head + body[: max(0, size - len(head))] + b"\n</main>\n</body>\n</html>\n")
             when = _NOW - rng.randrange(5 * 365 * 86_400)
             os.utime(page, (when, when))
@@ -434,12 +436,13 @@ def _generate_trees(trees: dict[str, Path], n: int, *, seed: int, min_kb: int, m
 
 
 def _cases(
-    trees: dict[str, Path], build: list[str], baseline: Path | None, jobs: int
+    trees: dict[str, Path], build: list[str], baseline: Path | None, jobs: int, images: Path
 ) -> dict[Case, tuple[list[str], str | None]]:
     """Each case's command, and the PYTHONPATH it runs with (a baseline's). Per tree, find
     first: the ratios are to find on the same tree, and to the floor in as many processes as
     the build runs. Heads off reads no head: it runs on the main tree and on "real" (for the
-    earlier figures) only."""
+    earlier figures) only. On "real", also a build with `images` on (`images`: a config file that
+    says so), which reads every page whole."""
     cases: dict[Case, tuple[list[str], str | None]] = {}
     ours: dict[Case, list[str]] = {}
     for label, root in trees.items():
@@ -450,9 +453,13 @@ def _cases(
         if label in (MAIN, "real", "synthetic"):
             ours[label, HEADS_OFF] = [*build, "--no-read-heads", str(root)]
         ours[label, HEADS_ON] = [*build, str(root)]
+        if label == "real":
+            ours[label, "sitemapgen, heads on, images = true"] = [*build, "--config", str(images), str(root)]
     cases.update((key, (cmd, None)) for key, cmd in ours.items())
     if baseline is not None:
         for (label, what), cmd in ours.items():
+            if "images" in what:
+                continue  # a key the baseline may not know
             module = [sys.executable, "-m", "sitemapgen", *cmd[1:]]
             cases[label, f"baseline {what.removeprefix('sitemapgen, ')}"] = (module, str(baseline.resolve()))
     return cases
@@ -648,7 +655,9 @@ def main() -> None:
         _generate_trees(trees, n, seed=args.seed, min_kb=min_kb, max_kb=max_kb)
         out = work / "out"
         build = [sitemapgen, "build", "--base-url", BASE_URL, "--out", str(out), "--quiet", "--jobs", str(jobs)]
-        samples = _timed(_cases(trees, build, args.baseline, jobs), args.repeat, out)
+        images = work / "images.toml"
+        images.write_text("images = true\n")
+        samples = _timed(_cases(trees, build, args.baseline, jobs, images), args.repeat, out)
         results = figures(samples, jobs)
         print(
             f"\n{n:,} pages, {jobs} processes, {args.repeat} interleaved runs each, medians; {date.today()},"

@@ -14,12 +14,17 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import NamedTuple
 
-from sitemapgen.protocol import SITEMAP_NS, XHTML_NS, ChangeFreq, LastmodFormat
+from sitemapgen.protocol import IMAGE_NS, SITEMAP_NS, XHTML_NS, ChangeFreq, LastmodFormat
 
 #: What opens and closes every sitemap file, around its ``<url>`` elements.
 XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 URLSET_OPEN = XML_DECL + f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">\n'.encode()
 URLSET_CLOSE = b"</urlset>\n"
+#: A ``<url>`` that lists images declares their namespace itself: a sitemap's open tag is
+#: written before its entries are known (chunks stream), so the namespace is declared only
+#: in the sitemaps that use it, each entry's bytes are all it costs (see `entry_room`), and
+#: the XSDs and XML parsers read a declaration on ``<url>`` as one on ``<urlset>``.
+URL_OPEN_WITH_IMAGES = f'<url xmlns:image="{IMAGE_NS}"><loc>'
 
 
 def entry_room(max_bytes: int) -> int:
@@ -53,11 +58,13 @@ class Entry:
     priority: float | None = None
     alternates: tuple[Alternate, ...] = ()
     section: str = ""
+    images: tuple[str, ...] = ()  # absolute, percent-encoded image URLs (config `images`)
 
     def __reduce__(self) -> tuple[type[Entry], tuple[object, ...]]:
         # Entries cross from worker processes: a constructor call pickles twice as fast
         # as a slotted dataclass's state (test_decide checks it keeps every field).
-        return Entry, (self.loc, self.lastmod, self.changefreq, self.priority, self.alternates, self.section)
+        fields = (self.loc, self.lastmod, self.changefreq, self.priority, self.alternates, self.section)
+        return Entry, (*fields, self.images) if self.images else fields
 
 
 def escape_xml(text: str) -> str:
@@ -146,7 +153,7 @@ RowFields = tuple[str, bytes, float | None, str | None, str]
 
 def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = None) -> bytes:
     """The ``<url>`` element for `entry`, one line, UTF-8."""
-    parts = ["<url><loc>", escape_xml(entry.loc), "</loc>"]
+    parts = ["<url><loc>" if not entry.images else URL_OPEN_WITH_IMAGES, escape_xml(entry.loc), "</loc>"]
     if entry.lastmod is not None:
         parts += ["<lastmod>", lastmod_text or format_lastmod(entry.lastmod, fmt), "</lastmod>"]
     if entry.changefreq is not None:
@@ -161,6 +168,8 @@ def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = No
             escape_xml(alternate.href),
             '"/>',
         ]
+    for image in entry.images:
+        parts += ["<image:image><image:loc>", escape_xml(image), "</image:loc></image:image>"]
     parts.append("</url>\n")
     return "".join(parts).encode("utf-8")
 

@@ -9,6 +9,9 @@ import re
 #: The sitemap and index elements' namespace (sitemaps.org schema 0.9), and hreflang links'.
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
+#: Google's image extension (``<image:image><image:loc>``), and the most images one ``<url>`` may list.
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+MAX_IMAGES_PER_URL = 1_000
 
 #: The index's name at the output's root, and robots.txt's, where crawlers look for them.
 INDEX_NAME = "sitemap.xml"

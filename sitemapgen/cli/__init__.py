@@ -23,6 +23,11 @@ PYTHON_FAILED = (
     b"error: Python failed while starting (SystemError), as it does when out of memory under this"
     b" process's address-space limit (allow this process more memory)\n"
 )
+#: What CPython's parser raises when an allocation fails while it compiles one of our modules.
+PARSER_FAILED = (
+    b"error: Python failed while loading sitemapgen (a SyntaxError in its own source, as the parser"
+    b" says when out of memory under this process's address-space limit; allow this process more memory)\n"
+)
 #: `exits.EXIT_ENVIRONMENT`, which cannot be imported before the program is loaded.
 _EXIT_ENVIRONMENT = 3
 #: errno.ENOMEM, without loading errno.
@@ -54,6 +59,10 @@ def run() -> None:
         if not _memory_limited():
             raise
         _out_of_memory(PYTHON_FAILED)
+    except SyntaxError:  # our modules compile (the tests import each): only memory can fail it
+        if not _memory_limited():
+            raise
+        _out_of_memory(PARSER_FAILED)
     except OSError as e:  # ENOMEM from the import system itself (listing a package's folder)
         if e.errno != _ENOMEM:
             raise

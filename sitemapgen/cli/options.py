@@ -96,6 +96,14 @@ ReadHeadsOpt = Annotated[
         show_default=False,
     ),
 ]
+ImagesOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--images/--no-images",
+        help="List the images each page shows, for Google Images (reads whole pages; default: off).",
+        show_default=False,
+    ),
+]
 MaxUrlsOpt = Annotated[
     int | None,
     typer.Option(
@@ -274,6 +282,7 @@ SITE_OPTIONS: Mapping[str, Any] = {
     "lastmod": LastmodOpt,
     "state_file": StateFileOpt,
     "read_heads": ReadHeadsOpt,
+    "images": ImagesOpt,
     "max_urls_per_sitemap": MaxUrlsOpt,
     "max_bytes_per_sitemap": MaxBytesOpt,
     "max_sitemaps_per_index": MaxPerIndexOpt,

@@ -131,6 +131,7 @@ def _explained(config: Config, relpath: str, outcome: Outcome, forms: Forms) -> 
     if entry.section:
         lines.append(f"  in the sitemap series {entry.section!r} (from [[sitemaps]])")
     lines.extend(_alternate(alternate, forms) for alternate in entry.alternates)
+    lines.extend(f"  image {image}" for image in entry.images)
     return Explanation(relpath, True, (*lines, *notes))
 
 

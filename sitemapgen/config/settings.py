@@ -292,6 +292,7 @@ class Config:
     documents: tuple[str, ...] = ()  # gitignore patterns: files other than pages listed under their own path
     stylesheet: bool = False  # write sitemap.xsl beside the index and name it in every file (a view for people)
     include: tuple[Include, ...] = ()  # other sitemaps or indexes the index lists beside ours
+    images: bool = False  # list each page's images in <image:image> (reads whole pages)
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -343,6 +344,7 @@ class Config:
         names = [section.name for section in self.sitemaps]
         if len(set(names)) != len(names):
             raise ConfigError("sitemaps", f"names a section twice: {names}")
+        check_bool(self.images, "images")
 
     @property
     def output_dir(self) -> Path:

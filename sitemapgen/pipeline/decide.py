@@ -46,6 +46,7 @@ from sitemapgen.util.safeio import open_regular_stat
 if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
     from sitemapgen.hosts.base import Host
+    from sitemapgen.pipeline.images import PageImages
 
 #: Says something of a listed page that the build counts and says once (`NoteKind`, example).
 Note = Callable[[NoteKind, str], None]
@@ -123,6 +124,11 @@ class Decider:
         ]
         self.room = entry_room(config.limits.max_bytes)
         self.forms = Forms(config, host)  # the page an hreflang href names in another form
+        self.images: PageImages | None = None
+        if config.images:
+            from sitemapgen.pipeline.images import PageImages  # only then: its patterns compile on import
+
+            self.images = PageImages(config)
         self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
 
     def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Sent:
@@ -185,6 +191,7 @@ class Decider:
         if len(loc) > MAX_URL_LENGTH:
             return None, Skip(page.relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"), None, None
         head: HeadFacts | None = None
+        served = loc  # the URL the page is fetched at, which its relative image URLs are resolved against
         if config.read_heads:
             try:
                 head = read_head(page.path, loc, config.head_max_bytes, fd=fd)
@@ -201,10 +208,25 @@ class Decider:
         section = (
             next((name for spec, name in self.sections if spec.match_file(page.relpath)), "") if self.sections else ""
         )
+        images = () if self.images is None else self._images(page, served, fd, warn)
         if isinstance(lastmod, bytes):
-            entry = Entry(loc, None, facts.changefreq, facts.priority, alternates, section)
+            entry = Entry(loc, None, facts.changefreq, facts.priority, alternates, section, images)
+            if images:
+                entry = self._fitted(page, entry, warn)
             return entry, None, lastmod, source
-        return Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section), None, None, source
+        entry = Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section, images)
+        if images:
+            entry = self._fitted(page, entry, warn)
+        return entry, None, None, source
+
+    def _images(self, page: Page, served: str, fd: int | None, warn: Warn) -> tuple[str, ...]:
+        """The images to list for `page`, fetched at `served` (config `images`: see `pipeline.images`)."""
+        assert self.images is not None
+        return self.images.of(page, self.own_base + served[len(self.config.base_url) :], fd, warn)
+
+    def _fitted(self, page: Page, entry: Entry, warn: Warn) -> Entry:
+        assert self.images is not None
+        return self.images.fitted(page.relpath, entry, warn)
 
     def _cluster(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Alternate, ...]:
         """The page's hreflang alternates as a cluster Google accepts: no language with two

@@ -12,13 +12,15 @@ from sitemapgen.config.settings import Config
 from sitemapgen.errors import ConfigError
 from sitemapgen.protocol import ROBOTS_FILE
 from sitemapgen.skips import Skip, SkipReason
-from sitemapgen.urls import at_host_root, page_url
+from sitemapgen.urls import at_host_root, normalize_url, page_url
 from sitemapgen.util.safeio import NotRegularFile, read_regular
 
 #: What Google reads of a robots.txt (RFC 9309 asks crawlers to read at least 500 KiB).
 ROBOTS_READ = 512 * 1024
 #: Whose rules decide: Googlebot's group, else the ``*`` group (RFC 9309 group matching).
 ROBOTS_AGENT = "Googlebot"
+#: Whose rules decide for an image: Googlebot-Image's group, else Googlebot's, else ``*``.
+IMAGE_AGENT = "Googlebot-Image"
 
 
 class RobotsDisallow:
@@ -37,6 +39,7 @@ class RobotsDisallow:
     def __init__(self, config: Config) -> None:
         self.parser: Protego | None = None
         self.base_url = config.base_url
+        self.origin = normalize_url(config.base_url)  # the host's root, when the rules count
         self.style = config.url_style
         if not at_host_root(config.base_url):
             return
@@ -61,3 +64,10 @@ class RobotsDisallow:
 
     def check_dir(self, relpath: str) -> Skip | None:
         return None
+
+    def allows_image(self, url: str) -> bool:
+        """Whether Google's image crawler may fetch `url` (absolute, normalized): always for
+        a URL of another origin (a CDN), whose own robots.txt decides, unread here."""
+        if self.parser is None or not url.startswith(self.origin):
+            return True
+        return bool(self.parser.can_fetch(url, IMAGE_AGENT))

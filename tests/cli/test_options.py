@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 import typer
@@ -41,3 +42,20 @@ def test_help_shows_brackets_as_written(cli: CliRunner) -> None:
     run = cli("build", "--help")
     assert run.code == 0
     assert "[tool.sitemapgen]" in run.out.replace("\n", " ").replace("│", " ")
+
+
+def test_images_is_a_flag_that_overrides_the_config_file(cli: CliRunner, tmp_path: Path) -> None:
+    docroot = tmp_path / "public"
+    docroot.mkdir()
+    (docroot / "index.html").write_text('<!doctype html><title>t</title><body><img src="/a.png"></body>')
+    config = tmp_path / "sitemapgen.toml"
+    config.write_text('base_url = "https://example.com/"\nimages = true\n')
+    for flags, shown in ((["--no-images"], []), ([], ["  image https://example.com/a.png"])):
+        run = cli("explain", docroot, "index.html", "--config", config, *flags)
+        assert run.code == 0, run.err
+        assert [line for line in run.out.splitlines() if line.startswith("  image")] == shown
+    config.write_text('base_url = "https://example.com/"\n')
+    run = cli("explain", docroot, "index.html", "--config", config, "--images")
+    assert [line for line in run.out.splitlines() if line.startswith("  image")] == [
+        "  image https://example.com/a.png"
+    ]
