@@ -202,15 +202,17 @@ def _swap(path: Path, ino: int, data: bytes, result: bytes) -> None:
         os.close(old)
 
 
-#: How long after the rename the replaced file is looked at again, for a line appended by a
-#: process that had opened it just before (its open and its write a few microseconds apart).
-_SETTLE = 0.005
+#: When, after the rename, the replaced file is looked at again, for a line appended by a
+#: process that had opened it just before: its open and its write are a few microseconds apart,
+#: unless the machine is busy and it waits its turn between them (seen: over 5 ms on 2 loaded
+#: cores). A process that waits longer still can lose its line: no rename can wait for it.
+_SETTLE = (0.0, 0.005, 0.05)
 
 
 def _carry_over(path: Path, old: int, seen: int) -> None:
     """Append to `path` what was appended to the file it replaced (open as `old`) after its last
-    look: at once, and again a moment later."""
-    for pause in (0.0, _SETTLE):
+    look: at once, and again after a moment, and a longer one (`_SETTLE`)."""
+    for pause in _SETTLE:
         time.sleep(pause)
         late = os.pread(old, _MAX_ROBOTS, seen)
         if late:
