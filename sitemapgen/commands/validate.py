@@ -49,6 +49,7 @@ from sitemapgen.commands.validate_schema import schema_problems
 from sitemapgen.commands.validate_urls import below, check_url, directory_of, is_absolute, path_segments, unservable
 from sitemapgen.errors import SitemapgenError, os_failure
 from sitemapgen.lastmod.base import FUTURE_SLACK, parse_datetime
+from sitemapgen.output.published import published_others
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -111,6 +112,7 @@ class _Validator:
         # Every file read, by identity: where an index listed it ("path:line"), None if named.
         self.done: dict[tuple[int, int], str | None] = {}
         self.reading: list[tuple[int, int]] = []  # the chain of indexes being read: a cycle returns to one
+        self.others: dict[Path, set[str]] = {}  # `_included`, by directory
 
     def problem(self, path: Path, line: int | None, message: str) -> None:
         self.report.problems.append(Problem(path, line, message))
@@ -295,6 +297,22 @@ class _Validator:
             if is_absolute(url):  # else not read, as _locs said
                 self._entry(path, line, url, directory, depth + 1)
 
+    def _absent(self, index: Path, line: int, url: str, local: Path) -> None:
+        """A file the index lists is not there: a problem, unless an index of ours lists it as
+        another build's sitemap (``include``), served by that build: then a note."""
+        if url in self._included(index.parent):
+            message = f"lists {url}, another build's sitemap (include), not here: not read"
+            self.report.notes.append(Problem(index, line, message))
+        else:
+            self.problem(index, line, f"lists {url}, but {local} does not exist")
+
+    def _included(self, directory: Path) -> set[str]:
+        """The other builds' sitemaps that an index of ours in `directory` lists beside ours
+        (``include``): served by those builds, so not expected here."""
+        if directory not in self.others:
+            self.others[directory] = {loc for loc, _ in published_others(directory)}
+        return self.others[directory]
+
     def _entry(self, index: Path, line: int, url: str, directory: str | None, depth: int) -> None:
         """Validate a file the index lists, if it is found below the index's own directory.
 
@@ -321,7 +339,7 @@ class _Validator:
         try:
             f = open_below(index.parent, parts)
         except FileNotFoundError:
-            self.problem(index, line, f"lists {url}, but {local} does not exist")
+            self._absent(index, line, url, local)
             return
         except Escapes as e:
             self.problem(index, line, f"lists {url}, but {local} leads to {e.target}, outside {index.parent}; not read")
