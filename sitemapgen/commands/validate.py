@@ -307,8 +307,7 @@ class _Validator:
             self.problem(index, line, f"lists {url}, but {local} does not exist")
 
     def _included(self, directory: Path) -> set[str]:
-        """The other builds' sitemaps that an index of ours in `directory` lists beside ours
-        (``include``): served by those builds, so not expected here."""
+        """Other builds' sitemaps that an index of ours in `directory` lists (``include``)."""
         if directory not in self.others:
             self.others[directory] = {loc for loc, _ in published_others(directory)}
         return self.others[directory]

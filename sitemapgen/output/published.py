@@ -110,5 +110,10 @@ def read_published(out_dir: Path) -> list[str]:
 
 
 def published_others(out_dir: Path) -> list[tuple[str, str | None]]:
-    """The other builds' sitemaps our published index files list beside ours: (loc, lastmod)."""
-    return [(loc, lastmod) for loc, lastmod, ours in _entries(out_dir) if not ours]
+    """The other builds' sitemaps our published index files list after ours: (loc, lastmod).
+    None unless the first entry is a chunk of ours, as a build lists it (an index written by
+    hand in our layout lists no other build's sitemaps)."""
+    entries = list(_entries(out_dir))
+    if not entries or not entries[0][2]:
+        return []
+    return [(loc, lastmod) for loc, lastmod, ours in entries if not ours]
