@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 _XSD_LASTMOD = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))?")
 #: A W3C Datetime (the protocol's lastmod): also hours and minutes alone.
 _W3C_LASTMOD = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?")
+#: A '.' or '..' segment in a URL's path: resolved, it may lead out of the folder it seems in.
+_DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|$)")
 LABEL = "include"
 #: Why a URL an included sitemap listed in the previous deploy is not listed now.
 GONE_FROM_INCLUDED = "no longer in its included sitemap"
@@ -139,8 +141,12 @@ class _Site:
 
 
 def _newest(lastmod: str, newest: tuple[datetime, str] | None) -> tuple[datetime, str] | None:
-    """The newer of `newest` and `lastmod` (a W3C Datetime), with the text our index writes for it."""
-    when = datetime.fromisoformat(lastmod.replace("Z", "+00:00"))
+    """The newer of `newest` and `lastmod` (a W3C Datetime), with the text our index writes for it;
+    None where `lastmod` has the form but names no day or time (2025-02-30, 25:00)."""
+    try:
+        when = datetime.fromisoformat(lastmod.replace("Z", "+00:00"))
+    except ValueError:
+        return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)  # a date alone: its midnight, for comparing only
     if newest is not None and when <= newest[0]:
@@ -159,13 +165,18 @@ def _read_urlset(
         count += 1
         if count > MAX_URLS_PER_SITEMAP:
             raise IncludeError(f"{where}: lists more than {MAX_URLS_PER_SITEMAP:,} URLs, the protocol's limit")
+        if _DOT_SEGMENT.search(loc.partition("?")[0].partition("#")[0][len(folder) :]):
+            raise IncludeError(
+                f"{where}: lists {loc}, whose path has a '.' or '..' segment: resolved, it may lie outside"
+                f" its own folder {folder} (a sitemap lists each URL as it is served)"
+            )
         if not loc.startswith(folder) and not normalize_url(loc).startswith(folder):
             raise IncludeError(
                 f"{where}: lists {loc or 'a <url> without a <loc>'}, outside its own folder {folder}"
                 " (a sitemap lists only URLs at or below where it is served)"
             )
-        if lastmod is not None and _W3C_LASTMOD.fullmatch(lastmod):
-            newest = _newest(lastmod, newest)
+        if lastmod is not None and _W3C_LASTMOD.fullmatch(lastmod) and (dated := _newest(lastmod, newest)):
+            newest = dated
         elif lastmod is not None:
             bad += 1
             example = example or lastmod

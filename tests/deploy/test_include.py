@@ -180,6 +180,14 @@ _BOMB = gzip.compress(b"<!-- " + b" " * 53_000_000 + b"-->", compresslevel=9)
             id="a-url-outside-its-folder",
         ),
         pytest.param(
+            {"x/sitemap.xml": urlset(("{url}x/a", None), ("{url}x/../admin/b", None))},
+            "x/sitemap.xml",
+            2,
+            "{url}x/sitemap.xml: lists {url}x/../admin/b, whose path has a '.' or '..' segment: resolved, it may lie"
+            " outside its own folder {url}x/ (a sitemap lists each URL as it is served) (include)",
+            id="a-dot-dot-segment",
+        ),
+        pytest.param(
             {"x/index.xml": sitemapindex("https://elsewhere.example/x/s.xml")},
             "x/index.xml",
             2,
@@ -355,3 +363,20 @@ def test_urls_listed_twice_are_counted_once_with_an_example(cli: CliRunner, live
     # The included file in our output directory is ours to list, not another tool's leftover to warn of.
     assert "stays beside ours" not in run.err
     assert read_xml(root / "sitemap-other.xml").count(b"<url>") == 3
+
+
+def test_a_lastmod_of_a_day_no_calendar_has_is_not_a_datetime(cli: CliRunner, live: tuple[Path, str]) -> None:
+    """2025-02-30 has the form of a W3C Datetime but names no day: said as a lastmod that is not a
+    W3C Datetime, and the entry is dated by the others, never a traceback."""
+    root, url = live
+    lastmods = ("2025-02-30", "2025-13-01T10:00:00Z", "2024-05-06T25:00:00+00:00", "2024-03-04")
+    make_tree(root, {"x/sitemap.xml": urlset(*((f"{url}x/{i}", lastmod) for i, lastmod in enumerate(lastmods)))})
+    run = cli(
+        "build", root, "--base-url", url, "--config", root / "sitemapgen.toml", "--include", url + "x/sitemap.xml"
+    )
+    assert run.code == 0, run.err
+    assert (
+        f"warning: {url}x/sitemap.xml: 3 lastmods are not a W3C Datetime (e.g. '2025-02-30'), so they do not date"
+        " its entry in the index"
+    ) in run.err.splitlines()
+    assert (url + "x/sitemap.xml", "2024-03-04") in read_index(root / "sitemap.xml")
