@@ -174,14 +174,15 @@ def _deciding_tags(text: str, lowered: str) -> list[_Read]:
     known = _TAGS.get
     match = _META_LINK.match
     for start in sorted(starts):
-        tag = match(text, start)
-        if tag is None:
-            continue
-        tag_text = tag.group()
-        read = known(tag_text, _UNREAD)
+        # A tag read before is its text up to its first '>': looked up before any matching (a
+        # multilingual head repeats its hreflang links to each language's home page after page).
+        read = known(text[start : text.find(">", start) + 1], _UNREAD)
         if read is _UNREAD:
+            tag = match(text, start)
+            if tag is None:
+                continue
             read = _read_match(tag)
-            _keep(_TAGS, tag_text, read, _TAGS_KEPT)
+            _keep(_TAGS, tag.group(), read, _TAGS_KEPT)
         if read is not None:
             found.append(read)
     return found
