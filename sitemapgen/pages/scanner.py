@@ -4,15 +4,13 @@ read exactly so is handed to bs4 (see `scan_tags_fast`).
 
 Which tags mean something is the signal table's (`signals.py`): this module
 only finds the tags that may carry a signal, using the table's words to skip,
-unparsed, every tag that cannot (`may_decide`). A site's heads share most of
-their lines and tags (its template's): each line and each tag text is read
-once and kept (`_LINES`, `_TAGS`).
+unparsed, every tag that cannot (`may_decide`): a tag that may decide is
+found from where its words are, not by reading every tag (`_deciding_tags`).
 """
 
 from __future__ import annotations
 
 import html
-import itertools
 import re
 from typing import TypeVar
 
@@ -120,8 +118,7 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     Decides only what it can decide exactly as bs4 with html.parser would: the
     head less its scripts, styles and plain comments (`_without_skipped`) must be
     text, doctype, end tags and start tags whose attributes are plain (see
-    `_ATTR_TEXT`), checked by one regular expression (`_PLAIN_HEAD`, line by line
-    of lines not seen before, see `read_fast`). Anything else (an odd comment, a
+    `_ATTR_TEXT`), checked by one regular expression (`_PLAIN_HEAD`). Anything else (an odd comment, a
     stray '<', a quote left open) returns None.
     """
     read = read_fast(text)
@@ -129,41 +126,77 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
 
 
 def read_fast(text: str) -> list[_Read] | None:
-    """`scan_tags_fast`, each tag with what it says (`signals.said_by`), read once per line text.
+    """`scan_tags_fast`, each tag with what it says (`signals.said_by`).
 
-    A site's heads share most of their lines (its template's), so each line is
-    kept with the tags it holds, read: a line seen before is one lookup, neither
-    checked nor searched again. If each line is plain markup (`_PLAIN_HEAD`),
-    so is the whole, and its tags are the lines' tags in order: a tag that
-    `_PLAIN_HEAD` matches ends at its own '>' on its own line. A line that is
-    not plain (a tag over two lines) sends the whole head to `_read_whole`.
+    The head less its scripts, styles and plain comments must be plain markup
+    (`_PLAIN_HEAD`, one match over the whole); then its tags that may decide are
+    found from where the deciding words are (`_deciding_tags`), not by reading
+    every tag. On a real site no two pages share a title, a description, a
+    canonical or an ``og:`` line: what is met once is not worth keeping, so
+    only the tags that may decide are kept, read (`_TAGS`: a site repeats its
+    robots metas and its hreflang links to each language's home).
     """
     if "\x00" in text:
         return None
     stripped = _without_skipped(text)
-    if stripped is None:
+    if stripped is None or _PLAIN_HEAD.fullmatch(stripped) is None:
         return None
-    lines = stripped.split("\n")
-    found = list(map(_LINES.get, lines))  # a line's reads, or None if not seen before
-    if None in found:
-        for at, line in enumerate(lines):
-            if found[at] is None:
-                if _PLAIN_HEAD.fullmatch(line) is None:
-                    return _read_whole(stripped)
-                found[at] = reads = _tags_read(line)
-                _keep(_LINES, line, reads, _LINES_KEPT)
-    return list(itertools.chain.from_iterable(found))  # type: ignore[arg-type]  # no None is left
+    lowered = stripped.lower()
+    if len(lowered) != len(stripped):  # a letter whose lower case is longer ("\u0130"): tag by tag
+        return list(_tags_read(stripped))
+    return _deciding_tags(stripped, lowered)
+
+
+#: What a tag that may decide holds (see `may_decide`): the deciding words, and '&'.
+_MARKS = (*DECIDING_WORDS, "&")
+
+
+def _deciding_tags(text: str, lowered: str) -> list[_Read]:
+    """The meta and link tags of plain markup `text` that may decide something, read, in order:
+    `_tags_read` of `text`, found from the deciding words instead of from every tag.
+
+    `lowered` is `text` lower-cased, of the same length, so a position in one is the same
+    character in the other. In plain markup every '<' starts a tag and every tag ends at its
+    first '>', so a word is inside a tag exactly when the last '<' before it has no '>' after
+    it; the meta and link tags among those (`_META_LINK_TEXT`, from that '<') are the tags
+    `may_decide` lets through, each found once however many words it holds.
+    """
+    starts: set[int] = set()
+    find, rfind = lowered.find, lowered.rfind
+    for word in _MARKS:  # each a search in C: a unique head holds few of them
+        at = find(word)
+        while at >= 0:
+            start = rfind("<", 0, at)
+            if start >= 0 and rfind(">", start, at) < 0:
+                starts.add(start)
+            at = find(word, at + 1)
+    found: list[_Read] = []
+    known = _TAGS.get
+    match = _META_LINK.match
+    for start in sorted(starts):
+        # A tag read before is its text up to its first '>': looked up before any matching (a
+        # multilingual head repeats its hreflang links to each language's home page after page).
+        read = known(text[start : text.find(">", start) + 1], _UNREAD)
+        if read is _UNREAD:
+            tag = match(text, start)
+            if tag is None:
+                continue
+            read = _read_match(tag)
+            _keep(_TAGS, tag.group(), read, _TAGS_KEPT)
+        if read is not None:
+            found.append(read)
+    return found
 
 
 def _read_whole(text: str) -> list[_Read] | None:
-    """`read_fast` of a head with a line that is not plain markup by itself: checked whole."""
+    """`read_fast` of head text less its skipped parts, the plain way: the whole checked at
+    once, every meta and link tag found and tested by `may_decide` (see `_tags_read`)."""
     return list(_tags_read(text)) if _PLAIN_HEAD.fullmatch(text) is not None else None
 
 
 def _tags_read(text: str) -> tuple[_Read, ...]:
     """The meta and link tags of plain markup that may decide something (`may_decide`), read:
-    each tag text once (`_TAGS`), so a line not seen before that holds a tag seen before (a
-    minified head, one line a page, is all such) does not read that tag again."""
+    each tag text once (`_TAGS`)."""
     found: list[_Read] = []
     known = _TAGS.get
     for tag_text in _META_LINK_TEXT.findall(text):
@@ -176,18 +209,14 @@ def _tags_read(text: str) -> tuple[_Read, ...]:
     return tuple(found)
 
 
-#: Lines of plain markup read before, with the tags each holds that may decide (see `read_fast`).
-_LINES: dict[str, tuple[_Read, ...]] = {}
-_LINES_KEPT = 4_096
-#: The longest tag or line kept (`_TAGS`, `_LINES`): a template's are shorter, and a minified
-#: head is one line a page, which no other page repeats. So each keeps a few MB at most.
+#: The longest tag kept (`_TAGS`): a template's are shorter. So it keeps a few MB at most.
 _KEPT_LENGTH = 512
 _V = TypeVar("_V")
 
 
 def _keep(kept: dict[str, _V], text: str, value: _V, most: int) -> None:
-    """Keep what `text` (a tag or a line) read as, in `kept`, which holds at most `most`
-    entries (full, it starts again) and no text longer than `_KEPT_LENGTH`."""
+    """Keep what `text` (a tag) read as, in `kept`, which holds at most `most` entries (full,
+    it starts again) and no text longer than `_KEPT_LENGTH`."""
     if len(text) <= _KEPT_LENGTH:
         if len(kept) >= most:
             kept.clear()
@@ -195,16 +224,20 @@ def _keep(kept: dict[str, _V], text: str, value: _V, most: int) -> None:
 
 
 def forget_seen() -> None:
-    """Forget the tags and lines read before (see `_TAGS`, `_LINES`): a benchmark's pass,
-    or a test, then reads heads as a build reads its first."""
+    """Forget the tags read before (see `_TAGS`): a benchmark's pass, or a test, then reads
+    heads as a build reads its first."""
     _TAGS.clear()
-    _LINES.clear()
 
 
 def _read_tag(tag_text: str) -> _Read:
     """A meta or link tag's name, attributes and what it says."""
     match = _META_LINK.fullmatch(tag_text)
     assert match is not None  # found by _META_LINK_TEXT, the same pattern without its groups
+    return _read_match(match)
+
+
+def _read_match(match: re.Match[str]) -> _Read:
+    """`_read_tag` of the tag `_META_LINK` matched."""
     name = match.group(1).lower()
     attrs: dict[str, str] = {}
     for key, double, single, bare in _ATTR.findall(match.group(2)):

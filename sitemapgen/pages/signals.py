@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -276,9 +276,36 @@ def facts_from_tags(tags: list[Tag], page_url: str) -> HeadFacts:
     return facts_from_said([(tag, said_by(*tag)) for tag in tags], page_url)
 
 
-def facts_from_said(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
+def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
     """What the head whose tags are `tags`, each with what it says (as `said_by` gives), says on
-    the page at `page_url`."""
+    the page at `page_url`.
+
+    Most heads say only a canonical and a modified time (every generator writes the one, many
+    the other): those are taken here without the general bookkeeping (`_found_facts`)."""
+    canonical = modified = None
+    for _, said in tags:
+        for apply, value in said:
+            if apply is _apply_canonical:
+                href = value.resolve(page_url)
+                if href is not None and href != canonical:
+                    if canonical is not None:  # a second canonical: a problem to say
+                        return _found_facts(tags, page_url)
+                    canonical = href
+            elif apply is _apply_modified:
+                if modified is None:
+                    modified = value
+            else:
+                return _found_facts(tags, page_url)
+    if canonical is None and modified is None:
+        return _SAYS_NOTHING
+    return HeadFacts(canonical=canonical, modified=modified)
+
+
+_SAYS_NOTHING = HeadFacts()
+
+
+def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
+    """`facts_from_said`, every signal taken by its own `apply`."""
     found = _Found(page_url)
     for _, said in tags:
         for apply, value in said:

@@ -233,12 +233,12 @@ class Decider:
         URLs (dropped, see `signals`), and the page itself among them, in its ``<html lang>``.
         Without one, or when the cluster gives that language to another URL, which version
         the page is cannot be told: the links are kept as the head gives them, and counted."""
-        shown = display(page.relpath)
         for conflict in head.hreflang_conflicts:
-            note(NoteKind.HREFLANG_CONFLICT, f"{shown} names {conflict!r} more than once")
+            note(NoteKind.HREFLANG_CONFLICT, f"{display(page.relpath)} names {conflict!r} more than once")
         alternates = head.alternates
         if not alternates:
             return ()
+        shown = display(page.relpath)  # not before: most pages have no alternates
         own = self.own_base + loc[len(self.config.base_url) :]
         # A link to the page in another form (Docusaurus' /a for a/) is its own: the build lists it as `loc`.
         if not any(alternate.href == own for alternate in alternates) and not self.forms.names_page(

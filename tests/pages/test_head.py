@@ -520,7 +520,7 @@ def test_a_page_url_normalizes_as_its_base_url_does(raw_base: str, parts: list[s
     assert normalize_url(page_url(base, relpath, style)) == normalize_url(base) + url_path(relpath, style)
 
 
-_LINE_PIECES = st.lists(
+_WORD_PIECES = st.lists(
     st.one_of(
         _piece(),
         st.just("\n"),
@@ -531,6 +531,14 @@ _LINE_PIECES = st.lists(
                 '<link rel="canonical"\nhref="/x">',
                 '<meta name="robots" content="noindex">\n',
                 '<link rel="alternate" hreflang="de" href="/de/">',
+                # Deciding words and '&' outside meta and link tags, twice in one tag, in
+                # letters whose lower case is longer or ASCII (U+0130, the Kelvin sign).
+                "canonical &amp; robots",
+                '<a title="hreflang" href="?a&amp;b">',
+                '<meta name="robots" content="modified&amp;canonical">',
+                "\u0130",
+                "<lin\u212a rel=canonical href=/k>",
+                '<meta name="r&#111;bots" content="noindex">',
             ]
         ),
     ),
@@ -539,11 +547,12 @@ _LINE_PIECES = st.lists(
 
 
 @settings(max_examples=800, deadline=None)
-@given(_LINE_PIECES, _LINE_PIECES)
-def test_a_head_is_read_line_by_line_as_the_whole_would_be(pieces: list[str], before: list[str]) -> None:
-    # read_fast reads each line not seen before (plain markup? which tags?) and keeps it; it
-    # checks and searches the whole only when a line is not plain. What it finds must be what
-    # the whole gives, cold, warm, and after another head's lines were kept.
+@given(_WORD_PIECES, _WORD_PIECES)
+def test_the_tags_found_from_their_words_are_those_of_the_whole(pieces: list[str], before: list[str]) -> None:
+    # read_fast finds the tags that may decide from where the deciding words are, not by reading
+    # every tag (scanner._deciding_tags). What it finds must be what reading every meta and link
+    # tag and keeping those may_decide lets through gives, cold, warm, and after another head's
+    # tags were kept.
     text = "".join(pieces)
     scanner.forget_seen()
     stripped = scanner._without_skipped(text)
@@ -554,7 +563,7 @@ def test_a_head_is_read_line_by_line_as_the_whole_would_be(pieces: list[str], be
         if other is not None:
             scan_tags_fast(other)
         assert scan_tags_fast(text) == expected, text
-        assert scan_tags_fast(text) == expected, text  # its lines now kept
+        assert scan_tags_fast(text) == expected, text  # its tags now kept
 
 
 @settings(max_examples=600, deadline=None)
@@ -738,18 +747,16 @@ def test_real_heads_changed_at_random_still_agree_with_bs4(
 
 
 def test_what_head_reading_keeps_between_pages_stays_small() -> None:
-    # A minified head is one line a page, and a tag may be as long as a head: neither is kept
-    # (each would be met once), so the caches stay a few MB however the site is written.
+    # A tag may be as long as a head: none such is kept (each would be met once), so what is
+    # kept stays a few MB however the site is written.
     scanner.forget_seen()
     for k in range(50):
         line = f'<meta name="description" content="{"x" * 5_000} {k}"><link rel="canonical" href="/p{k}/{"y" * 600}">'
         parse_head(f"<title>t</title>{line}", f"https://example.com/{k}/")
     assert all(len(text) <= scanner._KEPT_LENGTH for text in scanner._TAGS)
-    assert all(len(line) <= scanner._KEPT_LENGTH for line in scanner._LINES)
-    assert not scanner._TAGS  # both tags were long
+    assert not scanner._TAGS  # the canonical was long, and the description cannot decide
     # Short ones are kept, up to a bound: past it, what is kept is forgotten and kept anew.
-    for k in range(scanner._LINES_KEPT + 100):
+    for k in range(scanner._TAGS_KEPT + 100):
         parse_head(f'<title>t</title>\n<link rel="canonical" href="/p{k}/">', f"https://example.com/{k}/")
         assert len(scanner._TAGS) <= scanner._TAGS_KEPT
-        assert len(scanner._LINES) <= scanner._LINES_KEPT
-    assert f'<link rel="canonical" href="/p{k}/">' in scanner._LINES  # the last, kept anew
+    assert f'<link rel="canonical" href="/p{k}/">' in scanner._TAGS  # the last, kept anew

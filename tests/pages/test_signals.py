@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.entry import Alternate
 from sitemapgen.pages.head import parse_head, says_nothing
 from sitemapgen.pages.scanner import may_decide
-from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, HeadFacts, facts_from_tags
+from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, HeadFacts, Tag, facts_from_tags
 
 PAGE = "https://example.com/a/page.html"
 
@@ -121,3 +121,31 @@ def test_a_long_run_of_white_space_in_a_refresh_is_read_in_one_pass() -> None:
         check=True,
     )
     assert f"refresh='https://example.com/a{'%20' * 1_000_000}b'" in done.stdout
+
+
+_SAYING = [
+    ("link", {"rel": "canonical", "href": "https://example.com/docs/page.html"}),
+    ("link", {"rel": "canonical", "href": "/docs/other/"}),
+    ("link", {"rel": "Canonical", "href": "page.html"}),
+    ("link", {"rel": "canonical", "href": "http://[::1"}),  # resolves to nothing
+    ("link", {"rel": "canonical", "href": ""}),
+    ("meta", {"property": "article:modified_time", "content": "2024-01-02T03:04:05+00:00"}),
+    ("meta", {"name": "last-modified", "content": "2023-05-06"}),
+    ("meta", {"name": "robots", "content": "noindex"}),
+    ("meta", {"http-equiv": "refresh", "content": "0; url=/x/"}),
+    ("link", {"rel": "alternate", "hreflang": "de", "href": "/de/"}),
+    ("link", {"rel": "alternate canonical", "hreflang": "fr", "href": "/fr/"}),
+]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(_SAYING), max_size=5))
+@example([_SAYING[5], _SAYING[6]])  # the first modified time counts
+@example([_SAYING[0], _SAYING[1]])  # two canonicals: search engines ignore both
+def test_a_head_of_canonicals_and_modified_times_reads_as_every_signal_would(tags: list[Tag]) -> None:
+    # facts_from_said takes a head that says only canonicals and modified times (most heads)
+    # without the bookkeeping every other signal needs: the facts must be the same.
+    from sitemapgen.pages.signals import _found_facts, facts_from_said, said_by
+
+    said = [(tag, said_by(*tag)) for tag in tags]
+    assert facts_from_said(said, PAGE) == _found_facts(said, PAGE)
