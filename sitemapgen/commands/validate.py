@@ -46,7 +46,15 @@ from sitemapgen.commands.validate_read import (
     unsafe_dtd,
 )
 from sitemapgen.commands.validate_schema import schema_problems
-from sitemapgen.commands.validate_urls import below, check_url, directory_of, is_absolute, path_segments, unservable
+from sitemapgen.commands.validate_urls import (
+    below,
+    check_url,
+    directory_of,
+    is_absolute,
+    not_found,
+    path_segments,
+    unservable,
+)
 from sitemapgen.errors import SitemapgenError, os_failure
 from sitemapgen.lastmod.base import FUTURE_SLACK, parse_datetime
 from sitemapgen.output.published import published_others
@@ -255,7 +263,8 @@ class _Validator:
             yield url, line or 0
 
     def _placed(self, path: Path, line: int | None, url: str, tag: str, own_url: str | None) -> None:
-        """The one-host rule, then the location rule, for an absolute URL: one problem at most."""
+        """The one-host rule, then the location rule, for an absolute URL: one problem at most.
+        An index of ours lists other builds' sitemaps (``include``) anywhere on its host."""
         unread = "; not read" if tag == "sitemap" and own_url is not None else ""
         host = urlsplit(url).netloc
         if self.host is None:
@@ -265,7 +274,7 @@ class _Validator:
                 path, line, f"loc {url!r} is on host {host!r}; a sitemap lists one host ({self.host!r}){unread}"
             )
             return
-        if own_url is not None and below(url, directory_of(own_url)) is None:
+        if own_url is not None and below(url, directory_of(own_url)) is None and url not in self._included(path.parent):
             self.problem(
                 path,
                 line,
@@ -294,17 +303,19 @@ class _Validator:
             self.note(path, f"{len(entries):,} sitemaps, more than {DEFAULT_SITEMAPS_PER_INDEX:,}")
         directory = directory_of(own_url) if own_url else None
         for url, line in entries:
-            if is_absolute(url):  # else not read, as _locs said
+            if is_absolute(url) and not self._elsewhere(path, line, url, directory):  # else as _locs said
                 self._entry(path, line, url, directory, depth + 1)
 
-    def _absent(self, index: Path, line: int, url: str, local: Path) -> None:
-        """A file the index lists is not there: a problem, unless an index of ours lists it as
-        another build's sitemap (``include``), served by that build: then a note."""
-        if url in self._included(index.parent):
-            message = f"lists {url}, another build's sitemap (include), not here: not read"
-            self.report.notes.append(Problem(index, line, message))
-        else:
-            self.problem(index, line, f"lists {url}, but {local} does not exist")
+    def _elsewhere(self, index: Path, line: int, url: str, directory: str | None) -> bool:
+        """Whether `url` is another build's sitemap that an index of ours lists (``include``), not
+        here: served by that build (ours read and checked it as it built), so a note."""
+        if url not in self._included(index.parent):
+            return False
+        inside = below(url, directory) if directory is not None else None
+        if inside is not None and os.path.lexists(index.parent.joinpath(*inside)):
+            return False
+        self.report.notes.append(Problem(index, line, f"lists {url}, another build's sitemap (include), not here"))
+        return True
 
     def _included(self, directory: Path) -> set[str]:
         """Other builds' sitemaps that an index of ours in `directory` lists (``include``)."""
@@ -338,7 +349,7 @@ class _Validator:
         try:
             f = open_below(index.parent, parts)
         except FileNotFoundError:
-            self._absent(index, line, url, local)
+            self.problem(index, line, f"lists {url}, but {local} does not exist")
             return
         except Escapes as e:
             self.problem(index, line, f"lists {url}, but {local} leads to {e.target}, outside {index.parent}; not read")
@@ -371,24 +382,13 @@ def validate(paths: list[Path], *, base_url: str | None = None) -> Report:
     """
     for path in paths:
         if not os.path.lexists(path):
-            raise SitemapgenError(_not_found(path))
+            raise SitemapgenError(not_found(path))
     validator = _Validator(base_url)
     for path in paths:
         validator.named(path, base_url + path.name if base_url else None)
     report = validator.report
     report.problems = _in_line_order(report.problems)
     return report
-
-
-def _not_found(path: Path) -> str:
-    """A named file that is not there: bad input, said before anything is read. A URL (which a
-    path spells with one slash) is named as given, with what to do."""
-    name = str(path)
-    for scheme in ("http:/", "https:/"):
-        if name.startswith(scheme) and not name.startswith(scheme + "/"):
-            url = scheme + "/" + name.removeprefix(scheme)
-            return f"{url}: validate reads files, not URLs: download it first (curl -O {url})"
-    return f"{name}: no such file"
 
 
 def _in_line_order(problems: list[Problem]) -> list[Problem]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from sitemapgen.protocol import MAX_URL_LENGTH
@@ -97,3 +98,14 @@ def unservable(segments: Sequence[str]) -> str | None:
             if ch in name:
                 return f"has {ch!r} inside a segment (percent-encoded or not)"
     return None
+
+
+def not_found(path: Path) -> str:
+    """A named file that is not there: bad input, said before anything is read. A URL (which a
+    path spells with one slash) is named as given, with what to do."""
+    name = str(path)
+    for scheme in ("http:/", "https:/"):
+        if name.startswith(scheme) and not name.startswith(scheme + "/"):
+            url = scheme + "/" + name.removeprefix(scheme)
+            return f"{url}: validate reads files, not URLs: download it first (curl -O {url})"
+    return f"{name}: no such file"

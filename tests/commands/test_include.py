@@ -168,24 +168,36 @@ def test_an_included_sitemap_outside_the_base_urls_folder_is_read_from_the_previ
     assert (run.code, run.out, run.err) == (0, f"- {base}blog/2\n", "sitemapgen: +0 -1 ~0\n")
 
 
-def test_validate_notes_an_included_sitemap_that_is_not_here(tmp_path: Path, cli: CliRunner) -> None:
+@pytest.mark.parametrize(
+    ("base", "include", "validated_at"),
+    [
+        pytest.param("https://example.com/", "blog/sitemap.xml", "https://example.com/", id="below"),
+        pytest.param("https://example.com/", "blog/sitemap.xml", None, id="no-base-url"),
+        pytest.param("https://example.com/", "blog/sitemap-1.xml.gz", None, id="named-as-a-chunk"),
+        pytest.param("https://example.com/docs/", "blog/sitemap.xml", "https://example.com/docs/", id="outside"),
+    ],
+)
+def test_validate_notes_an_included_sitemap_that_is_not_here(
+    tmp_path: Path, cli: CliRunner, base: str, include: str, validated_at: str | None
+) -> None:
     """validate of our index, as the README's recipes run it after build: another build's sitemap
-    (served by that build, read and checked by this one) is a note, not a missing file; a chunk of
-    ours that is missing is still a problem."""
-    base = "https://example.com/"
+    (served by that build, read and checked by this one) is a note, not a missing file, not a
+    file of ours, and not outside the index's folder (an index lists its site's sitemaps); a chunk
+    of ours that is missing is still a problem."""
+    site = "https://example.com/"
     root = make_tree(tmp_path / "public", {"index.html": html("home")})
     blog = tmp_path / "blog-sitemap.xml"
-    blog.write_text(urlset((base + "blog/a/", "2024-01-01")))
-    assert cli("build", root, "--base-url", base, "--include", f"{blog}={base}blog/sitemap.xml").code == 0
-    run = cli("validate", root / "sitemap.xml", "--base-url", base)
-    assert run.code == 0, run.err
+    blog.write_text(urlset((site + "blog/a/", "2024-01-01")))
+    assert cli("build", root, "--base-url", base, "--include", f"{blog}={site}{include}").code == 0
+    flags = ["--base-url", validated_at] if validated_at else []
+    run = cli("validate", root / "sitemap.xml", *flags)
+    assert run.code == 0, run.out
     assert run.err.splitlines() == [
-        f"note: {root}/sitemap.xml:4: lists {base}blog/sitemap.xml, another build's sitemap (include),"
-        " not here: not read",
+        f"note: {root}/sitemap.xml:4: lists {site}{include}, another build's sitemap (include), not here",
         "2 files, 1 URL: ok",
     ]
     (root / "sitemap-1.xml.gz").unlink()
-    run = cli("validate", root / "sitemap.xml", "--base-url", base)
+    run = cli("validate", root / "sitemap.xml", *flags)
     assert run.code == 1
     assert run.out.splitlines() == [
         f"{root}/sitemap.xml:3: lists {base}sitemap-1.xml.gz, but {root}/sitemap-1.xml.gz does not exist"
