@@ -301,10 +301,13 @@ def _before_publish(
 
 
 def _with_included(rows: Iterator[Row], included: Included, changes: Changes | None) -> Iterator[Row]:
-    """The rows, each looked up among the included sitemaps' URLs; those URLs told to `changes` first."""
+    """The rows, each looked up among the included sitemaps' URLs; those URLs told to `changes`
+    first, but for a sitemap the previous deploy's index lists and that was not read there."""
     if changes is not None:
-        for loc, (lastmod, _) in included.urls.items():
-            changes.see(loc, lastmod)
+        unread = changes.previous.unread  # not read in the previous deploy: not compared
+        for loc, (lastmod, child) in included.urls.items():
+            if child not in unread:
+                changes.see(loc, lastmod)
     return included.rows(rows)
 
 

@@ -29,6 +29,7 @@ from datetime import datetime
 from sitemapgen._types import Warn
 from sitemapgen.deploy.manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
 from sitemapgen.deploy.source import Place, SourceError, directory, entries
+from sitemapgen.output.published import published_others
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP
 
 
@@ -44,6 +45,7 @@ class Previous:
         self.base_url = base_url
         self.found = False  # False: a first deploy, nothing there
         self.has_manifest = False
+        self.unread: set[str] = set()  # other builds' sitemaps (include) its index lists, not read here
         self.db = sqlite3.connect("")  # a temporary database on disk, removed on close
         self.db.execute("CREATE TABLE listed (loc TEXT PRIMARY KEY, lastmod TEXT)")
         self.db.execute("CREATE TABLE manifest (loc TEXT PRIMARY KEY, fp BLOB NOT NULL, lastmod TEXT NOT NULL)")
@@ -111,11 +113,19 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
                 where = place.where(loc[len(base) :]) if loc.startswith(base) else place.on_the_host(base, loc)
                 if where is None:
                     warn(f"{place.index_name}: lists {loc}, which is not under {base}; not read")
+                    previous.unread.add(loc)
                     continue
                 if loc.startswith(base):
                     sitemap = place.read_beside(loc[len(base) :], MAX_BYTES_PER_SITEMAP)
                 else:  # another build's sitemap on the host, that our index lists (include)
                     sitemap = place.read_url(where, MAX_BYTES_PER_SITEMAP)
+                if sitemap is None and loc in _included_elsewhere(place):
+                    warn(
+                        f"{place.index_name}: lists {loc}, another build's sitemap (include), not in this directory:"
+                        " its URLs are not compared (the live site's URL, as the previous deploy, serves it)"
+                    )
+                    previous.unread.add(loc)
+                    continue
                 if sitemap is None:
                     raise PreviousError(f"{where}: not found, though {place.index_name} lists it")
                 kind, urls = entries(sitemap, where)
@@ -128,6 +138,14 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
     except BaseException:
         previous.close()
         raise
+
+
+def _included_elsewhere(place: Place) -> set[str]:
+    """Other builds' sitemaps (``include``) that a local previous output's index, ours, lists:
+    served by those builds, not in that directory. None for a URL, which serves them all."""
+    if place.index_path is None:
+        return set()
+    return {loc for loc, _ in published_others(place.index_path.parent)}
 
 
 def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]]) -> None:

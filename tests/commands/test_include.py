@@ -202,3 +202,35 @@ def test_validate_notes_an_included_sitemap_that_is_not_here(
     assert run.out.splitlines() == [
         f"{root}/sitemap.xml:3: lists {base}sitemap-1.xml.gz, but {root}/sitemap-1.xml.gz does not exist"
     ]
+
+
+def test_a_previous_output_directory_compares_all_but_the_other_builds_sitemaps(tmp_path: Path, cli: CliRunner) -> None:
+    """--previous and diff given the earlier output's directory, which holds our files but not the
+    other builds' sitemaps our index lists: those are said once and not compared (never "added",
+    never a failure), and our own pages are compared as ever."""
+    site = "https://example.com/"
+    root = make_tree(tmp_path / "public", {"index.html": html("home"), "about.html": html("about")})
+    blog = tmp_path / "blog-sitemap.xml"
+    blog.write_text(urlset((site + "blog/a/", "2024-01-01"), (site + "blog/b/", "2024-01-02")))
+    flags = ["--base-url", site, "--include", f"{blog}={site}blog/sitemap.xml"]
+    assert cli("build", root, *flags).code == 0
+    earlier = tmp_path / "earlier"
+    shutil.copytree(root, earlier)
+    (root / "about.html").unlink()
+    changes = tmp_path / "changes.json"
+    run = cli("build", root, *flags, "--previous", earlier, "--changes-file", changes)
+    assert run.code == 0, run.err
+    said = (
+        f"warning: {earlier}/sitemap.xml: lists {site}blog/sitemap.xml, another build's sitemap (include), not in"
+        " this directory: its URLs are not compared (the live site's URL, as the previous deploy, serves it)"
+    )
+    assert said in run.err.splitlines()
+    body = json.loads(changes.read_text())
+    assert (body["counts"], body["removed"]) == (
+        {"added": 0, "removed": 1, "changed": 0},
+        [{"loc": site + "about.html", "reason": "no longer in the docroot"}],
+    )
+    run = cli("diff", earlier, root)
+    assert run.code == 0, run.err
+    assert run.out.splitlines() == [f"- {site}about.html"]
+    assert run.err.splitlines()[-1] == "sitemapgen: +0 -1 ~0"
