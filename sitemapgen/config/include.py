@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sitemapgen.config.checks import check_bool, check_file_path, check_table
+from sitemapgen.config.checks import check_bool, check_file_path, check_table, ordinal
 from sitemapgen.errors import ConfigError
 from sitemapgen.urls import resolve_href
 
@@ -55,8 +55,16 @@ def _include_from(value: object, index: int, base_url: str) -> Include:
         table = check_table(value, where, _KEYS, ("url",))
     raw = table.get("url")
     url = resolve_href(raw, raw) if isinstance(raw, str) and raw.lower().startswith(("http://", "https://")) else None
-    if url is None or url.endswith("/"):
+    if url is None:
         raise ConfigError(f"{where}.url", f"must be the absolute http(s) URL the sitemap is served at, got {raw!r}")
+    if url.endswith("/"):
+        raise ConfigError(f"{where}.url", f"must name the sitemap's file, not a folder, got {raw!r}")
+    if urlsplit(url).query:
+        raise ConfigError(
+            f"{where}.url",
+            f"{url} has a query: a static host serves the file at the path alone ({url.partition('?')[0]}),"
+            " so name the sitemap by its path",
+        )
     if origin(url) != origin(base_url):
         raise ConfigError(
             f"{where}.url",
@@ -78,6 +86,7 @@ def check_includes(value: object, base_url: str) -> tuple[Include, ...]:
     seen: dict[str, int] = {}
     for i, include in enumerate(includes):
         if include.url in seen:
-            raise ConfigError(f"include[{i}].url", f"{include.url} is already included by include[{seen[include.url]}]")
+            which = f"{ordinal(seen[include.url] + 1)} and {ordinal(i + 1)}"
+            raise ConfigError(f"include[{i}].url", f"{include.url} is included twice (the {which})")
         seen[include.url] = i
     return includes

@@ -53,9 +53,15 @@ def test_a_block_a_url_and_a_file_at_a_url(tmp_path: Path) -> None:
         ),
         pytest.param(
             'url = "https://example.com/blog/"',
-            "url in the 1st [[include]] block: must be the absolute http(s) URL the sitemap is served at,"
+            "url in the 1st [[include]] block: must name the sitemap's file, not a folder,"
             " got 'https://example.com/blog/'",
             id="a-folder",
+        ),
+        pytest.param(
+            'url = "https://example.com/sitemap.xml?x=1"',
+            "url in the 1st [[include]] block: https://example.com/sitemap.xml?x=1 has a query: a static host serves"
+            " the file at the path alone (https://example.com/sitemap.xml), so name the sitemap by its path",
+            id="a-query",
         ),
         pytest.param(
             'urll = "https://example.com/blog/sitemap.xml"',
@@ -69,7 +75,7 @@ def test_a_block_a_url_and_a_file_at_a_url(tmp_path: Path) -> None:
         ),
         pytest.param(
             'url = "https://example.com/b.xml"\n[[include]]\nurl = "https://example.com/b.xml"',
-            "url in the 2nd [[include]] block: https://example.com/b.xml is already included by include[0]",
+            "url in the 2nd [[include]] block: https://example.com/b.xml is included twice (the 1st and 2nd)",
             id="twice",
         ),
     ],
