@@ -20,7 +20,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, SITEMAP_NS
 from sitemapgen.util.fetch import FetchError, Unreachable, get, inflate, is_url, stream
-from sitemapgen.util.safeio import open_regular, read_regular
+from sitemapgen.util.safeio import NotRegularFile, open_regular, read_regular
 
 _NS = "{" + SITEMAP_NS + "}"
 
@@ -130,8 +130,9 @@ class Place:
             data = read_regular(path, limit=limit + 1)
         except FileNotFoundError:
             return None
-        except OSError as e:
-            raise SourceError(f"{path}: cannot read: {e.strerror or e}", machine=True) from None
+        except OSError as e:  # a FIFO, a directory, a device given as the file: the input's fault
+            machine = not isinstance(e, NotRegularFile | IsADirectoryError)
+            raise SourceError(f"{path}: cannot read: {e.strerror or e}", machine=machine) from None
         if len(data) > limit:
             raise SourceError(f"{path}: larger than {limit:,} bytes; not read")
         try:

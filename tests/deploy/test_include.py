@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import socket
 import subprocess
 import sys
@@ -380,3 +381,14 @@ def test_a_lastmod_of_a_day_no_calendar_has_is_not_a_datetime(cli: CliRunner, li
         " its entry in the index"
     ) in run.err.splitlines()
     assert (url + "x/sitemap.xml", "2024-03-04") in read_index(root / "sitemap.xml")
+
+
+def test_a_fifo_given_as_the_file_is_bad_input_read_without_waiting(cli: CliRunner, tmp_path: Path) -> None:
+    """A FIFO (or any file that is not a regular one) named as an include's file is the input's
+    fault: exit 2, one line, nothing written, and no wait for a writer that never comes."""
+    root = make_tree(tmp_path / "public", {"index.html": html()})
+    fifo = tmp_path / "child.xml"
+    os.mkfifo(fifo)
+    run = cli("build", root, "--base-url", "https://example.com/", "--include", f"{fifo}=https://example.com/b/s.xml")
+    assert (run.code, error_line(run.err)) == (2, f"{fifo}: cannot read: not a regular file (include)")
+    assert not (root / "sitemap.xml").exists()
