@@ -16,8 +16,10 @@ walk drops every file that is not a page unseen, as it always has.
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime
+from urllib.parse import unquote
 
 import pathspec
 
@@ -46,6 +48,7 @@ class DocumentPatterns:
         self.patterns = config.documents
         self.spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
         self.top_files = _TOP_FILES | ({f"{config.indexnow_key}.txt"} if config.indexnow_key else set())
+        self.included = _included_here(config)
 
     def matches(self, relpath: str) -> bool:
         """Whether the file at `relpath` is a document: a pattern names it, and it is no page
@@ -59,12 +62,29 @@ class DocumentPatterns:
             return "a sitemap's stylesheet" if name.lower().endswith(".xsl") else "a sitemap file"
         if relpath in self.top_files:
             return "a file for crawlers or the host, not for readers"
+        if relpath in self.included:
+            return "a sitemap the index includes (include)"
         return None
 
     def pattern_of(self, relpath: str) -> str | None:
         """The pattern that names `relpath` (the last that matches decides), or None."""
         result = self.spec.check_file(relpath)
         return self.patterns[result.index] if result.include and result.index is not None else None
+
+
+def _included_here(config: Config) -> frozenset[str]:
+    """The docroot's files that are included sitemaps (``include``), whatever their names: each
+    one's file, and the file its URL names below the base URL."""
+    found = set()
+    docroot = os.path.realpath(config.docroot)
+    for include in config.include:
+        if include.file is not None:
+            relpath = os.path.relpath(os.path.realpath(include.file), docroot)
+            if not relpath.startswith(".."):
+                found.add(relpath.replace(os.sep, "/"))
+        if include.url.startswith(config.base_url):
+            found.add(unquote(include.url[len(config.base_url) :]))
+    return frozenset(found)
 
 
 def only_meta_warning(config: Config) -> str | None:

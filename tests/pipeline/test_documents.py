@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import BASE, CliRunner
-from ..helpers import git, head, html, make_tree, published
+from ..helpers import git, head, html, make_tree, published, read_chunk, read_index
 
 #: The mtimes of the files, by name: each lastmod says which file it came from.
 DAY = 86_400
@@ -280,3 +280,25 @@ def test_documents_must_be_a_list_of_patterns(tmp_path: Path, cli: CliRunner) ->
         ' (a list is written documents = ["*.pdf", "*.docx"])'
     ]
     assert sorted(p.name for p in root.iterdir()) == ["a.pdf", "index.html"]
+
+
+def test_an_included_sitemap_in_the_docroot_is_never_a_document(tmp_path: Path, cli: CliRunner) -> None:
+    """A pattern that names another build's sitemap (``*.xml``, its name no sitemap-like word)
+    lists it in the index as included, never in our sitemaps as a document."""
+    posts = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{BASE}blog/a</loc></url></urlset>'
+    root = _tree(tmp_path / "public", {"index.html": html(), "feed.xml": "<rss/>", "blog/posts.xml": posts})
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\ndocuments = ["*.xml"]\n[[include]]\nurl = "{BASE}blog/posts.xml"\n'
+        f'file = "{root / "blog" / "posts.xml"}"\n',
+        encoding="utf-8",
+    )
+    run = cli("build", root, "--config", config)
+    assert run.code == 0, run.err
+    assert [loc for loc, _ in read_index(root / "sitemap.xml")] == [BASE + "sitemap-1.xml.gz", BASE + "blog/posts.xml"]
+    assert [u.loc for u in read_chunk(root / "sitemap-1.xml.gz")] == [BASE, BASE + "feed.xml"]
+    explained = cli("explain", root, "blog/posts.xml", "--config", config)
+    assert explained.out.splitlines() == [
+        "blog/posts.xml: not listed: not an HTML page, and never a document: a sitemap the index includes"
+        " (include) (documents pattern '*.xml' names it)"
+    ]
