@@ -29,7 +29,8 @@ from sitemapgen.util.safeio import read_regular
 if TYPE_CHECKING:
     from sitemapgen.deploy.include import Child
 
-_URL_LINE = re.compile(rb"<url><loc>([^<]*)</loc>.*</url>")
+#: A <url> line as our writer writes it, with the namespace of its images on it (``images = true``) or not.
+_URL_LINE = re.compile(rb"<url(?: [^>]*)?><loc>([^<]*)</loc>.*</url>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +209,8 @@ def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
         f" {comparison.rewritten:,} of {plural(comparison.sitemaps, 'sitemap')} would be written (run sitemapgen build)"
     ]
     lines.extend(comparison.included[1:])
+    if comparison.rewritten and not (added or removed or changed or comparison.included[1:]):
+        lines.append("  no page differs: the files around them do (the stylesheet line, or the sitemaps' opening)")
     if comparison.missing_files:
         lines.append(f"  listed but missing: {', '.join(comparison.missing_files)}")
     if comparison.stylesheet is not None:

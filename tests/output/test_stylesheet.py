@@ -210,7 +210,11 @@ def test_check_diff_and_previous_read_the_styled_files(tmp_path: Path, site: Sit
     assert cli("check", root).code == 0
     # Turned off: every file changes (the instruction goes), and check says the published set is stale.
     _config()
-    assert cli("check", root).code == 1
+    stale = cli("check", root)
+    assert stale.code == 1
+    assert stale.out.splitlines()[1:] == [
+        "  no page differs: the files around them do (the stylesheet line, or the sitemaps' opening)"
+    ]
 
 
 def test_turning_it_off_writes_what_a_build_without_it_writes(tmp_path: Path, cli: CliRunner) -> None:
