@@ -29,8 +29,7 @@ from datetime import datetime
 from sitemapgen._types import Warn
 from sitemapgen.deploy.manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
 from sitemapgen.deploy.source import Place, SourceError, directory, entries
-from sitemapgen.output.published import published_others
-from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP
+from sitemapgen.protocol import CHUNK_FILE, MAX_BYTES_PER_SITEMAP
 
 
 class PreviousError(SourceError):
@@ -107,7 +106,8 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
         if kind == "urlset":
             _add_urls(previous, listed)
         else:
-            for loc, _ in list(listed):
+            locs = [loc for loc, _ in listed]
+            for loc in locs:
                 base = previous.base_url or directory(loc)
                 previous.base_url = base
                 where = place.where(loc[len(base) :]) if loc.startswith(base) else place.on_the_host(base, loc)
@@ -119,7 +119,7 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
                     sitemap = place.read_beside(loc[len(base) :], MAX_BYTES_PER_SITEMAP)
                 else:  # another build's sitemap on the host, that our index lists (include)
                     sitemap = place.read_url(where, MAX_BYTES_PER_SITEMAP)
-                if sitemap is None and loc in _included_elsewhere(place):
+                if sitemap is None and loc in _included_elsewhere(place, locs):
                     warn(
                         f"{place.index_name}: lists {loc}, another build's sitemap (include), not in this directory:"
                         " its URLs are not compared (the live site's URL, as the previous deploy, serves it)"
@@ -140,12 +140,15 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
         raise
 
 
-def _included_elsewhere(place: Place) -> set[str]:
-    """Other builds' sitemaps (``include``) that a local previous output's index, ours, lists:
-    served by those builds, not in that directory. None for a URL, which serves them all."""
-    if place.index_path is None:
+def _included_elsewhere(place: Place, locs: list[str]) -> set[str]:
+    """Other builds' sitemaps (``include``) that a local previous output's index lists, `locs`:
+    served by those builds, not in that directory (none for a URL, which serves them all). An
+    index of ours lists its own chunks first, then those: the entries not named as a chunk in
+    the first one's folder, when the first is one."""
+    folder, _, name = locs[0].rpartition("/") if locs else ("", "", "")
+    if place.index_path is None or not CHUNK_FILE.match(name):
         return set()
-    return {loc for loc, _ in published_others(place.index_path.parent)}
+    return {loc for loc in locs if loc.rpartition("/")[0] != folder or not CHUNK_FILE.match(loc.rpartition("/")[2])}
 
 
 def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]]) -> None:

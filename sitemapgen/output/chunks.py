@@ -20,7 +20,8 @@ from typing import BinaryIO
 
 from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, escape_xml
 from sitemapgen.output.outdir import Journal
-from sitemapgen.output.published import CHUNK_FILE, INDEX_CLOSE, file_digest, our_indexes, read_published
+from sitemapgen.output.published import INDEX_CLOSE, file_digest, our_indexes, read_published
+from sitemapgen.protocol import CHUNK_FILE
 from sitemapgen.util.faults import Faults
 from sitemapgen.util.safeio import create_exclusive, link_into_place
 

@@ -17,13 +17,12 @@ from pathlib import Path
 
 from sitemapgen.entry import XML_DECL
 from sitemapgen.output.stylesheet import styled
-from sitemapgen.protocol import INDEX_NAME, SITEMAP_NS
+from sitemapgen.protocol import CHUNK_FILE, INDEX_NAME, SITEMAP_NS
 from sitemapgen.util.safeio import open_regular, read_regular
 
 _EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
 _EXTRA_INDEX = re.compile(r"^sitemap-index-[1-9][0-9]*\.xml$")
 #: A chunk's name: its section (none for the main series) and its number.
-CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
 #: The body of an index as `chunks.write_indexes` writes it, and nothing else.
 _OUR_INDEX_BODY = re.compile(rb"(?:<sitemap><loc>[^<]*</loc>(?:<lastmod>[^<]*</lastmod>)?</sitemap>\n)+")
 _OUR_ENTRY = re.compile(rb"<sitemap><loc>([^<]*)</loc>(?:<lastmod>([^<]*)</lastmod>)?</sitemap>\n")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sitemapgen.output.chunks import temp_name
 from sitemapgen.output.outdir import Journal
-from sitemapgen.output.published import CHUNK_FILE
+from sitemapgen.protocol import CHUNK_FILE
 from sitemapgen.util.safeio import create_exclusive, read_regular
 
 RETIRED_NAME = ".sitemapgen-retired"
