@@ -15,8 +15,11 @@ from pathlib import Path
 from sitemapgen.deploy.previous import Previous
 from sitemapgen.errors import Refusal, SitemapgenError
 
-#: Why a URL the previous deploy listed is not listed now, when no page of the docroot says.
+#: Why a URL the previous deploy listed is not listed now, when no page of the docroot says: it
+#: was a page's, or it was in another build's sitemap that the index included (``include``).
 GONE = "no longer in the docroot"
+UNINCLUDED = "in no sitemap the index includes now"
+_WHY = f"coalesce(left_out.reason, CASE WHEN listed.loc IN (SELECT loc FROM included) THEN '{UNINCLUDED}' ELSE ? END)"
 _BATCH = 5_000
 #: The three sets, as SQL over the previous deploy's `listed` and this build's `current`.
 _ADDED = "FROM current WHERE loc NOT IN (SELECT loc FROM listed)"
@@ -91,9 +94,7 @@ class Changes:
     def removed(self) -> Iterator[tuple[str, str]]:
         """Each URL the previous deploy listed that this build does not, with why."""
         self._flush()
-        yield from self.db.execute(
-            f"SELECT listed.loc, coalesce(left_out.reason, ?) {_REMOVED} ORDER BY listed.loc", (GONE,)
-        )
+        yield from self.db.execute(f"SELECT listed.loc, {_WHY} {_REMOVED} ORDER BY listed.loc", (GONE,))
 
     def changed(self) -> Iterator[tuple[str, str | None, str | None]]:
         """Each URL listed by both whose lastmod changed: (URL, previous lastmod, lastmod)."""
@@ -102,9 +103,7 @@ class Changes:
 
     def removed_by_reason(self) -> dict[str, int]:
         self._flush()
-        query = (
-            f"SELECT coalesce(left_out.reason, ?) AS why, count(*) {_REMOVED} GROUP BY why ORDER BY count(*) DESC, why"
-        )
+        query = f"SELECT {_WHY} AS why, count(*) {_REMOVED} GROUP BY why ORDER BY count(*) DESC, why"
         return dict(self.db.execute(query, (GONE,)).fetchall())
 
     def guard(self, max_removed: float) -> None:

@@ -48,6 +48,7 @@ class Previous:
         self.db = sqlite3.connect("")  # a temporary database on disk, removed on close
         self.db.execute("CREATE TABLE listed (loc TEXT PRIMARY KEY, lastmod TEXT)")
         self.db.execute("CREATE TABLE manifest (loc TEXT PRIMARY KEY, fp BLOB NOT NULL, lastmod TEXT NOT NULL)")
+        self.db.execute("CREATE TABLE included (loc TEXT PRIMARY KEY)")  # URLs of other builds' sitemaps
 
     def __len__(self) -> int:
         count: int = self.db.execute("SELECT count(*) FROM listed").fetchone()[0]
@@ -107,6 +108,7 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
             _add_urls(previous, listed)
         else:
             locs = [loc for loc, _ in listed]
+            others = _other_builds(locs)
             for loc in locs:
                 base = previous.base_url or directory(loc)
                 previous.base_url = base
@@ -119,7 +121,7 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
                     sitemap = place.read_beside(loc[len(base) :], MAX_BYTES_PER_SITEMAP)
                 else:  # another build's sitemap on the host, that our index lists (include)
                     sitemap = place.read_url(where, MAX_BYTES_PER_SITEMAP)
-                if sitemap is None and loc in _included_elsewhere(place, locs):
+                if sitemap is None and place.index_path is not None and loc in others:
                     warn(
                         f"{place.index_name}: lists {loc}, another build's sitemap (include), not in this directory:"
                         " its URLs are not compared (the live site's URL, as the previous deploy, serves it)"
@@ -131,7 +133,7 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
                 kind, urls = entries(sitemap, where)
                 if kind != "urlset":
                     raise PreviousError(f"{where}: an index inside an index")
-                _add_urls(previous, urls)
+                _add_urls(previous, urls, included=loc in others)
         if manifest:
             _read_manifest(previous, place, settings, warn)
         return previous
@@ -140,19 +142,23 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
         raise
 
 
-def _included_elsewhere(place: Place, locs: list[str]) -> set[str]:
-    """Other builds' sitemaps (``include``) that a local previous output's index lists, `locs`:
-    served by those builds, not in that directory (none for a URL, which serves them all). An
-    index of ours lists its own chunks first, then those: the entries not named as a chunk in
-    the first one's folder, when the first is one."""
+def _other_builds(locs: list[str]) -> set[str]:
+    """Other builds' sitemaps (``include``) that an index of ours lists, `locs`: it lists its own
+    chunks first, then those, the entries not named as a chunk in the first one's folder."""
     folder, _, name = locs[0].rpartition("/") if locs else ("", "", "")
-    if place.index_path is None or not CHUNK_FILE.match(name):
+    if not CHUNK_FILE.match(name):
         return set()
     return {loc for loc in locs if loc.rpartition("/")[0] != folder or not CHUNK_FILE.match(loc.rpartition("/")[2])}
 
 
-def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]]) -> None:
-    previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", entries)  # streamed, not gathered
+def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]], *, included: bool = False) -> None:
+    """The URLs a sitemap listed; `included`: another build's, which the index included."""
+    if not included:
+        previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", entries)  # streamed, not gathered
+        return
+    rows = list(entries)  # at most 50,000
+    previous.db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?)", rows)
+    previous.db.executemany("INSERT OR IGNORE INTO included VALUES (?)", ((loc,) for loc, _ in rows))
 
 
 def _read_manifest(previous: Previous, place: Place, settings: str | None, warn: Warn) -> None:

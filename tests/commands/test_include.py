@@ -234,3 +234,22 @@ def test_a_previous_output_directory_compares_all_but_the_other_builds_sitemaps(
     assert run.code == 0, run.err
     assert run.out.splitlines() == [f"- {site}about.html"]
     assert run.err.splitlines()[-1] == "sitemapgen: +0 -1 ~0"
+
+
+def test_the_urls_of_an_include_dropped_are_said_so_not_gone_from_the_docroot(tmp_path: Path, cli: CliRunner) -> None:
+    """An include taken out of the config: its URLs, which the previous deploy listed, go because
+    no included sitemap lists them now, not because the docroot lost them (it never had them)."""
+    site = "https://example.com/"
+    root = make_tree(tmp_path / "public", {"index.html": html("home"), "sitemapgen.toml": 'exclude = ["shop/"]\n'})
+    (root / "shop").mkdir()
+    (root / "shop" / "sitemap.xml").write_text(urlset((site + "shop/a", "2024-01-01")))
+    config = ["--base-url", site, "--config", root / "sitemapgen.toml"]
+    assert cli("build", root, *config, "--include", f"{root / 'shop' / 'sitemap.xml'}={site}shop/sitemap.xml").code == 0
+    earlier = tmp_path / "earlier"
+    shutil.copytree(root, earlier)
+    changes = tmp_path / "changes.json"
+    run = cli("build", root, *config, "--previous", earlier, "--changes-file", changes)
+    assert run.code == 0, run.err
+    assert json.loads(changes.read_text())["removed"] == [
+        {"loc": site + "shop/a", "reason": "in no sitemap the index includes now"}
+    ]
