@@ -210,6 +210,7 @@ def _read_one(include: Include, site: _Site, included: Included, warn: Warn) -> 
         included.children.append(_read_urlset(include.url, listed, where, included, warn))
         return
     folder = directory(include.url)
+    first = len(included.children)
     for n, (written, _) in enumerate(listed, 1):
         if n > MAX_SITEMAPS_PER_INDEX:
             raise IncludeError(f"{where}: lists more than {MAX_SITEMAPS_PER_INDEX:,} sitemaps, the protocol's limit")
@@ -230,6 +231,8 @@ def _read_one(include: Include, site: _Site, included: Included, warn: Warn) -> 
         if kind != "urlset":
             raise IncludeError(f"{place.where(relative)}: an index inside an index (an index lists sitemaps only)")
         included.children.append(_read_urlset(loc, urls, place.where(relative), included, warn))
+    if len(included.children) == first:
+        raise IncludeError(f"{where}: lists no sitemaps (an index lists one at least)")
 
 
 def _kept(

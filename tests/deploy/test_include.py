@@ -217,6 +217,13 @@ _BOMB = gzip.compress(b"<!-- " + b" " * 53_000_000 + b"-->", compresslevel=9)
             "{url}x/index.xml: lists s.xml, which is not a URL (include)",
             id="an-index-listing-a-relative-reference",
         ),
+        pytest.param(
+            {"x/index.xml": sitemapindex()},
+            "x/index.xml",
+            2,
+            "{url}x/index.xml: lists no sitemaps (an index lists one at least) (include)",
+            id="an-empty-index",
+        ),
         pytest.param({}, "x/gone.xml", 2, "{url}x/gone.xml: not found (include)", id="not-there"),
         pytest.param(
             {"x/sitemap.xml": "<html><body>Not found</body></html>"},
