@@ -14,7 +14,7 @@ import contextlib
 import gzip
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,7 +23,7 @@ from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_CLOSE, file_digest, our_indexes, read_published
 from sitemapgen.protocol import CHUNK_FILE
 from sitemapgen.util.faults import Faults
-from sitemapgen.util.safeio import create_exclusive, link_into_place
+from sitemapgen.util.safeio import create_exclusive, link_into_place, replace_durably
 
 IndexEntry = tuple[str, str | None]  # a sitemap's URL and lastmod, as an index lists it
 
@@ -195,24 +195,17 @@ def _fsync_dir(directory: Path) -> None:
 
 def _write_index(path: Path, sitemaps: Iterable[IndexEntry], faults: Faults, journal: Journal, opening: bytes) -> None:
     tmp = temp_name(path.parent, path.name, journal)
-    faults.step()
-    try:
-        with open(create_exclusive(tmp), "wb") as out:
-            out.write(opening)
-            for url, lastmod in sitemaps:
-                line = f"<sitemap><loc>{escape_xml(url)}</loc>"
-                if lastmod is not None:
-                    line += f"<lastmod>{lastmod}</lastmod>"
-                out.write((line + "</sitemap>\n").encode("utf-8"))
-            out.write(INDEX_CLOSE)
-            out.flush()
-            faults.step()
-            os.fsync(out.fileno())
-        faults.step()
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    replace_durably(tmp, path, _index_lines(sitemaps, opening), faults.step)
+
+
+def _index_lines(sitemaps: Iterable[IndexEntry], opening: bytes) -> Iterator[bytes]:
+    yield opening
+    for url, lastmod in sitemaps:
+        line = f"<sitemap><loc>{escape_xml(url)}</loc>"
+        if lastmod is not None:
+            line += f"<lastmod>{lastmod}</lastmod>"
+        yield (line + "</sitemap>\n").encode("utf-8")
+    yield INDEX_CLOSE
 
 
 def write_indexes(publisher: Publisher, indexes: list[Path], groups: list[list[IndexEntry]], opening: bytes) -> None:

@@ -26,7 +26,7 @@ from sitemapgen.entry import XML_DECL
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.protocol import SITEMAP_NS, XHTML_NS
 from sitemapgen.util.faults import Faults
-from sitemapgen.util.safeio import create_exclusive, read_regular
+from sitemapgen.util.safeio import read_regular, replace_durably
 
 STYLESHEET_NAME = "sitemap.xsl"
 #: What follows the XML declaration of the index and of each sitemap when the stylesheet is on.
@@ -185,18 +185,7 @@ def publish_stylesheet(out_dir: Path, faults: Faults, temp: Path) -> Path:
     """Write our stylesheet at `temp` (a name the journal knows), make it durable and rename it
     over ``sitemap.xsl`` (checked to be ours by `check_stylesheet`)."""
     path = out_dir / STYLESHEET_NAME
-    faults.step()
-    try:
-        with open(create_exclusive(temp), "wb") as out:
-            out.write(STYLESHEET)
-            out.flush()
-            faults.step()
-            os.fsync(out.fileno())
-        faults.step()
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    replace_durably(temp, path, (STYLESHEET,), faults.step)
     return path
 
 

@@ -27,7 +27,7 @@ from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
 from sitemapgen.pages.scanner import read_fast
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts, facts_from_said, facts_from_tags
-from sitemapgen.util.safeio import open_regular
+from sitemapgen.util.safeio import read_page
 
 _FIRST_READ = 4_096
 _READ_STEP = 16_384
@@ -46,13 +46,7 @@ def read_head_bytes(
     (the page, open from `safeio.open_regular`, at its start), reads that and
     leaves it open.
     """
-    if fd is not None:
-        return _read_head(fd, max_bytes)
-    fd = open_regular(path)
-    try:
-        return _read_head(fd, max_bytes)
-    finally:
-        os.close(fd)
+    return read_page(path, fd, lambda fd: _read_head(fd, max_bytes))
 
 
 def _read_head(fd: int, max_bytes: int) -> tuple[bytes, bool, bool]:

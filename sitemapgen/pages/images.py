@@ -33,7 +33,7 @@ from typing import NamedTuple
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.protocol import MAX_URL_LENGTH
 from sitemapgen.urls import resolve_href
-from sitemapgen.util.safeio import open_regular
+from sitemapgen.util.safeio import read_page
 
 #: The most of a page read for its images: a page larger than this is read only so far, and said so.
 PAGE_MAX_BYTES = 16 * 1_048_576
@@ -267,13 +267,7 @@ def images_from_bytes(data: bytes, page_url: str) -> tuple[str, ...]:
 def read_page_images(path: str, page_url: str, *, fd: int | None = None) -> tuple[tuple[str, ...], str | None]:
     """The images of the page at `path` (or `fd`, open at any offset, left open), and a problem
     to report, or None. Raises OSError if it cannot be read."""
-    if fd is not None:
-        return _read_images(fd, page_url)
-    fd = open_regular(path)
-    try:
-        return _read_images(fd, page_url)
-    finally:
-        os.close(fd)
+    return read_page(path, fd, lambda fd: _read_images(fd, page_url))
 
 
 def _read_images(fd: int, page_url: str) -> tuple[tuple[str, ...], str | None]:

@@ -15,8 +15,11 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 # Directories are only walked through: O_PATH needs no read permission on them, as a path lookup needs none.
@@ -141,3 +144,34 @@ def write_beside(path: Path, data: bytes, *, over: bool) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)  # ours, half-written (a full disk), or not linked
         raise
+
+
+def replace_durably(tmp: Path, path: Path, pieces: Iterable[bytes], step: Callable[[], None]) -> None:
+    """Write `pieces` to the new file `tmp` (a name the caller chose: one its journal knows),
+    make it durable and rename it over `path`; `tmp` is gone if anything fails. `step` runs
+    before each thing that can fail (a fault injected there, in the tests)."""
+    step()
+    try:
+        with open(create_exclusive(tmp), "wb") as out:
+            for piece in pieces:
+                out.write(piece)
+            out.flush()
+            step()
+            os.fsync(out.fileno())
+        step()
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def read_page(path: str, fd: int | None, read: Callable[[int], T]) -> T:
+    """`read` of the regular file at `path` (opened with `open_regular`, closed after), or of
+    `fd` when given (open, and left open)."""
+    if fd is not None:
+        return read(fd)
+    fd = open_regular(path)
+    try:
+        return read(fd)
+    finally:
+        os.close(fd)
