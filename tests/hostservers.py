@@ -224,16 +224,22 @@ def running(host: str, top: Path, docroot: Path, timeout: float = 60) -> Iterato
 Answer = dict[str, "int | str | None"]
 
 
-def ask(base: str, path: str) -> Answer:
-    """One GET, redirects not followed."""
+def get(base: str, path: str, timeout: float = 30) -> tuple[http.client.HTTPResponse, bytes]:
+    """One GET of `path` from the server at `base`, redirects not followed: the response, read."""
     parts = urlsplit(base)
-    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
     try:
         connection.request("GET", path)
         response = connection.getresponse()
         body = response.read()
     finally:
         connection.close()
+    return response, body
+
+
+def ask(base: str, path: str) -> Answer:
+    """One GET, redirects not followed."""
+    response, body = get(base, path)
     tags = response.headers.get_all("X-Robots-Tag") or []
     return {
         "status": response.status,

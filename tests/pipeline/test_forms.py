@@ -9,7 +9,6 @@ cluster stays reciprocal, and a link to a URL no file answers is still dropped.
 
 from __future__ import annotations
 
-import http.client
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -120,15 +119,8 @@ def test_links_to_another_form_are_published_as_listed(tmp_path: Path, cli: CliR
 
 
 def _answer(base: str, path: str) -> tuple[int, str | None]:
-    parts = urlsplit(base)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
-    try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        response.read()
-        return response.status, response.getheader("Location")
-    finally:
-        connection.close()
+    response, _ = hostservers.get(base, path, timeout=10)
+    return response.status, response.getheader("Location")
 
 
 def test_a_real_static_server_redirects_each_link_to_the_url_published(tmp_path: Path, cli: CliRunner) -> None:
@@ -162,14 +154,7 @@ def test_a_real_static_server_redirects_each_link_to_the_url_published(tmp_path:
 
 def _get(base: str, path: str) -> tuple[int, str | None, str | None]:
     """One GET of `path` from the server at `base`: status, the path it redirects to, the page's title."""
-    parts = urlsplit(base)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
-    try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        body = response.read()
-    finally:
-        connection.close()
+    response, body = hostservers.get(base, path)
     location = response.getheader("Location")
     title = body.partition(b"<title>")[2].partition(b"</title>")[0].decode() or None
     return response.status, None if location is None else urlsplit(urljoin(base + path[1:], location)).path, title
