@@ -20,6 +20,19 @@ ROBOTS_FILE = "robots.txt"
 #: section's name (``sitemap-blog-N.xml.gz``).
 CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")
 
+
+def our_chunks(locs: list[str]) -> list[bool]:
+    """For each entry of an index of ours, whether it is one of our chunk files: named as a chunk,
+    in the folder of the first entry (a build lists its own sitemaps first). Any other entry is
+    another build's sitemap the index lists beside ours (``include``)."""
+    folder = locs[0].rstrip("/").rpartition("/")[0] if locs else ""
+    flags = []
+    for loc in locs:
+        where, _, name = loc.rstrip("/").rpartition("/")
+        flags.append(where == folder and CHUNK_FILE.match(name) is not None)
+    return flags
+
+
 #: What is written unless told otherwise: the limits of the protocol text in force since 2008
 #: (``shared/spec``), which every consumer accepts.
 DEFAULT_BYTES_PER_SITEMAP = 10_485_760

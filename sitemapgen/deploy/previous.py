@@ -29,7 +29,7 @@ from datetime import datetime
 from sitemapgen._types import Warn
 from sitemapgen.deploy.manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
 from sitemapgen.deploy.source import Place, SourceError, directory, entries
-from sitemapgen.protocol import CHUNK_FILE, MAX_BYTES_PER_SITEMAP
+from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, our_chunks
 
 
 class PreviousError(SourceError):
@@ -143,12 +143,12 @@ def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str 
 
 
 def _other_builds(locs: list[str]) -> set[str]:
-    """Other builds' sitemaps (``include``) that an index of ours lists, `locs`: it lists its own
-    chunks first, then those, the entries not named as a chunk in the first one's folder."""
-    folder, _, name = locs[0].rpartition("/") if locs else ("", "", "")
-    if not CHUNK_FILE.match(name):
+    """Other builds' sitemaps (``include``) that an index of ours lists, `locs`: none unless its
+    first entry is a chunk of ours, as a build lists it (`protocol.our_chunks`)."""
+    ours = our_chunks(locs)
+    if not ours or not ours[0]:
         return set()
-    return {loc for loc in locs if loc.rpartition("/")[0] != folder or not CHUNK_FILE.match(loc.rpartition("/")[2])}
+    return {loc for loc, chunk in zip(locs, ours, strict=True) if not chunk}
 
 
 def _add_urls(previous: Previous, entries: Iterator[tuple[str, str | None]], *, included: bool = False) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sitemapgen.entry import XML_DECL
 from sitemapgen.output.stylesheet import styled
-from sitemapgen.protocol import CHUNK_FILE, INDEX_NAME, SITEMAP_NS
+from sitemapgen.protocol import CHUNK_FILE, INDEX_NAME, SITEMAP_NS, our_chunks
 from sitemapgen.util.safeio import open_regular, read_regular
 
 _EXTRA_INDEX_NAME = "sitemap-index-{}.xml"
@@ -84,18 +84,18 @@ def our_indexes(out_dir: Path) -> list[tuple[Path, bytes]]:
 
 def _entries(out_dir: Path) -> Iterator[tuple[str, str | None, bool]]:
     """Every entry of our published index files, in order: (loc, lastmod, whether it is one of our
-    chunk files). Ours are in the folder of the main index's first entry (a build lists its own
-    sitemaps first), named as a chunk is; any other entry is a sitemap of another build the index
-    lists beside ours (``include``), never a file of ours."""
-    folder = None
-    for _, data in our_indexes(out_dir):
-        for match in _OUR_ENTRY.finditer(data):
-            loc = html.unescape(match[1].decode("utf-8", "replace"))
-            lastmod = match[2].decode("utf-8", "replace") if match[2] is not None else None
-            where, _, name = loc.rstrip("/").rpartition("/")
-            if folder is None:
-                folder = where
-            yield loc, lastmod, where == folder and CHUNK_FILE.match(name) is not None
+    chunk files, as `protocol.our_chunks` tells; any other is another build's sitemap, never a
+    file of ours)."""
+    entries = [
+        (
+            html.unescape(match[1].decode("utf-8", "replace")),
+            None if match[2] is None else match[2].decode("utf-8", "replace"),
+        )
+        for _, data in our_indexes(out_dir)
+        for match in _OUR_ENTRY.finditer(data)
+    ]
+    for (loc, lastmod), ours in zip(entries, our_chunks([loc for loc, _ in entries]), strict=True):
+        yield loc, lastmod, ours
 
 
 def read_published(out_dir: Path) -> list[str]:
