@@ -11,7 +11,7 @@ N ?= 200000
 
 # Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
 # lower bounds only).
-$(STAMP): pyproject.toml constraints-dev.txt
+$(STAMP): pyproject.toml constraints-dev.txt sitemapgen/pages/_scan.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test,mkdocs,sphinx]'
 	touch $@
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml constraints-dev.txt
 # What the demo runs, and no more: sitemapgen and its dependencies (pinned as for the tests), in the
 # same venv (make test adds the dev tools to it later, or has already).
 DEMO_STAMP := $(VENV)/.installed-demo
-$(DEMO_STAMP): pyproject.toml constraints-dev.txt
+$(DEMO_STAMP): pyproject.toml constraints-dev.txt sitemapgen/pages/_scan.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e .
 	touch $@

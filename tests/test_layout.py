@@ -26,7 +26,8 @@ def _name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+#: Every module, a compiled one (`pages/_scan.c`) by its stub.
+MODULES = {_name(path): path for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")])}
 
 
 def _imports(name: str) -> Iterator[str]:

@@ -1,12 +1,15 @@
-"""The built wheel ships what the installed tool needs: the XSDs, py.typed, the license."""
+"""The built wheel ships what the installed tool needs: the XSDs, py.typed, the license, and the
+compiled scanner where a C compiler is (and installs without it where none is)."""
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,12 +27,21 @@ REQUIRED_SCHEMAS = ["sitemap.xsd", "siteindex.xsd", "sitemap-with-extensions.xsd
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[zipfile.ZipFile]:
     """A wheel built from a copy of the source (so the work tree gets no build/ nor egg-info),
     offline: no build isolation, this environment's setuptools."""
+    with _built(tmp_path_factory, {}) as archive:
+        yield archive
+
+
+@contextlib.contextmanager
+def _built(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> Iterator[zipfile.ZipFile]:
+    """`wheel`, built with `env` added to the environment."""
     work = tmp_path_factory.mktemp("packaging")
     src = work / "src"
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(REPO / name, src / name)
-    shutil.copytree(REPO / "sitemapgen", src / "sitemapgen", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        REPO / "sitemapgen", src / "sitemapgen", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
+    )
     dist = work / "dist"
     done = subprocess.run(
         [
@@ -47,7 +59,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[zipfile.ZipFile]
             str(src),
         ],
         cwd=work,
-        env={k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")},  # the build is not measured
+        # the build is not measured
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}, **env},
         capture_output=True,
         text=True,
         timeout=300,
@@ -84,3 +97,24 @@ def test_the_wheel_requires_rich(wheel: zipfile.ZipFile) -> None:
     """The CLI's progress display imports it."""
     metadata = email.parser.Parser().parsestr(wheel.read(_dist_info(wheel) + "METADATA").decode("utf-8"))
     assert "rich>=13" in metadata.get_all("Requires-Dist", [])
+
+
+def _compiler() -> str | None:
+    """The C compiler extensions are built with here, if there is one."""
+    command = (sysconfig.get_config_var("CC") or "cc").split()
+    return shutil.which(command[0]) if command else None
+
+
+def test_the_compiled_scanner_is_built_where_a_compiler_is_and_left_out_where_none_is(
+    wheel: zipfile.ZipFile, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    if _compiler() is None:
+        pytest.skip("no C compiler here: only the pure-Python half of this test could run")
+    compiled = [n for n in wheel.namelist() if n.startswith("sitemapgen/pages/_scan.") and n.endswith(".so")]
+    assert len(compiled) == 1, wheel.namelist()
+    # Optional: where building it fails, the install goes on without it, and the scanner reads
+    # every head in Python (tests/pages run the head tests both ways).
+    with _built(tmp_path_factory, {"CC": "false", "LDSHARED": "false"}) as archive:
+        names = archive.namelist()
+    assert "sitemapgen/pages/scanner.py" in names
+    assert not [n for n in names if n.endswith(".so")]

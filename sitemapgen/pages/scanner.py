@@ -6,15 +6,30 @@ Which tags mean something is the signal table's (`signals.py`): this module
 only finds the tags that may carry a signal, using the table's words to skip,
 unparsed, every tag that cannot (`may_decide`): a tag that may decide is
 found from where its words are, not by reading every tag (`_deciding_tags`).
+
+Where the optional compiled scanner is built (`_scan.c`, by ``pip install`` where a C compiler
+is), it finds a plain head's deciding tags in one pass, and hands back to this one every head
+it cannot tell exactly so (see `read_fast`): the answers are the same with it and without.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from typing import TypeVar
 
 from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, Said, Tag, said_by
+
+#: The compiled scanner's two functions (`_scan.c`), or None where it is not built: then this
+#: module reads every head. (Tests set it to None to run the pure-Python path.)
+COMPILED: tuple[Callable[[str, tuple[str, ...]], list[str] | None], Callable[[str], Tag | None]] | None
+try:
+    from sitemapgen.pages import _scan
+except ImportError:  # built without a C compiler
+    COMPILED = None
+else:
+    COMPILED = (_scan.deciding_tags, _scan.read_tag)
 
 _RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or
@@ -136,6 +151,10 @@ def read_fast(text: str) -> list[_Read] | None:
     only the tags that may decide are kept, read (`_TAGS`: a site repeats its
     robots metas and its hreflang links to each language's home).
     """
+    if COMPILED is not None:
+        tags = COMPILED[0](text, _MARKS)
+        if tags is not None:
+            return _read_texts(tags, COMPILED[1])
     if "\x00" in text:
         return None
     stripped = _without_skipped(text)
@@ -183,6 +202,22 @@ def _deciding_tags(text: str, lowered: str) -> list[_Read]:
                 continue
             read = _read_match(tag)
             _keep(_TAGS, tag.group(), read, _TAGS_KEPT)
+        if read is not None:
+            found.append(read)
+    return found
+
+
+def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read]:
+    """The deciding tags whose texts the compiled scanner found, read as `_deciding_tags` reads
+    the ones it finds: by the compiled reader, or where it cannot (a character reference), here."""
+    found: list[_Read] = []
+    known = _TAGS.get
+    for text in texts:
+        read = known(text, _UNREAD)
+        if read is _UNREAD:
+            tag = read_tag(text)
+            read = _read_tag(text) if tag is None else (tag, said_by(*tag))
+            _keep(_TAGS, text, read, _TAGS_KEPT)
         if read is not None:
             found.append(read)
     return found

@@ -19,6 +19,9 @@ from sitemapgen.pages.scanner import may_decide, scan_tags_fast
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts
 from sitemapgen.urls import UrlStyle, normalize_base_url, normalize_url, page_url, url_path
 
+# Every test here, with the compiled scanner and with the pure-Python one (conftest.py).
+pytestmark = pytest.mark.usefixtures("each_scanner")
+
 PAGE = "https://example.com/docs/page.html"
 
 

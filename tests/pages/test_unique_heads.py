@@ -13,12 +13,16 @@ import json
 from collections.abc import Callable
 from urllib.parse import quote
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.pages import scanner
 from sitemapgen.pages.head import facts_from_bytes, parse_head
 from sitemapgen.pages.scanner import read_fast
+
+# Every test here, with the compiled scanner and with the pure-Python one (conftest.py).
+pytestmark = pytest.mark.usefixtures("each_scanner")
 
 BASE = "https://example.com/"
 

@@ -1,0 +1,171 @@
+"""The compiled scanner (`sitemapgen/pages/_scan.c`) against the pure-Python one: wherever it
+answers, it answers as the Python scanner does; it answers for the heads real generators write;
+and it is built wherever a C compiler is. (The head tests of this folder run with each scanner,
+against beautifulsoup4: conftest.py.)"""
+
+from __future__ import annotations
+
+import shutil
+import sysconfig
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from sitemapgen.pages import scanner
+from sitemapgen.pages.encoding import decode_head
+from sitemapgen.pages.head import read_head_bytes
+
+from .test_head import _attribute, _piece
+from .test_unique_heads import _GENERATORS, _page
+
+try:
+    from sitemapgen.pages import _scan
+except ImportError:
+    _scan = None  # type: ignore[assignment]
+
+REALSITES = Path(__file__).parent.parent / "realsites"
+
+
+def _compiler() -> str | None:
+    command = (sysconfig.get_config_var("CC") or "cc").split()
+    return shutil.which(command[0]) if command else None
+
+
+@pytest.fixture(autouse=True)
+def _compiled() -> Iterator[None]:
+    if _scan is None:
+        pytest.skip("the compiled scanner is not built here (no C compiler at install)")
+    scanner.forget_seen()
+    yield
+    scanner.forget_seen()
+
+
+def _python_tags(text: str) -> list[tuple[str, dict[str, str]]] | None:
+    """What the pure-Python scanner finds in `text`, from a cold start."""
+    kept = scanner.COMPILED
+    scanner.COMPILED = None
+    scanner.forget_seen()
+    try:
+        read = scanner.read_fast(text)
+    finally:
+        scanner.COMPILED = kept
+        scanner.forget_seen()
+    return None if read is None else [tag for tag, _ in read]
+
+
+def _agrees(text: str) -> list[str] | None:
+    """Assert that where the compiled scanner answers for `text`, it finds the tags the Python
+    scanner finds, and reads each as it does; its answer."""
+    found = _scan.deciding_tags(text, scanner._MARKS)
+    if found is not None:
+        python = _python_tags(text)
+        assert python is not None, text
+        assert [scanner._read_tag(tag)[0] for tag in found] == python, text
+        for tag in found:
+            read = _scan.read_tag(tag)
+            assert read is None or read == scanner._read_tag(tag)[0], tag
+    return found
+
+
+def test_it_is_built_where_a_compiler_is() -> None:
+    # Skipped above where it is not built; here, where a compiler is, the scanner uses it.
+    assert _compiler() is not None
+    assert scanner.COMPILED == (_scan.deciding_tags, _scan.read_tag)
+
+
+#: What could make the compiled scanner read a head otherwise than the Python scanner: Unicode
+#: white space and control characters where a tag's markup has ASCII white space, a script's end
+#: tag spelled with Unicode white space, names that start as script's and style's, characters
+#: whose lower case is longer or ASCII, NUL, references, a backtick, a doctype's spellings.
+_EDGES = st.sampled_from(
+    [
+        "<meta\xa0name=robots content=noindex>",
+        "<meta name=robots\x1ccontent=noindex>",
+        "<meta name=robots content=noindex\u2003>",
+        "<meta name=robots content=\x01noindex>",
+        "<script>a</\xa0script><meta name=robots content=noindex></script>",
+        "<script>a</script\u2003><meta name=robots content=noindex>",
+        "<script>a</ SCRIPT\n><meta name=robots content=noindex>",
+        "<style>a</\u017ftyle><meta name=robots content=noindex></style>",
+        "<scriptx>",
+        "<style-x>",
+        "<script/>",
+        "<script src=/a.js/></script>",
+        "<meta name=é content=canonical>",
+        "<meta na\u0130me=robots content=noindex>",
+        "<link rel=canonica\u212a href=/k>",
+        "<lin\u212a rel=canonical href=/k>",
+        "\u0130",
+        "\x00",
+        "<link rel=canonical href=`x`>",
+        "<link rel=canonical href=/a/>",
+        "<meta name=robots content=noindex/>",
+        "<meta name='robots' content=\"noindex\" />",
+        "<LINK REL=CANONICAL HREF=/X>",
+        "<meta content=&amp; name=modified>",
+        '<meta name="robots" content="no&#105;ndex">',
+        "<link rel=alternate hreflang=de href=/de/ hreflang=fr>",
+        "<!DOCTYPE html>",
+        "<!doctypex>",
+        "<!doctype",
+        "</a b='>",
+        "<a b=c d='e' f>",
+        "<a b= >",
+        "<a b =c>",
+        "<meta/>",
+        "<meta/ name=robots>",
+        "<link\n>",
+        "<metadata name=robots content=noindex>",
+        '<meta name="robots" content="noindex"<',
+        "<!---->",
+        "<!-- a -- b -->",
+        "<!-- é -->",
+    ]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.one_of(_piece(), _EDGES), max_size=12))
+@example(["<script>a</\xa0script>", "<meta name=robots content=noindex>", "</script>"])
+@example(["<meta name=robots content=noindex\u2003>"])
+def test_where_it_answers_it_answers_as_the_python_scanner(pieces: list[str]) -> None:
+    _agrees("".join(pieces))
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.sampled_from(["meta", "link", "META", "Link"]),
+    st.lists(st.one_of(_attribute(), _EDGES.map(lambda edge: " " + edge.strip("<>"))), max_size=5),
+    st.sampled_from([">", "/>", " />", " >"]),
+)
+def test_a_tag_reads_as_the_python_scanner_reads_it(name: str, attributes: list[str], close: str) -> None:
+    tag = f"<{name}{''.join(attributes)}{close}"
+    read = _scan.read_tag(tag)
+    if read is not None:
+        match = scanner._META_LINK.fullmatch(tag)
+        assert match is not None, tag
+        assert read == scanner._read_match(match)[0], tag
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(_GENERATORS)), st.lists(_page(), min_size=1, max_size=4))
+def test_it_answers_for_the_heads_generators_write(generator: str, pages: list[object]) -> None:
+    # On a real site's heads it must answer, or it would be no faster: wherever the Python
+    # scanner answers without a letter whose lower case is longer or ASCII (U+0130, U+212A).
+    for page in pages:
+        head = _GENERATORS[generator](page)  # type: ignore[arg-type]
+        if _python_tags(head) is not None and not {"\u0130", "\u212a"} & set(head):
+            assert _agrees(head) is not None, head
+
+
+def test_it_answers_for_every_page_of_the_real_sites() -> None:
+    pages = sorted(REALSITES.rglob("*.html"))
+    assert len(pages) > 50
+    for page in pages:
+        data, _, _ = read_head_bytes(str(page))
+        text = decode_head(data)
+        if _python_tags(text) is not None:
+            assert _agrees(text) is not None, page
