@@ -22,7 +22,9 @@ typedef struct {
     const Py_UCS1 *text[MAX_MARKS];
     Py_ssize_t len[MAX_MARKS];
     int count;
-    unsigned int first[128]; /* for each ASCII character, the marks it starts (bit m: mark m) */
+    unsigned int first[128];  /* for each ASCII character, the marks it starts (bit m: mark m) */
+    unsigned int second[128]; /* for each ASCII character, the marks it is the second of */
+    unsigned int one;         /* the marks of one character */
 } Marks;
 
 static inline int ascii_space(Py_UCS4 c) {
@@ -67,18 +69,62 @@ static inline Py_ssize_t next_open_ucs4(const Py_UCS4 *s, Py_ssize_t i, Py_ssize
     return i;
 }
 
+/* Whether NUL, U+0130 or U+212A is in the text (only NUL fits in one byte). */
+static inline int any_refused_ucs1(const Py_UCS1 *s, Py_ssize_t n) {
+    return memchr(s, 0, (size_t)n) != NULL;
+}
+
+static inline int any_refused_ucs2(const Py_UCS2 *s, Py_ssize_t n) {
+    int found = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        found |= refused(s[k]);
+    return found;
+}
+
+static inline int any_refused_ucs4(const Py_UCS4 *s, Py_ssize_t n) {
+    int found = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        found |= refused(s[k]);
+    return found;
+}
+
+/* The index of the lowest bit set in `bits` (not 0). */
+static inline int lowest_bit(unsigned int bits) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(bits);
+#else
+    int m = 0;
+    while (!(bits & 1u))
+        bits >>= 1, m++;
+    return m;
+#endif
+}
+
+/* Whether NUL, U+0130 (C4 B0) or U+212A (E2 84 AA) is in UTF-8 bytes. */
+static inline int any_refused_utf8(const Py_UCS1 *s, Py_ssize_t n) {
+    if (memchr(s, 0, (size_t)n) != NULL)
+        return 1;
+    for (const Py_UCS1 *at = s; (at = memchr(at, 0xC4, (size_t)(s + n - at))) != NULL; at++)
+        if (at + 1 < s + n && at[1] == 0xB0)
+            return 1;
+    for (const Py_UCS1 *at = s; (at = memchr(at, 0xE2, (size_t)(s + n - at))) != NULL; at++)
+        if (at + 2 < s + n && at[1] == 0x84 && at[2] == 0xAA)
+            return 1;
+    return 0;
+}
+
 enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
 
 /* The scan, once per string kind: the answer (a new list), Py_None (a new reference: ask the
  * Python scanner), or NULL with an exception set. */
 #define DEFINE_SCAN(NAME, T)                                                                   \
     static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks) {       \
+        (void)str;                                                                             \
         PyObject *found = PyList_New(0);                                                       \
         if (found == NULL)                                                                     \
             return NULL;                                                                       \
-        for (Py_ssize_t k = 0; k < n; k++)                                                     \
-            if (refused(s[k]))                                                                 \
-                goto hand_back;                                                                \
+        if (ANY_REFUSED(s, n))                                                                 \
+            goto hand_back;                                                                    \
         Py_ssize_t i = 0;                                                                      \
         for (;;) {                                                                             \
             i = NEXT_OPEN(s, i, n);                                                            \
@@ -244,15 +290,19 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
                     Py_ssize_t v = u + 1;                                                      \
                     if (v < n && s[v] == '/') {                                                \
                         v++;                                                                   \
-                        while (v < n && Py_UNICODE_ISSPACE(s[v]))                              \
+                        while (v < n && SPACE(s[v]))                                           \
                             v++;                                                               \
+                        if (v < n && UNSURE_SPACE(s[v]))                                       \
+                            goto hand_back;                                                    \
                         Py_ssize_t k = 0;                                                      \
                         while (k < name_len && v + k < n && ascii_lower(s[v + k]) == (Py_UCS4)name[k]) \
                             k++;                                                               \
                         if (k == name_len) {                                                   \
                             Py_ssize_t w = v + k;                                              \
-                            while (w < n && Py_UNICODE_ISSPACE(s[w]))                          \
+                            while (w < n && SPACE(s[w]))                                       \
                                 w++;                                                           \
+                            if (w < n && UNSURE_SPACE(s[w]))                                   \
+                                goto hand_back;                                                \
                             if (w < n && s[w] == '>') {                                        \
                                 i = w + 1;                                                     \
                                 break;                                                         \
@@ -266,11 +316,14 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
             if (kind == NAME_SIGNAL) {                                                         \
                 int deciding = 0;                                                              \
                 for (Py_ssize_t at = i + 1; at < gt && !deciding; at++) {                      \
-                    Py_UCS4 first = ascii_lower(s[at]);                                        \
-                    unsigned int starting = first < 128 ? marks->first[first] : 0;             \
-                    for (int m = 0; starting != 0; m++, starting >>= 1) {                      \
-                        if (!(starting & 1))                                                   \
-                            continue;                                                          \
+                    Py_UCS4 c1 = ascii_lower(s[at]), c2 = ascii_lower(s[at + 1]);              \
+                    if (c1 >= 128)                                                             \
+                        continue;                                                              \
+                    /* the marks that start with c1, and c2 after it (or are c1 alone) */      \
+                    unsigned int starting = marks->first[c1] & (marks->one | (c2 < 128 ? marks->second[c2] : 0)); \
+                    while (starting != 0) {                                                    \
+                        int m = lowest_bit(starting);                                          \
+                        starting &= starting - 1;                                              \
                         const Py_UCS1 *word = marks->text[m];                                  \
                         Py_ssize_t len = marks->len[m];                                        \
                         if (at + len > gt)                                                     \
@@ -285,7 +338,7 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
                     }                                                                          \
                 }                                                                              \
                 if (deciding) {                                                                \
-                    PyObject *tag = PyUnicode_Substring(str, i, gt + 1);                       \
+                    PyObject *tag = TAG_TEXT(str, s, i, gt + 1);                               \
                     if (tag == NULL || PyList_Append(found, tag) < 0) {                        \
                         Py_XDECREF(tag);                                                       \
                         Py_DECREF(found);                                                      \
@@ -302,14 +355,69 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
         Py_RETURN_NONE;                                                                        \
     }
 
+/* A str's scan: Python's \\s is Py_UNICODE_ISSPACE; a tag's text is a substring. */
+#define SPACE(c) Py_UNICODE_ISSPACE(c)
+#define UNSURE_SPACE(c) 0
+#define TAG_TEXT(str, s, start, end) PyUnicode_Substring(str, start, end)
 #define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
+#define ANY_REFUSED(s, n) any_refused_ucs1(s, n)
 DEFINE_SCAN(scan_ucs1, Py_UCS1)
 #undef NEXT_OPEN
+#undef ANY_REFUSED
 #define NEXT_OPEN(s, i, n) next_open_ucs2(s, i, n)
+#define ANY_REFUSED(s, n) any_refused_ucs2(s, n)
 DEFINE_SCAN(scan_ucs2, Py_UCS2)
 #undef NEXT_OPEN
+#undef ANY_REFUSED
 #define NEXT_OPEN(s, i, n) next_open_ucs4(s, i, n)
+#define ANY_REFUSED(s, n) any_refused_ucs4(s, n)
 DEFINE_SCAN(scan_ucs4, Py_UCS4)
+#undef NEXT_OPEN
+#undef ANY_REFUSED
+#undef SPACE
+#undef UNSURE_SPACE
+#undef TAG_TEXT
+
+/* UTF-8 bytes' scan: the same, on the bytes, for the text they decode to (`decode_head`, with
+ * "replace"): markup is ASCII, and every other character is bytes of 0x80 and above, which the
+ * markup's checks refuse as they refuse the character. Where a byte of 0x80 or above stands where
+ * Python's \\s could match its character (U+0085, U+00A0, ...), the head is handed back. A tag's
+ * text is its bytes decoded (a tag starts and ends with an ASCII byte, so it splits no character). */
+#define SPACE(c) ((c) < 0x80 && Py_UNICODE_ISSPACE(c))
+#define UNSURE_SPACE(c) ((c) >= 0x80)
+#define TAG_TEXT(str, s, start, end) PyUnicode_DecodeUTF8((const char *)(s) + (start), (end) - (start), "replace")
+#define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
+#define ANY_REFUSED(s, n) any_refused_utf8(s, n)
+DEFINE_SCAN(scan_utf8, Py_UCS1)
+
+/* The marks of a call (a tuple of non-empty lower-case ASCII words), ready to look for. */
+static int read_marks(PyObject *words, Marks *out) {
+    Marks marks;
+    memset(marks.first, 0, sizeof marks.first);
+    memset(marks.second, 0, sizeof marks.second);
+    marks.one = 0;
+    marks.count = (int)PyTuple_GET_SIZE(words);
+    if (marks.count > MAX_MARKS) {
+        PyErr_SetString(PyExc_ValueError, "too many marks");
+        return -1;
+    }
+    for (int m = 0; m < marks.count; m++) {
+        PyObject *word = PyTuple_GET_ITEM(words, m);
+        if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word) || PyUnicode_GET_LENGTH(word) == 0) {
+            PyErr_SetString(PyExc_ValueError, "marks must be non-empty ASCII words");
+            return -1;
+        }
+        marks.text[m] = PyUnicode_1BYTE_DATA(word);
+        marks.len[m] = PyUnicode_GET_LENGTH(word);
+        marks.first[ascii_lower(marks.text[m][0]) & 0x7f] |= 1u << m;
+        if (marks.len[m] == 1)
+            marks.one |= 1u << m;
+        else
+            marks.second[ascii_lower(marks.text[m][1]) & 0x7f] |= 1u << m;
+    }
+    *out = marks;
+    return 0;
+}
 
 PyDoc_STRVAR(deciding_tags_doc,
              "deciding_tags(text, marks, /)\n--\n\n"
@@ -322,24 +430,10 @@ static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize
         PyErr_SetString(PyExc_TypeError, "deciding_tags(text: str, marks: tuple[str, ...])");
         return NULL;
     }
-    PyObject *text = args[0], *words = args[1];
+    PyObject *text = args[0];
     Marks marks;
-    memset(marks.first, 0, sizeof marks.first);
-    marks.count = (int)PyTuple_GET_SIZE(words);
-    if (marks.count > MAX_MARKS) {
-        PyErr_SetString(PyExc_ValueError, "too many marks");
+    if (read_marks(args[1], &marks) < 0)
         return NULL;
-    }
-    for (int m = 0; m < marks.count; m++) {
-        PyObject *word = PyTuple_GET_ITEM(words, m);
-        if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word) || PyUnicode_GET_LENGTH(word) == 0) {
-            PyErr_SetString(PyExc_ValueError, "marks must be non-empty ASCII words");
-            return NULL;
-        }
-        marks.text[m] = PyUnicode_1BYTE_DATA(word);
-        marks.len[m] = PyUnicode_GET_LENGTH(word);
-        marks.first[ascii_lower(marks.text[m][0]) & 0x7f] |= 1u << m;
-    }
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
@@ -349,6 +443,103 @@ static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize
     default:
         return scan_ucs4(text, PyUnicode_4BYTE_DATA(text), n, &marks);
     }
+}
+
+/* Whether `s` (length n) at `at` spells `word` (lower case) in ASCII letters of any case. */
+static int spells(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at, const char *word) {
+    for (Py_ssize_t k = 0; word[k]; k++)
+        if (at + k >= n || ascii_lower(s[at + k]) != (Py_UCS4)word[k])
+            return 0;
+    return 1;
+}
+
+static inline int byte_space(Py_UCS1 c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static inline int label_char(Py_UCS1 c) {
+    return ascii_alpha(c) || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' || c == '-';
+}
+
+/* `encoding._META_CHARSET.match(s, start)` (n: the prescan's length): the end of its label, or
+ * -1; its label's start in *label. */
+static Py_ssize_t meta_charset_at(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t start, Py_ssize_t *label) {
+    if (!spells(s, n, start, "<meta"))
+        return -1;
+    /* [^>]+? : the fewest characters, one at least, none of them '>', that let the rest match */
+    for (Py_ssize_t p = start + 6; p <= n && s[p - 1] != '>'; p++) {
+        if (!spells(s, n, p, "charset"))
+            continue;
+        Py_ssize_t q = p + 7;
+        while (q < n && byte_space(s[q]))
+            q++;
+        if (q >= n || s[q] != '=')
+            continue;
+        q++;
+        while (q < n && byte_space(s[q]))
+            q++;
+        if (q < n && (s[q] == '"' || s[q] == '\''))
+            q++;
+        while (q < n && byte_space(s[q]))
+            q++;
+        Py_ssize_t end = q;
+        while (end < n && label_char(s[end]))
+            end++;
+        if (end > q) {
+            *label = q;
+            return end;
+        }
+    }
+    return -1;
+}
+
+/* Whether `encoding.sniff_encoding` certainly reads these bytes as UTF-8 with no BOM: no BOM, and
+ * the prescan's charset declaration, if any, is "utf-8" or "utf8" (any case). Anything else (a BOM,
+ * another label, even one Python reads as UTF-8) is Python's to decide. */
+static int surely_utf8(const Py_UCS1 *s, Py_ssize_t n) {
+    if ((n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) ||
+        (n >= 2 && ((s[0] == 0xFF && s[1] == 0xFE) || (s[0] == 0xFE && s[1] == 0xFF))))
+        return 0;
+    Py_ssize_t prescan = n < 1024 ? n : 1024;
+    for (Py_ssize_t at = 0; at + 7 <= prescan; at++) {
+        if (!spells(s, prescan, at, "charset"))
+            continue;
+        Py_ssize_t start = -1; /* lowered.rfind(b"<meta", 0, at) */
+        for (Py_ssize_t k = at - 5; k >= 0; k--)
+            if (spells(s, at, k, "<meta")) {
+                start = k;
+                break;
+            }
+        if (start < 0)
+            continue;
+        Py_ssize_t label = 0, end = meta_charset_at(s, prescan, start, &label);
+        if (end < 0 || end < at)
+            continue; /* no declaration there, or one that ends before this word */
+        Py_ssize_t len = end - label;
+        return (len == 5 && spells(s, prescan, label, "utf-8")) || (len == 4 && spells(s, prescan, label, "utf8"));
+    }
+    return 1; /* no declaration: UTF-8 */
+}
+
+PyDoc_STRVAR(deciding_tags_utf8_doc,
+             "deciding_tags_utf8(data, marks, /)\n--\n\n"
+             "`deciding_tags` of the text head bytes decode to (`encoding.decode_head`), from the bytes,\n"
+             "where they are certainly UTF-8 (no BOM; no charset declared but utf-8); else None.");
+
+static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "deciding_tags_utf8(data: bytes, marks: tuple[str, ...])");
+        return NULL;
+    }
+    Marks marks;
+    if (read_marks(args[1], &marks) < 0)
+        return NULL;
+    const Py_UCS1 *s = (const Py_UCS1 *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+    if (!surely_utf8(s, n))
+        Py_RETURN_NONE;
+    return scan_utf8(NULL, s, n, &marks);
 }
 
 PyDoc_STRVAR(read_tag_doc,
@@ -482,6 +673,7 @@ fail:
 }
 
 static PyMethodDef methods[] = {
+    {"deciding_tags_utf8", (PyCFunction)(void (*)(void))deciding_tags_utf8, METH_FASTCALL, deciding_tags_utf8_doc},
     {"read_tag", (PyCFunction)read_tag, METH_O, read_tag_doc},
     {"deciding_tags", (PyCFunction)(void (*)(void))deciding_tags, METH_FASTCALL, deciding_tags_doc},
     {NULL, NULL, 0, NULL},

@@ -25,7 +25,7 @@ import re
 from sitemapgen.config.words import DEFAULT_MAX_BYTES
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
-from sitemapgen.pages.scanner import read_fast
+from sitemapgen.pages.scanner import read_fast, read_fast_utf8
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts, facts_from_said, facts_from_tags
 from sitemapgen.util.safeio import read_page
 
@@ -105,9 +105,14 @@ def says_nothing(data: bytes) -> bool:
 
 
 def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:
-    """What head bytes say: nothing, when `says_nothing` can tell; else decoded and scanned."""
-    if fast and says_nothing(data):
-        return _NOTHING
+    """What head bytes say: read from the bytes where the compiled scanner can (see
+    `scanner.read_fast_utf8`); nothing, when `says_nothing` can tell; else decoded and scanned."""
+    if fast:
+        read = read_fast_utf8(data)
+        if read is not None:
+            return facts_from_said(read, page_url)
+        if says_nothing(data):
+            return _NOTHING
     return parse_head(decode_head(data), page_url, fast=fast)
 
 

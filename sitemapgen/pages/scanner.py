@@ -17,19 +17,28 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, Said, Tag, said_by
 
-#: The compiled scanner's two functions (`_scan.c`), or None where it is not built: then this
-#: module reads every head. (Tests set it to None to run the pure-Python path.)
-COMPILED: tuple[Callable[[str, tuple[str, ...]], list[str] | None], Callable[[str], Tag | None]] | None
+
+class _Compiled(NamedTuple):
+    """The compiled scanner's functions (see `_scan.c`)."""
+
+    deciding_tags: Callable[[str, tuple[str, ...]], list[str] | None]
+    deciding_tags_utf8: Callable[[bytes, tuple[str, ...]], list[str] | None]
+    read_tag: Callable[[str], Tag | None]
+
+
+#: The compiled scanner, or None where it is not built: then this module reads every head.
+#: (Tests set it to None to run the pure-Python path.)
+COMPILED: _Compiled | None
 try:
     from sitemapgen.pages import _scan
 except ImportError:  # built without a C compiler
     COMPILED = None
 else:
-    COMPILED = (_scan.deciding_tags, _scan.read_tag)
+    COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
 
 _RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or
@@ -152,9 +161,9 @@ def read_fast(text: str) -> list[_Read] | None:
     robots metas and its hreflang links to each language's home).
     """
     if COMPILED is not None:
-        tags = COMPILED[0](text, _MARKS)
+        tags = COMPILED.deciding_tags(text, _MARKS)
         if tags is not None:
-            return _read_texts(tags, COMPILED[1])
+            return _read_texts(tags, COMPILED.read_tag)
     if "\x00" in text:
         return None
     stripped = _without_skipped(text)
@@ -205,6 +214,16 @@ def _deciding_tags(text: str, lowered: str) -> list[_Read]:
         if read is not None:
             found.append(read)
     return found
+
+
+def read_fast_utf8(data: bytes) -> list[_Read] | None:
+    """`read_fast` of the text head bytes decode to (`encoding.decode_head`), read from the bytes
+    without decoding them, where the compiled scanner can tell (they are certainly UTF-8, and
+    plain); else None, and the caller decodes them."""
+    if COMPILED is None:
+        return None
+    tags = COMPILED.deciding_tags_utf8(data, _MARKS)
+    return None if tags is None else _read_texts(tags, COMPILED.read_tag)
 
 
 def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read]:

@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.pages import scanner
-from sitemapgen.pages.encoding import decode_head
+from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
 
 from .test_head import _attribute, _piece
@@ -70,10 +70,24 @@ def _agrees(text: str) -> list[str] | None:
     return found
 
 
+def _agrees_bytes(data: bytes) -> list[str] | None:
+    """`_agrees` of the text head bytes decode to, read from the bytes (`read_fast_utf8`): where it
+    answers, the bytes are read as UTF-8 (`sniff_encoding`), and it finds what the Python scanner
+    finds in their text."""
+    found = _scan.deciding_tags_utf8(data, scanner._MARKS)
+    if found is not None:
+        assert sniff_encoding(data) == ("utf-8", 0), data
+        text = decode_head(data)
+        python = _python_tags(text)
+        assert python is not None, data
+        assert [scanner._read_tag(tag)[0] for tag in found] == python, data
+    return found
+
+
 def test_it_is_built_where_a_compiler_is() -> None:
     # Skipped above where it is not built; here, where a compiler is, the scanner uses it.
     assert _compiler() is not None
-    assert scanner.COMPILED == (_scan.deciding_tags, _scan.read_tag)
+    assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
 
 
 #: What could make the compiled scanner read a head otherwise than the Python scanner: Unicode
@@ -159,6 +173,7 @@ def test_it_answers_for_the_heads_generators_write(generator: str, pages: list[o
         head = _GENERATORS[generator](page)  # type: ignore[arg-type]
         if _python_tags(head) is not None and not {"\u0130", "\u212a"} & set(head):
             assert _agrees(head) is not None, head
+            assert _agrees_bytes(head.encode("utf-8")) is not None, head
 
 
 def test_it_answers_for_every_page_of_the_real_sites() -> None:
@@ -169,3 +184,64 @@ def test_it_answers_for_every_page_of_the_real_sites() -> None:
         text = decode_head(data)
         if _python_tags(text) is not None:
             assert _agrees(text) is not None, page
+
+
+#: Bytes where UTF-8 and the head's declared encoding could part: BOMs, charset declarations of
+#: every kind and place, bytes that are no UTF-8, and the UTF-8 of characters the scanners treat
+#: apart (U+0130, U+212A, U+00A0 and U+0085 where a script's end tag allows white space).
+_BYTE_EDGES = st.sampled_from(
+    [
+        b"\xef\xbb\xbf",
+        b"\xff\xfe",
+        b"\xfe\xff",
+        b'<meta charset="utf-8">',
+        b"<meta charset=UTF8>",
+        b"<META CHARSET = 'Utf-8' >",
+        b'<meta charset="latin-1">',
+        b"<meta charset=windows-1252>",
+        b"<meta charset=utf-16>",
+        b"<meta charset=utf-7>",
+        b"<meta charset=x-unknown>",
+        b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">',
+        b'<meta name="charset" content="x"><meta charset=latin1>',
+        b"<meta charset>",
+        b"charset=latin1",
+        b"<meta x=charset>charset=latin1",
+        b"<!-- <meta charset=latin1> -->",
+        b"\xff",
+        b"\xc3",
+        b"caf\xc3\xa9",
+        b"\xc4\xb0",
+        b"\xe2\x84\xaa",
+        b"<script>a</\xc2\xa0script><meta name=robots content=noindex></script>",
+        b"<script>a</script\xc2\x85><meta name=robots content=noindex>",
+        b"<meta name=robots content=\xc3\xa9noindex>",
+        b'<meta name="robots" content="\xc3\xa9 noindex">',
+        b"<link rel=canonical href=/caf\xc3\xa9>",
+        b'<link rel=canonical href="/caf\xc3\xa9\xff">',
+        b"\x00",
+    ]
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.one_of(_piece().map(lambda piece: piece.encode("utf-8")), _BYTE_EDGES), max_size=12),
+    st.integers(0, 1100),
+)
+@example([b"<meta charset=latin1>", b"<link rel=canonical href=/caf\xe9>"], 0)
+@example([b"<script>a</\xc2\xa0script>", b"<meta name=robots content=noindex>", b"</script>"], 0)
+def test_from_bytes_it_answers_as_the_python_scanner_on_their_text(pieces: list[bytes], pad: int) -> None:
+    # `pad` moves the pieces about the prescan's end (1,024 bytes): a charset declared past it
+    # does not count.
+    _agrees_bytes(b" " * pad + b"".join(pieces))
+
+
+def test_from_bytes_it_answers_for_every_utf8_page_of_the_real_sites() -> None:
+    answered = 0
+    for page in sorted(REALSITES.rglob("*.html")):
+        data, _, _ = read_head_bytes(str(page))
+        if sniff_encoding(data) == ("utf-8", 0) and _python_tags(decode_head(data)) is not None:
+            assert _agrees_bytes(data) is not None, page
+            answered += 1
+    assert answered > 50
