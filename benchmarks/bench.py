@@ -408,6 +408,7 @@ TREES = {
 }
 DEFAULT_TREES = "unique,unique-no-canonical,real"
 HEADS_ON = "sitemapgen, heads on"
+HEADS_ON_PYTHON = "sitemapgen, heads on, pure Python (SITEMAPGEN_PURE_PYTHON=1)"
 HEADS_OFF = "sitemapgen, heads off (mtime only)"
 
 
@@ -453,12 +454,14 @@ def _cases(
         if label in (MAIN, "real", "synthetic"):
             ours[label, HEADS_OFF] = [*build, "--no-read-heads", str(root)]
         ours[label, HEADS_ON] = [*build, str(root)]
+        if label == MAIN:  # the scanner without its compiled part (as where no C compiler is)
+            ours[label, HEADS_ON_PYTHON] = ["env", "SITEMAPGEN_PURE_PYTHON=1", *build, str(root)]
         if label == "real":
             ours[label, "sitemapgen, heads on, images = true"] = [*build, "--config", str(images), str(root)]
     cases.update((key, (cmd, None)) for key, cmd in ours.items())
     if baseline is not None:
         for (label, what), cmd in ours.items():
-            if "images" in what:
+            if "images" in what or "pure Python" in what:
                 continue  # a key the baseline may not know
             module = [sys.executable, "-m", "sitemapgen", *cmd[1:]]
             cases[label, f"baseline {what.removeprefix('sitemapgen, ')}"] = (module, str(baseline.resolve()))
@@ -607,6 +610,15 @@ def head_work(root: Path, *, sample: int, seed: int) -> list[tuple[str, int, flo
 BASE_URL = "https://example.com/"
 
 
+def _scanner() -> str:
+    """Which scanner reads heads in this run's builds."""
+    from sitemapgen.pages import scanner
+
+    if scanner.COMPILED is None:
+        return "the compiled scanner is not built (or SITEMAPGEN_PURE_PYTHON is set): heads read in Python"
+    return "heads read with the compiled scanner (sitemapgen/pages/_scan.c)"
+
+
 def _mean_us(seconds: list[float]) -> float:
     return sum(seconds) / len(seconds) * 1e6 if seconds else 0.0
 
@@ -661,7 +673,8 @@ def main() -> None:
         results = figures(samples, jobs)
         print(
             f"\n{n:,} pages, {jobs} processes, {args.repeat} interleaved runs each, medians; {date.today()},"
-            f" {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, trees on {base}"
+            f" {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, trees on {base};"
+            f" {_scanner()}"
         )
         _print_tables(trees, results, n)
         print(f"\nTargets (set for unique-head trees of 200,000 pages, 2 processes; this run: {n:,} pages, {jobs}):\n")

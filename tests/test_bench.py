@@ -271,7 +271,10 @@ def test_the_bench_prints_its_tables_and_which_targets_hold(tmp_path: Path) -> N
         "the floor: walk + read each head, 2 processes",
         "sitemapgen, heads on",
         "sitemapgen, heads off (mtime only)",
+        "sitemapgen, heads on, pure Python (SITEMAPGEN_PURE_PYTHON=1)",  # as where no C compiler is
     }
+    header = next(line for line in lines if "interleaved runs each, medians" in line)
+    assert header.endswith(("heads read with the compiled scanner (sitemapgen/pages/_scan.c)", "heads read in Python"))
     assert rows["the floor: walk + read each head, 2 processes"].endswith("| 1.0 |")
     start = next(i for i, line in enumerate(lines) if line.startswith("Targets (set for unique-head trees"))
     assert "this run: 120 pages, 2" in lines[start]

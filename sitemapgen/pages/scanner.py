@@ -15,6 +15,7 @@ it cannot tell exactly so (see `read_fast`): the answers are the same with it an
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
@@ -30,15 +31,17 @@ class _Compiled(NamedTuple):
     read_tag: Callable[[str], Tag | None]
 
 
-#: The compiled scanner, or None where it is not built: then this module reads every head.
+#: The compiled scanner, or None where it is not built, or the environment sets
+#: SITEMAPGEN_PURE_PYTHON (to 1, or anything but 0 or nothing): then this module reads every head.
 #: (Tests set it to None to run the pure-Python path.)
-COMPILED: _Compiled | None
-try:
-    from sitemapgen.pages import _scan
-except ImportError:  # built without a C compiler
-    COMPILED = None
-else:
-    COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
+COMPILED: _Compiled | None = None
+if os.environ.get("SITEMAPGEN_PURE_PYTHON", "0") in ("", "0"):
+    try:
+        from sitemapgen.pages import _scan
+    except ImportError:  # built without a C compiler
+        pass
+    else:
+        COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
 
 _RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or

@@ -5,7 +5,10 @@ against beautifulsoup4: conftest.py.)"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,6 +91,16 @@ def test_it_is_built_where_a_compiler_is() -> None:
     # Skipped above where it is not built; here, where a compiler is, the scanner uses it.
     assert _compiler() is not None
     assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
+
+
+@pytest.mark.parametrize(("value", "compiled"), [("1", False), ("yes", False), ("0", True), ("", True)])
+def test_the_environment_can_turn_it_off(value: str, compiled: bool) -> None:
+    # SITEMAPGEN_PURE_PYTHON=1: every head read in Python (if the compiled scanner were ever
+    # wrong, the way around it; and how make bench times the pure-Python path).
+    code = "from sitemapgen.pages import scanner; print(scanner.COMPILED is not None)"
+    env = {**os.environ, "SITEMAPGEN_PURE_PYTHON": value}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == str(compiled)
 
 
 #: What could make the compiled scanner read a head otherwise than the Python scanner: Unicode
