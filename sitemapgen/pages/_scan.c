@@ -22,8 +22,8 @@ typedef struct {
     const Py_UCS1 *text[MAX_MARKS];
     Py_ssize_t len[MAX_MARKS];
     int count;
-    unsigned int first[128];  /* for each ASCII character, the marks it starts (bit m: mark m) */
-    unsigned int second[128]; /* for each ASCII character, the marks it is the second of */
+    unsigned int first[256];  /* for each character below 256, the marks it starts, in any case (bit m: mark m) */
+    unsigned int second[256]; /* for each character below 256, the marks it is the second of, in any case */
     unsigned int one;         /* the marks of one character */
 } Marks;
 
@@ -316,11 +316,12 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
             if (kind == NAME_SIGNAL) {                                                         \
                 int deciding = 0;                                                              \
                 for (Py_ssize_t at = i + 1; at < gt && !deciding; at++) {                      \
-                    Py_UCS4 c1 = ascii_lower(s[at]), c2 = ascii_lower(s[at + 1]);              \
-                    if (c1 >= 128)                                                             \
-                        continue;                                                              \
+                    Py_UCS4 c1 = s[at], c2 = s[at + 1];                                        \
                     /* the marks that start with c1, and c2 after it (or are c1 alone) */      \
-                    unsigned int starting = marks->first[c1] & (marks->one | (c2 < 128 ? marks->second[c2] : 0)); \
+                    unsigned int starting = c1 < 256 ? marks->first[c1] : 0;                   \
+                    if (starting == 0)                                                         \
+                        continue;                                                              \
+                    starting &= marks->one | (c2 < 256 ? marks->second[c2] : 0);               \
                     while (starting != 0) {                                                    \
                         int m = lowest_bit(starting);                                          \
                         starting &= starting - 1;                                              \
@@ -409,11 +410,23 @@ static int read_marks(PyObject *words, Marks *out) {
         }
         marks.text[m] = PyUnicode_1BYTE_DATA(word);
         marks.len[m] = PyUnicode_GET_LENGTH(word);
-        marks.first[ascii_lower(marks.text[m][0]) & 0x7f] |= 1u << m;
-        if (marks.len[m] == 1)
+        for (Py_ssize_t k = 0; k < marks.len[m]; k++)
+            if (marks.text[m][k] >= 'A' && marks.text[m][k] <= 'Z') {
+                PyErr_SetString(PyExc_ValueError, "marks must be lower case");
+                return -1;
+            }
+        Py_UCS1 c1 = marks.text[m][0];
+        marks.first[c1] |= 1u << m;
+        if (c1 >= 'a' && c1 <= 'z')
+            marks.first[c1 - 32] |= 1u << m; /* its upper case */
+        if (marks.len[m] == 1) {
             marks.one |= 1u << m;
-        else
-            marks.second[ascii_lower(marks.text[m][1]) & 0x7f] |= 1u << m;
+        } else {
+            Py_UCS1 c2 = marks.text[m][1];
+            marks.second[c2] |= 1u << m;
+            if (c2 >= 'a' && c2 <= 'z')
+                marks.second[c2 - 32] |= 1u << m;
+        }
     }
     *out = marks;
     return 0;

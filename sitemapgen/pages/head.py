@@ -160,7 +160,7 @@ def read_head(
     if not ended and is_fragment(data):
         facts = dataclasses.replace(facts, fragment=True)
     if facts.alternates:
-        facts = dataclasses.replace(facts, lang=html_lang(data))
+        facts = facts.with_lang(html_lang(data))
     if complete:
         return facts
     note = f"no end of <head> in the first {max_bytes:,} bytes; read only those"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -11,7 +12,14 @@ from hypothesis import strategies as st
 from sitemapgen.entry import Alternate
 from sitemapgen.pages.head import parse_head, says_nothing
 from sitemapgen.pages.scanner import may_decide
-from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, HeadFacts, Tag, facts_from_tags
+from sitemapgen.pages.signals import (
+    DECIDING_WORDS,
+    SIGNAL_TAGS,
+    SIGNALS,
+    HeadFacts,
+    Tag,
+    facts_from_tags,
+)
 
 PAGE = "https://example.com/a/page.html"
 
@@ -90,6 +98,18 @@ def test_no_reader_acts_on_a_tag_without_a_deciding_word(tags: list[tuple[str, d
     assert facts_from_tags(tags, PAGE) == HeadFacts()
 
 
+@given(tags=st.lists(st.tuples(st.sampled_from(SIGNAL_TAGS), st.dictionaries(_KEYS, _VALUES, max_size=5)), max_size=6))
+@example([("meta", {"name": "Robots", "content": "NOINDEX"})])
+@example([("link", {"rel": "canonical alternate", "hreflang": "de", "href": "/de/"})])
+def test_each_reader_acts_only_on_a_tag_with_one_of_its_own_words(tags: list[tuple[str, dict[str, str]]]) -> None:
+    # Signal by signal, each signal's own words (the prefilters need only that some word is there).
+    for name, attrs in tags:
+        text = f"<{name} " + " ".join(f'{key}="{value}"' for key, value in attrs.items()) + ">"
+        for signal in SIGNALS:
+            if signal.tag == name and signal.says(attrs) is not None:
+                assert any(word in text.lower() for word in signal.words), (signal.name, text)
+
+
 #: How a refresh's URL was read before `refresh_url`: right, but quadratic in a run of white space.
 _REFRESH_PATTERN = re.compile(r"""^\s*(\d*\.?\d*)\s*[;,]?\s*(?:url\s*=\s*)?(['"]?)(.*?)\2\s*$""", re.I | re.S)
 
@@ -149,3 +169,23 @@ def test_a_head_of_canonicals_and_modified_times_reads_as_every_signal_would(tag
 
     said = [(tag, said_by(*tag)) for tag in tags]
     assert facts_from_said(said, PAGE) == _found_facts(said, PAGE)
+
+
+def test_with_lang_is_replace() -> None:
+    # Every field set to something other than its default: a field added to HeadFacts and left
+    # out of with_lang would fail this.
+    facts = HeadFacts(
+        noindex=True,
+        canonical="https://example.com/c",
+        canonical_conflict=True,
+        refresh="https://example.com/r",
+        alternates=(Alternate("de", "https://example.com/de/"),),
+        modified="2024-01-01",
+        problem="p",
+        fragment=True,
+        hreflang_conflicts=("fr",),
+        lang="en",
+    )
+    assert all(getattr(facts, f.name) != f.default for f in dataclasses.fields(HeadFacts))
+    assert facts.with_lang("de") == dataclasses.replace(facts, lang="de")
+    assert facts.with_lang(None) == dataclasses.replace(facts, lang=None)
