@@ -162,6 +162,10 @@ def read_fast(text: str) -> list[_Read] | None:
     canonical or an ``og:`` line: what is met once is not worth keeping, so
     only the tags that may decide are kept, read (`_TAGS`: a site repeats its
     robots metas and its hreflang links to each language's home).
+
+    Where the compiled scanner is built, it finds those tags first (`_scan.deciding_tags`), in
+    one pass over the whole; where it cannot tell (anything its C does not read exactly as these
+    patterns do), this goes on as above.
     """
     if COMPILED is not None:
         tags = COMPILED.deciding_tags(text, _MARKS)

@@ -57,8 +57,9 @@ _FDS_SPARE = 32  # for the build's own files: a page, a chunk, the index, the st
 #: A worker's garbage collector thresholds (`gc.set_threshold`): a collection after 20,000 more
 #: objects instead of 700. A worker's objects die by reference counting (a head read is no
 #: cycle); what it keeps (the tags read before, `pages.scanner._TAGS`) the default thresholds
-#: looked through again and again: 11% of a build's time on 200,000 unique heads (make bench).
-#: The cycles there are (bs4's trees, for the few heads only it reads) wait at most that long.
+#: looked through again and again: about 10% of a build's time on 200,000 unique heads (paired
+#: runs, 2 workers). The cycles there are (bs4's trees, for the few heads only it reads) wait
+#: at most that long: a build whose every head bs4 reads kept the same peak memory.
 _WORKER_GC = (20_000, 50, 1_000)
 
 
