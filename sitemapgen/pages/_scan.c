@@ -113,6 +113,43 @@ static inline int any_refused_utf8(const Py_UCS1 *s, Py_ssize_t n) {
     return 0;
 }
 
+/* What ends an attribute's name, as `scanner._ATTR_TEXT` reads it (a name is one character or more). */
+static inline int ends_name(Py_UCS4 c) {
+    return ascii_space(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '/' || c == '=';
+}
+
+/* What ends an unquoted attribute value, as `scanner._ATTR_TEXT` reads it. */
+static inline int ends_unquoted(Py_UCS4 c) {
+    return ascii_space(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '=' || c == '`';
+}
+
+/* `end` := the end of the run of characters from `start` (each READ(k)) that ENDS does not end;
+ * an `odd` one in it runs BAIL. */
+#define PLAIN_RUN(end, start, n, READ, ENDS, BAIL)                                             \
+    for ((end) = (start); (end) < (n) && !ENDS(READ(end)); (end)++)                            \
+        if (odd(READ(end)))                                                                    \
+            BAIL;
+
+#define CHAR_OF_S(k) s[k]
+
+/* In a scan: on past the first '>' from `from` (a doctype's or an end tag's), or hand the head
+ * back if a '<' or the end comes first. */
+#define PAST_GT(from)                                                                          \
+    {                                                                                          \
+        Py_ssize_t gt_ = (from);                                                               \
+        while (gt_ < n && s[gt_] != '>' && s[gt_] != '<')                                      \
+            gt_++;                                                                             \
+        if (gt_ >= n || s[gt_] == '<')                                                         \
+            goto hand_back;                                                                    \
+        i = gt_ + 1;                                                                           \
+        continue;                                                                              \
+    }
+
+/* `ends_unquoted`, or a '&' (a character reference: Python's to read). */
+static inline int ends_unquoted_or_reference(Py_UCS4 c) {
+    return ends_unquoted(c) || c == '&';
+}
+
 enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
 
 /* The scan, once per string kind: the answer (a new list), Py_None (a new reference: ask the
@@ -155,26 +192,12 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
                 for (int k = 0; k < 7; k++)                                                    \
                     if (ascii_lower(s[i + 2 + k]) != (Py_UCS4)doctype[k])                      \
                         goto hand_back;                                                        \
-                j = i + 9;                                                                     \
-                while (j < n && s[j] != '>' && s[j] != '<') {                                  \
-                    j++;                                                                       \
-                }                                                                              \
-                if (j >= n || s[j] == '<')                                                     \
-                    goto hand_back;                                                            \
-                i = j + 1;                                                                     \
-                continue;                                                                      \
+                PAST_GT(i + 9);                                                                \
             }                                                                                  \
             if (c == '/') {                                                                    \
                 if (i + 2 >= n || !ascii_alpha(s[i + 2]))                                      \
                     goto hand_back;                                                            \
-                Py_ssize_t j = i + 3;                                                          \
-                while (j < n && s[j] != '>' && s[j] != '<') {                                  \
-                    j++;                                                                       \
-                }                                                                              \
-                if (j >= n || s[j] == '<')                                                     \
-                    goto hand_back;                                                            \
-                i = j + 1;                                                                     \
-                continue;                                                                      \
+                PAST_GT(i + 3);                                                                \
             }                                                                                  \
             if (!ascii_alpha(c))                                                               \
                 goto hand_back;                                                                \
@@ -228,15 +251,8 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
                 }                                                                              \
                 if (q == p || odd(d))                                                          \
                     goto hand_back; /* no white space before the attribute, or an odd one */  \
-                Py_ssize_t r = q;                                                              \
-                while (r < n) {                                                                \
-                    Py_UCS4 e = s[r];                                                          \
-                    if (ascii_space(e) || e == '"' || e == '\'' || e == '<' || e == '>' || e == '/' || e == '=') \
-                        break;                                                                 \
-                    if (odd(e))                                                                \
-                        goto hand_back;                                                        \
-                    r++;                                                                       \
-                }                                                                              \
+                Py_ssize_t r;                                                                  \
+                PLAIN_RUN(r, q, n, CHAR_OF_S, ends_name, goto hand_back)                       \
                 if (r == q)                                                                    \
                     goto hand_back;                                                            \
                 Py_ssize_t t = r;                                                              \
@@ -260,15 +276,8 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
                             goto hand_back;                                                    \
                         p = u + 1;                                                             \
                     } else {                                                                   \
-                        Py_ssize_t u = t;                                                      \
-                        while (u < n) {                                                        \
-                            Py_UCS4 e = s[u];                                                  \
-                            if (ascii_space(e) || e == '"' || e == '\'' || e == '<' || e == '>' || e == '=' || e == '`') \
-                                break;                                                         \
-                            if (odd(e))                                                        \
-                                goto hand_back;                                                \
-                            u++;                                                               \
-                        }                                                                      \
+                        Py_ssize_t u;                                                          \
+                        PLAIN_RUN(u, t, n, CHAR_OF_S, ends_unquoted, goto hand_back)           \
                         if (u == t)                                                            \
                             goto hand_back;                                                    \
                         p = u;                                                                 \
@@ -432,6 +441,16 @@ static int read_marks(PyObject *words, Marks *out) {
     return 0;
 }
 
+/* A scan's two arguments: the text (of `type`, or a subclass) and its marks, read into `marks`;
+ * -1 with an exception set (TypeError naming `usage`) if they are not that. */
+static int read_args(PyObject *const *args, Py_ssize_t nargs, PyTypeObject *type, const char *usage, Marks *marks) {
+    if (nargs != 2 || !PyObject_TypeCheck(args[0], type) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    return read_marks(args[1], marks);
+}
+
 PyDoc_STRVAR(deciding_tags_doc,
              "deciding_tags(text, marks, /)\n--\n\n"
              "The text of each meta and link tag of plain head text that holds one of `marks` (a\n"
@@ -439,14 +458,10 @@ PyDoc_STRVAR(deciding_tags_doc,
 
 static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "deciding_tags(text: str, marks: tuple[str, ...])");
-        return NULL;
-    }
-    PyObject *text = args[0];
     Marks marks;
-    if (read_marks(args[1], &marks) < 0)
+    if (read_args(args, nargs, &PyUnicode_Type, "deciding_tags(text: str, marks: tuple[str, ...])", &marks) < 0)
         return NULL;
+    PyObject *text = args[0];
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
@@ -541,12 +556,8 @@ PyDoc_STRVAR(deciding_tags_utf8_doc,
 
 static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "deciding_tags_utf8(data: bytes, marks: tuple[str, ...])");
-        return NULL;
-    }
     Marks marks;
-    if (read_marks(args[1], &marks) < 0)
+    if (read_args(args, nargs, &PyBytes_Type, "deciding_tags_utf8(data: bytes, marks: tuple[str, ...])", &marks) < 0)
         return NULL;
     const Py_UCS1 *s = (const Py_UCS1 *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
@@ -606,15 +617,8 @@ static PyObject *read_tag(PyObject *module, PyObject *text) {
         }
         if (q == p)
             goto other;
-        Py_ssize_t r = q;
-        while (r < n) {
-            Py_UCS4 e = AT(r);
-            if (ascii_space(e) || e == '"' || e == '\'' || e == '<' || e == '>' || e == '/' || e == '=')
-                break;
-            if (odd(e))
-                goto other;
-            r++;
-        }
+        Py_ssize_t r;
+        PLAIN_RUN(r, q, n, AT, ends_name, goto other)
         if (r == q)
             goto other;
         PyObject *key = PyUnicode_New(r - q, 127);
@@ -640,16 +644,9 @@ static PyObject *read_tag(PyObject *module, PyObject *text) {
                 }
                 start = t + 1, end = u, p = u + 1;
             } else {
-                Py_ssize_t u = t;
-                while (u < n) {
-                    Py_UCS4 e = AT(u);
-                    if (ascii_space(e) || e == '"' || e == '\'' || e == '<' || e == '>' || e == '=' || e == '`')
-                        break;
-                    if (odd(e) || e == '&')
-                        break;
-                    u++;
-                }
-                if (u == t || (u < n && (odd(AT(u)) || AT(u) == '&'))) {
+                Py_ssize_t u;
+                PLAIN_RUN(u, t, n, AT, ends_unquoted_or_reference, { Py_DECREF(key); goto other; })
+                if (u == t || (u < n && AT(u) == '&')) {
                     Py_DECREF(key);
                     goto other;
                 }
