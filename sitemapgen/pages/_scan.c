@@ -1,5 +1,6 @@
 /* The optional compiled scanner: `deciding_tags`, the pure-Python `scanner.read_fast`'s
- * finding of a plain head's deciding tags, done in one pass in C.
+ * finding of a plain head's deciding tags, done in one pass in C; `deciding_tags_utf8`, the same
+ * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes.
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
@@ -38,7 +39,7 @@ static inline int odd(Py_UCS4 c) {
 }
 
 /* Anywhere: NUL (the Python scanner hands such a head to bs4), or a character whose lower
- * case is longer (U+0130) or ASCII (U+0212A). */
+ * case is longer (U+0130) or ASCII (U+212A). */
 static inline int refused(Py_UCS4 c) {
     return c == 0 || c == 0x130 || c == 0x212a;
 }
