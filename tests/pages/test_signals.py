@@ -12,14 +12,7 @@ from hypothesis import strategies as st
 from sitemapgen.entry import Alternate
 from sitemapgen.pages.head import parse_head, says_nothing
 from sitemapgen.pages.scanner import may_decide
-from sitemapgen.pages.signals import (
-    DECIDING_WORDS,
-    SIGNAL_TAGS,
-    SIGNALS,
-    HeadFacts,
-    Tag,
-    facts_from_tags,
-)
+from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, HeadFacts, Tag, facts_from_tags
 
 PAGE = "https://example.com/a/page.html"
 
@@ -96,18 +89,6 @@ def test_no_reader_acts_on_a_tag_without_a_deciding_word(tags: list[tuple[str, d
     text = " ".join(f"{key}={value}" for _, attrs in tags for key, value in attrs.items()).lower()
     assume(not any(word in text for word in DECIDING_WORDS))
     assert facts_from_tags(tags, PAGE) == HeadFacts()
-
-
-@given(tags=st.lists(st.tuples(st.sampled_from(SIGNAL_TAGS), st.dictionaries(_KEYS, _VALUES, max_size=5)), max_size=6))
-@example([("meta", {"name": "Robots", "content": "NOINDEX"})])
-@example([("link", {"rel": "canonical alternate", "hreflang": "de", "href": "/de/"})])
-def test_each_reader_acts_only_on_a_tag_with_one_of_its_own_words(tags: list[tuple[str, dict[str, str]]]) -> None:
-    # Signal by signal, each signal's own words (the prefilters need only that some word is there).
-    for name, attrs in tags:
-        text = f"<{name} " + " ".join(f'{key}="{value}"' for key, value in attrs.items()) + ">"
-        for signal in SIGNALS:
-            if signal.tag == name and signal.says(attrs) is not None:
-                assert any(word in text.lower() for word in signal.words), (signal.name, text)
 
 
 #: How a refresh's URL was read before `refresh_url`: right, but quadratic in a run of white space.
