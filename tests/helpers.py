@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import urllib.request
@@ -24,6 +26,13 @@ NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.
 
 
 Files = Mapping[str, str | bytes] | Mapping[bytes, str | bytes] | Mapping[str | bytes, str | bytes]
+
+
+def c_compiler() -> str | None:
+    """The C compiler this Python builds extensions with (sysconfig's CC), if it is here: where it
+    is, the install builds the compiled head scanner (sitemapgen/pages/_scan.c)."""
+    command = (sysconfig.get_config_var("CC") or "cc").split()
+    return shutil.which(command[0]) if command else None
 
 
 def make_tree(root: Path, files: Files) -> Path:

@@ -9,12 +9,13 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from .helpers import c_compiler
 
 REPO = Path(__file__).parent.parent
 SCHEMAS = REPO / "sitemapgen" / "schemas"
@@ -99,16 +100,10 @@ def test_the_wheel_requires_rich(wheel: zipfile.ZipFile) -> None:
     assert "rich>=13" in metadata.get_all("Requires-Dist", [])
 
 
-def _compiler() -> str | None:
-    """The C compiler extensions are built with here, if there is one."""
-    command = (sysconfig.get_config_var("CC") or "cc").split()
-    return shutil.which(command[0]) if command else None
-
-
 def test_the_compiled_scanner_is_built_where_a_compiler_is_and_left_out_where_none_is(
     wheel: zipfile.ZipFile, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    if _compiler() is None:
+    if c_compiler() is None:
         pytest.skip("no C compiler here: only the pure-Python half of this test could run")
     compiled = [n for n in wheel.namelist() if n.startswith("sitemapgen/pages/_scan.") and n.endswith(".so")]
     assert len(compiled) == 1, wheel.namelist()

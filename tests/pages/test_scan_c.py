@@ -6,10 +6,8 @@ against beautifulsoup4: conftest.py.)"""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from sitemapgen.pages import scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
 
+from ..helpers import c_compiler
 from .test_head import _attribute, _piece
 from .test_unique_heads import _GENERATORS, _page
 
@@ -30,11 +29,6 @@ except ImportError:
     _scan = None  # type: ignore[assignment]
 
 REALSITES = Path(__file__).parent.parent / "realsites"
-
-
-def _compiler() -> str | None:
-    command = (sysconfig.get_config_var("CC") or "cc").split()
-    return shutil.which(command[0]) if command else None
 
 
 @pytest.fixture(autouse=True)
@@ -89,7 +83,7 @@ def _agrees_bytes(data: bytes) -> list[str] | None:
 
 @pytest.mark.without_it
 def test_it_is_built_where_a_compiler_is() -> None:
-    if _compiler() is None:
+    if c_compiler() is None:
         pytest.skip("no C compiler here: the install left the compiled scanner out, as it should")
     assert _scan is not None, "a C compiler is here, but the install did not build the compiled scanner"
     assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
