@@ -402,43 +402,41 @@ DEFINE_SCAN(scan_ucs4, Py_UCS4)
 DEFINE_SCAN(scan_utf8, Py_UCS1)
 
 /* The marks of a call (a tuple of non-empty lower-case ASCII words), ready to look for. */
-static int read_marks(PyObject *words, Marks *out) {
-    Marks marks;
-    memset(marks.first, 0, sizeof marks.first);
-    memset(marks.second, 0, sizeof marks.second);
-    marks.one = 0;
-    marks.count = (int)PyTuple_GET_SIZE(words);
-    if (marks.count > MAX_MARKS) {
+static int read_marks(PyObject *words, Marks *marks) {
+    memset(marks->first, 0, sizeof marks->first);
+    memset(marks->second, 0, sizeof marks->second);
+    marks->one = 0;
+    marks->count = (int)PyTuple_GET_SIZE(words);
+    if (marks->count > MAX_MARKS) {
         PyErr_SetString(PyExc_ValueError, "too many marks");
         return -1;
     }
-    for (int m = 0; m < marks.count; m++) {
+    for (int m = 0; m < marks->count; m++) {
         PyObject *word = PyTuple_GET_ITEM(words, m);
         if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word) || PyUnicode_GET_LENGTH(word) == 0) {
             PyErr_SetString(PyExc_ValueError, "marks must be non-empty ASCII words");
             return -1;
         }
-        marks.text[m] = PyUnicode_1BYTE_DATA(word);
-        marks.len[m] = PyUnicode_GET_LENGTH(word);
-        for (Py_ssize_t k = 0; k < marks.len[m]; k++)
-            if (marks.text[m][k] >= 'A' && marks.text[m][k] <= 'Z') {
+        marks->text[m] = PyUnicode_1BYTE_DATA(word);
+        marks->len[m] = PyUnicode_GET_LENGTH(word);
+        for (Py_ssize_t k = 0; k < marks->len[m]; k++)
+            if (marks->text[m][k] >= 'A' && marks->text[m][k] <= 'Z') {
                 PyErr_SetString(PyExc_ValueError, "marks must be lower case");
                 return -1;
             }
-        Py_UCS1 c1 = marks.text[m][0];
-        marks.first[c1] |= 1u << m;
+        Py_UCS1 c1 = marks->text[m][0];
+        marks->first[c1] |= 1u << m;
         if (c1 >= 'a' && c1 <= 'z')
-            marks.first[c1 - 32] |= 1u << m; /* its upper case */
-        if (marks.len[m] == 1) {
-            marks.one |= 1u << m;
+            marks->first[c1 - 32] |= 1u << m; /* its upper case */
+        if (marks->len[m] == 1) {
+            marks->one |= 1u << m;
         } else {
-            Py_UCS1 c2 = marks.text[m][1];
-            marks.second[c2] |= 1u << m;
+            Py_UCS1 c2 = marks->text[m][1];
+            marks->second[c2] |= 1u << m;
             if (c2 >= 'a' && c2 <= 'z')
-                marks.second[c2 - 32] |= 1u << m;
+                marks->second[c2 - 32] |= 1u << m;
         }
     }
-    *out = marks;
     return 0;
 }
 
