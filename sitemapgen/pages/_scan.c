@@ -681,7 +681,101 @@ fail:
     return NULL;
 }
 
+#ifndef _WIN32
+#include <dirent.h>
+#include <errno.h>
+
+/* The kinds of `walk._listing`'s entries (its `_DIR, _PAGE, _PAGE_LINK, _OTHER_LINK`). */
+enum { KIND_DIR, KIND_PAGE, KIND_PAGE_LINK, KIND_OTHER_LINK };
+
+/* Whether a name ends in ".html" or ".htm", in ASCII letters of any case (`urls.PAGE_SUFFIXES`,
+ * as `walk._listing` tests them: on UTF-8 names, only ASCII lower-cases to those letters). */
+static int page_named(const char *name, size_t n) {
+    if (n >= 4 && name[n - 4] == '.' && (name[n - 3] | 0x20) == 'h' && (name[n - 2] | 0x20) == 't' &&
+        (name[n - 1] | 0x20) == 'm')
+        return 1;
+    return n >= 5 && name[n - 5] == '.' && (name[n - 4] | 0x20) == 'h' && (name[n - 3] | 0x20) == 't' &&
+           (name[n - 2] | 0x20) == 'm' && (name[n - 1] | 0x20) == 'l';
+}
+
+PyDoc_STRVAR(listing_doc,
+             "listing(directory, /)\n--\n\n"
+             "`walk._listing` of a directory (bytes) without documents: its entries (rank, raw name,\n"
+             "NUL, kind), subdirectories, page-named files and symlinks, in no order; or None where\n"
+             "an entry's type is not in the listing (d_type unknown): ask `walk._listing`.");
+
+static PyObject *listing(PyObject *module, PyObject *directory) {
+    (void)module;
+    if (!PyBytes_Check(directory)) {
+        PyErr_SetString(PyExc_TypeError, "listing(directory: bytes)");
+        return NULL;
+    }
+    const char *path = PyBytes_AS_STRING(directory);
+    DIR *dir;
+    Py_BEGIN_ALLOW_THREADS
+    dir = opendir(path);
+    Py_END_ALLOW_THREADS
+    if (dir == NULL)
+        return PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, directory);
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
+        goto failed;
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(dir);
+        if (entry == NULL) {
+            if (errno != 0) {
+                PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, directory);
+                goto failed;
+            }
+            break;
+        }
+        const char *name = entry->d_name;
+        size_t n = strlen(name);
+        if (name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.')))
+            continue;
+        int kind;
+        unsigned char type = entry->d_type;
+        if (type == DT_UNKNOWN) {
+            Py_DECREF(found);
+            closedir(dir);
+            Py_RETURN_NONE;
+        }
+        if (type == DT_DIR)
+            kind = KIND_DIR;
+        else if (page_named(name, n))
+            kind = type == DT_LNK ? KIND_PAGE_LINK : KIND_PAGE;
+        else if (type == DT_LNK)
+            kind = KIND_OTHER_LINK;
+        else
+            continue; /* an asset */
+        int rank = strcmp(name, "index.html") == 0 ? 0 : strcmp(name, "index.htm") == 0 ? 1 : 2;
+        PyObject *item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n + 3);
+        if (item == NULL)
+            goto failed;
+        char *bytes = PyBytes_AS_STRING(item);
+        bytes[0] = (char)rank;
+        memcpy(bytes + 1, name, n);
+        bytes[n + 1] = '\0';
+        bytes[n + 2] = (char)kind;
+        int appended = PyList_Append(found, item);
+        Py_DECREF(item);
+        if (appended < 0)
+            goto failed;
+    }
+    closedir(dir);
+    return found;
+failed:
+    Py_XDECREF(found);
+    closedir(dir);
+    return NULL;
+}
+#endif
+
 static PyMethodDef methods[] = {
+#ifndef _WIN32
+    {"listing", (PyCFunction)listing, METH_O, listing_doc},
+#endif
     {"deciding_tags_utf8", (PyCFunction)(void (*)(void))deciding_tags_utf8, METH_FASTCALL, deciding_tags_utf8_doc},
     {"read_tag", (PyCFunction)read_tag, METH_O, read_tag_doc},
     {"deciding_tags", (PyCFunction)(void (*)(void))deciding_tags, METH_FASTCALL, deciding_tags_doc},

@@ -29,6 +29,9 @@ class _Compiled(NamedTuple):
     deciding_tags: Callable[[str, tuple[str, ...]], list[str] | None]
     deciding_tags_utf8: Callable[[bytes, tuple[str, ...]], list[str] | None]
     read_tag: Callable[[str], Tag | None]
+    #: `walk._listing` of a directory (its bytes) without documents, or None (see `_scan.c`); None
+    #: where the platform has no `readdir` (Windows).
+    listing: Callable[[bytes], list[bytes] | None] | None
 
 
 #: The compiled scanner, or None where it is not built, or the environment sets
@@ -41,7 +44,9 @@ if os.environ.get("SITEMAPGEN_PURE_PYTHON", "0") in ("", "0"):
     except ImportError:  # built without a C compiler
         pass
     else:
-        COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
+        COMPILED = _Compiled(
+            _scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag, getattr(_scan, "listing", None)
+        )
 
 _RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or

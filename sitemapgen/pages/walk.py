@@ -9,6 +9,7 @@ listing is held in memory. Anything it passes over is reported through
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -20,6 +21,7 @@ from pathlib import Path
 import pathspec
 
 from sitemapgen.errors import ConfigError, DocrootError
+from sitemapgen.pages import scanner
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import INDEX_NAMES, PAGE_SUFFIXES, UrlStyle, url_name
 from sitemapgen.util.safeio import read_regular
@@ -75,6 +77,7 @@ _INDEX_RANK = {name: rank for rank, name in enumerate(INDEX_NAMES)}
 
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
+_FS_UTF8 = codecs.lookup(_FS_ENCODING).name == "utf-8"
 
 
 def default_excluded(name: str) -> bool:
@@ -245,7 +248,18 @@ def _listing(directory: str, document: Callable[[str], bool] | None = None) -> t
     them sorts by (index rank, raw name bytes): a NUL is in no file name, so a
     name sorts before every longer name it begins. An entry whose type cannot be
     read is of kind `_BROKEN`, and its error is in the dict under its name.
+
+    Where the compiled scanner is built, it lists the directory (`_scan.listing`: the same
+    entries, from `readdir` alone), unless an entry's type is not in the listing (some network
+    file systems): then, as without it, `os.scandir` and a stat of that entry. Its names are
+    the raw bytes, so only where the file system's encoding is UTF-8, as this one's page names
+    are tested on.
     """
+    compiled = scanner.COMPILED
+    if compiled is not None and compiled.listing is not None and document is None and _FS_UTF8:
+        found = compiled.listing(os.fsencode(directory))
+        if found is not None:
+            return found, {}
     fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
     rank = _INDEX_RANK.get
     listed: list[bytes] = []

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from sitemapgen.pages import scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
+from sitemapgen.pages.walk import _listing
 
 from ..helpers import c_compiler
 from .test_head import _attribute, _piece
@@ -86,7 +87,7 @@ def test_it_is_built_where_a_compiler_is() -> None:
     if c_compiler() is None:
         pytest.skip("no C compiler here: the install left the compiled scanner out, as it should")
     assert _scan is not None, "a C compiler is here, but the install did not build the compiled scanner"
-    assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
+    assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag, _scan.listing)
 
 
 @pytest.mark.parametrize(("value", "compiled"), [("1", False), ("yes", False), ("0", True), ("", True)])
@@ -254,3 +255,75 @@ def test_from_bytes_it_answers_for_every_utf8_page_of_the_real_sites() -> None:
             assert _agrees_bytes(data) is not None, page
             answered += 1
     assert answered > 50
+
+
+def _python_listing(directory: Path) -> tuple[list[bytes], dict[str, OSError]]:
+    """`walk._listing` of `directory` by `os.scandir` alone, as where the scanner is not built."""
+    kept = scanner.COMPILED
+    scanner.COMPILED = None
+    try:
+        return _listing(str(directory))
+    finally:
+        scanner.COMPILED = kept
+
+
+#: Names of every kind the walk tells apart: page suffixes in any case and their near misses,
+#: index names, names that are not UTF-8, white space, a newline.
+_NAMES = st.one_of(
+    st.sampled_from(["index.html", "index.htm", "INDEX.HTML", "index.html.gz", ".html", ".htm", "html", "a.HtMl"]),
+    st.builds(
+        lambda stem, suffix: stem + suffix,
+        st.binary(min_size=1, max_size=6).map(lambda b: b.replace(b"/", b"_").replace(b"\x00", b"_")),
+        st.sampled_from([b"", b".html", b".HTM", b".htm", b".Html", b".xhtml", b".html~", b".ht", b"html"]),
+    ).map(os.fsdecode),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_NAMES, st.sampled_from(["file", "dir", "page link", "dir link", "broken", "fifo"]))))
+def test_a_listing_is_the_python_listing(
+    tmp_path_factory: pytest.TempPathFactory, entries: list[tuple[str, str]]
+) -> None:
+    # The directory's entries of every type (files, directories, symlinks to each, a broken one,
+    # a FIFO), under names that are and are not pages, in any bytes: the same entries, kinds and
+    # ranks as `os.scandir` gives.
+    root = tmp_path_factory.mktemp("listing")
+    (root / "target.html").write_text("")
+    (root / "target").mkdir()
+    for name, kind in entries:
+        path = root / name
+        if name in (".", "..") or os.path.lexists(path):
+            continue
+        if kind == "file":
+            path.write_text("")
+        elif kind == "dir":
+            path.mkdir()
+        elif kind == "page link":
+            path.symlink_to("target.html")
+        elif kind == "dir link":
+            path.symlink_to("target")
+        elif kind == "broken":
+            path.symlink_to("nowhere")
+        else:
+            os.mkfifo(path)
+    found = _scan.listing(os.fsencode(root))
+    assert found is not None  # this file system gives every entry's type
+    python, errors = _python_listing(root)
+    assert errors == {}
+    assert sorted(found) == sorted(python)
+
+
+@pytest.mark.parametrize(("missing", "error"), [("nothing here", FileNotFoundError), ("a file", NotADirectoryError)])
+def test_a_listing_that_fails_fails_as_os_scandir(tmp_path: Path, missing: str, error: type[OSError]) -> None:
+    (tmp_path / "a file").write_text("")
+    path = tmp_path / missing
+    with pytest.raises(error) as python:
+        os.scandir(path)
+    with pytest.raises(error) as compiled:
+        _scan.listing(os.fsencode(path))
+    assert (type(compiled.value), compiled.value.errno, compiled.value.strerror) == (
+        type(python.value),
+        python.value.errno,
+        python.value.strerror,
+    )
+    assert os.fsdecode(compiled.value.filename) == str(path)

@@ -3,13 +3,14 @@ from __future__ import annotations
 import os
 import sys
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from unittest import mock
 
 import pytest
 
 from sitemapgen.errors import DocrootError
-from sitemapgen.pages.walk import Walk, exclusion_spec, iter_pages
+from sitemapgen.pages.walk import Walk, _listing, exclusion_spec, iter_pages
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import UrlStyle
 
@@ -21,6 +22,9 @@ from ..helpers import (
     make_tree,
     output_files,
 )
+
+#: Each test with the directories listed by the compiled scanner, then by `os.scandir` alone.
+pytestmark = pytest.mark.usefixtures("each_scanner")
 
 
 def test_order_is_index_first_then_bytes_then_subdirectories(tmp_path: Path) -> None:
@@ -45,25 +49,24 @@ def test_only_html_and_htm_in_any_case(tmp_path: Path) -> None:
 def test_excluded_directories_are_pruned_not_walked(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "site", {"keep/a.html": "", "skip/a.html": "", "skip/deep/b.html": ""})
     skips: list[Skip] = []
-    with mock.patch("os.scandir", wraps=os.scandir) as scandir:
+    with mock.patch("sitemapgen.pages.walk._listing", wraps=_listing) as listing:
         pages = [p.relpath for p in iter_pages(root, exclude=exclusion_spec(["skip/"]), on_skip=skips.append)]
     assert pages == ["keep/a.html"]
     assert skips == [Skip("skip/", SkipReason.EXCLUDED_DIR)]
-    scanned = sorted(os.path.relpath(os.fsdecode(c.args[0]), root) for c in scandir.call_args_list)
+    scanned = sorted(os.path.relpath(c.args[0], root) for c in listing.call_args_list)
     assert scanned == [".", "keep"]  # the docroot and keep/; never skip/, nor anything below it
 
 
 def test_unlistable_directory_is_a_skip_not_a_crash(tmp_path: Path) -> None:
     make_tree(tmp_path, {"a.html": "", "locked/b.html": ""})
-    real = os.scandir
 
-    def scandir(path: str) -> object:
-        if str(path).endswith("locked"):
+    def listing(path: str, document: Callable[[str], bool] | None) -> object:
+        if path.endswith("locked"):
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return _listing(path, document)
 
     skips: list[Skip] = []
-    with mock.patch("os.scandir", side_effect=scandir):
+    with mock.patch("sitemapgen.pages.walk._listing", side_effect=listing):
         pages = [p.relpath for p in iter_pages(tmp_path, on_skip=skips.append)]
     assert pages == ["a.html"]
     assert skips == [Skip("locked/", SkipReason.UNREADABLE, "Permission denied")]
