@@ -191,6 +191,7 @@ def _write(
             before_publish=before_publish,
             stylesheet=config.stylesheet,
             others=included.entries if included is not None else (),
+            aside=lambda: pipeline.walked,
         )
     except OSError as e:  # a full disk, a read-only mount: what was published stays as it was
         pipeline.abort()

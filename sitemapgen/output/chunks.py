@@ -14,6 +14,8 @@ import contextlib
 import gzip
 import hashlib
 import os
+import queue
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -46,10 +48,65 @@ class _HashingFile:
         self.raw.flush()
 
 
-class Chunk:
-    """One sitemap being streamed into gzip, under a temporary name."""
+class _Aside:
+    """A chunk's gzip work (compression, its checksum, the digest, the writes) in a thread of
+    its own, while the caller goes on making the next entries: the same bytes, in the same
+    order, as if written in the caller's thread. Made only once no worker process will be
+    forked (see `Chunk`). An error of the thread's (a full disk) is the caller's at its next
+    write, or when it closes."""
 
-    def __init__(self, tmp: Path, faults: Faults, opening: bytes = URLSET_OPEN) -> None:
+    def __init__(self, gz: gzip.GzipFile) -> None:
+        self._gz = gz
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=_ASIDE_AHEAD)
+        self._error: BaseException | None = None
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="sitemapgen-gzip", daemon=True)
+        self._thread.start()  # RuntimeError where no thread can start: the caller writes itself
+
+    def _run(self) -> None:
+        while (data := self._queue.get()) is not None:
+            if self._error is None and not self._stopped:
+                try:
+                    self._gz.write(data)
+                except BaseException as e:
+                    self._error = e
+
+    def write(self, data: bytes) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(data)
+
+    def close(self) -> None:
+        """Wait for the writes queued; raise the thread's error, if any."""
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def stop(self) -> None:
+        """Drop the writes queued, and wait for the one under way: the file is the caller's
+        again. Never raises (the caller is cleaning up after an error)."""
+        self._stopped = True
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
+        self._queue.put(None)
+        self._thread.join()
+
+
+_ASIDE_AHEAD = 4  # buffers queued for the gzip thread: a few, 128 KiB each
+
+
+class Chunk:
+    """One sitemap being streamed into gzip, under a temporary name.
+
+    With `aside`, gzip works in a thread of its own (`_Aside`), beside the caller: for the
+    chunks written once the pages are all decided (a build with hreflang links writes most
+    of its sitemaps then, on one CPU, see `pipeline.hreflang`). Never while worker processes
+    may yet be forked: a thread then would keep the build in one process (`util.parallel`).
+    """
+
+    def __init__(self, tmp: Path, faults: Faults, opening: bytes = URLSET_OPEN, *, aside: bool = False) -> None:
         faults.step()
         self.tmp = tmp
         self.file = _HashingFile(tmp)
@@ -65,11 +122,19 @@ class Chunk:
         self.lastmod: str | None = None
         self.buffer: list[bytes] = []
         self.buffered = 0
+        self.aside: _Aside | None = None
+        if aside:
+            with contextlib.suppress(RuntimeError):  # no thread can start: gzip works here
+                self.aside = _Aside(self.gz)
 
     def _flush(self) -> None:
-        self.gz.write(b"".join(self.buffer))
+        data = b"".join(self.buffer)
         self.buffer.clear()
         self.buffered = 0
+        if self.aside is not None:
+            self.aside.write(data)
+        else:
+            self.gz.write(data)
 
     def add(self, xml: bytes, size: int, lastmod_key: float | None, lastmod_text: str | None) -> None:
         # Buffered: one gzip write per 128 KiB, not per entry (GzipFile.write costs a
@@ -86,6 +151,9 @@ class Chunk:
     def finish(self, faults: Faults) -> bytes:
         """Close and fsync the temporary file; return its digest."""
         self._flush()
+        if self.aside is not None:
+            self.aside.close()
+            self.aside = None
         self.gz.write(URLSET_CLOSE)
         self.size += len(URLSET_CLOSE)
         self.gz.close()
@@ -98,6 +166,8 @@ class Chunk:
     def abort(self) -> None:
         """Close and remove the temporary file; never raises for the write errors (a full
         disk) that made the caller abort, so the rest of its clean-up still runs."""
+        if self.aside is not None:
+            self.aside.stop()
         with contextlib.suppress(OSError):
             self.gz.close()  # writes the gzip trailer: may fail again
         _discard(self.file.raw, self.tmp)

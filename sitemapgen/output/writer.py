@@ -130,6 +130,7 @@ def write_rows(
     before_publish: Callable[[], None] | None = None,
     stylesheet: bool = False,
     others: Sequence[IndexEntry] = (),
+    aside: Callable[[], bool] | None = None,
 ) -> WriteResult:
     """`write_sitemaps` for rows already formatted (the build's fast path), within `limits`.
 
@@ -137,7 +138,9 @@ def write_rows(
     changes (the build commits its content store there): if it fails, nothing
     is published. With `stylesheet`, every file names ``sitemap.xsl`` (`output.stylesheet`).
     `others` are other builds' sitemaps, (URL, lastmod), that the index lists after ours
-    (``include``): never files of ours, never touched.
+    (``include``): never files of ours, never touched. `aside` says whether, from now on, no
+    worker process will be forked: the chunks begun then are compressed in a thread of their
+    own (see `chunks.Chunk`).
     """
     skip = on_skip or (lambda _: None)
     warn = on_warning or (lambda _: None)
@@ -154,7 +157,7 @@ def write_rows(
         publisher.retired = retired
         publisher.sheet = sheet
         _name_lookalikes(out_dir, publisher, warn, names)
-        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn, others)
+        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn, others, aside)
     finally:
         journal.close()
     if not result.sitemaps:
@@ -173,6 +176,7 @@ def _write(
     before_publish: Callable[[], None] | None,
     warn: Warn,
     others: Sequence[IndexEntry],
+    aside: Callable[[], bool] | None = None,
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
@@ -202,7 +206,8 @@ def _write(
                 close(section)
                 chunk = None
             if chunk is None:
-                chunk = open_chunks[section] = Chunk(temp_name(out_dir, "sitemap-new.xml.gz", journal), faults, opening)
+                tmp = temp_name(out_dir, "sitemap-new.xml.gz", journal)
+                chunk = open_chunks[section] = Chunk(tmp, faults, opening, aside=aside is not None and aside())
             chunk.add(xml, size, lastmod_key, lastmod_text)
             # A content-defined cut point: about one URL in `every`, decided by the URL alone.
             if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):

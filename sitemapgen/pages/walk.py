@@ -257,7 +257,7 @@ def _listing(directory: str, document: Callable[[str], bool] | None = None) -> t
     """
     compiled = scanner.COMPILED
     if compiled is not None and compiled.listing is not None and document is None and _FS_UTF8:
-        found = compiled.listing(os.fsencode(directory))
+        found = compiled.listing(directory.encode(_FS_ENCODING, _FS_ERRORS))
         if found is not None:
             return found, {}
     fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS

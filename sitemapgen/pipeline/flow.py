@@ -74,6 +74,9 @@ class Pipeline:
         self.sources_used: Counter[str] = Counter()  # lastmod source -> pages `rows` listed with it
         self.undated = 0  # pages `rows` listed with no lastmod (no source answered)
         self.documents_listed = 0  # of the pages listed, the documents (see `pipeline.documents`)
+        #: Every page decided, and the workers gone: nothing this build does forks another (the
+        #: writer may then start threads, see `output.chunks.Chunk`).
+        self.walked = False
 
     def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
         """The walk in batches of candidates, each with the walk's skips among them."""
@@ -133,6 +136,7 @@ class Pipeline:
                 yield event
             for _, skip in walk_skips[at:]:
                 yield Outcome(skip.relpath, skip=skip)
+        self.walked = True
         if targets is None:  # `explain` says each page's own notes under it
             for line in [*tally.lines(), *odd.lines()]:
                 self.warn(line)
