@@ -165,8 +165,9 @@ def read_fast(text: str) -> list[_Read] | None:
     found from where the deciding words are (`_deciding_tags`), not by reading
     every tag. On a real site no two pages share a title, a description, a
     canonical or an ``og:`` line: what is met once is not worth keeping, so
-    only the tags that may decide are kept, read (`_TAGS`: a site repeats its
-    robots metas and its hreflang links to each language's home).
+    only the tags that may decide are kept, read, and only once met twice
+    (`_TAGS`: a site repeats its robots metas and its hreflang links to each
+    language's home).
 
     Where the compiled scanner is built, it finds those tags first (`_scan.deciding_tags`), in
     one pass over the whole; where it cannot tell (anything its C does not read exactly as these
@@ -282,8 +283,20 @@ _V = TypeVar("_V")
 
 def _keep(kept: dict[str, _V], text: str, value: _V, most: int) -> None:
     """Keep what `text` (a tag) read as, in `kept`, which holds at most `most` entries (full,
-    it starts again) and no text longer than `_KEPT_LENGTH`."""
+    it starts again) and no text longer than `_KEPT_LENGTH`: once it is met a second time.
+
+    A tag met once (a canonical, a modified time, an hreflang link to this page's own
+    translation) is most of a site's, and is not met again: kept, it would cost its place
+    in `kept`, a new start of it every two thousand pages, and the garbage collector's look
+    at each new entry, a tenth of a worker's time. So the first time only its text's hash
+    is kept (`_MET`: a collision only keeps a tag early)."""
     if len(text) <= _KEPT_LENGTH:
+        met = hash(text)  # a str keeps its hash: the lookup before this one worked it out
+        if met not in _MET:
+            if len(_MET) >= _MET_KEPT:
+                _MET.clear()
+            _MET.add(met)
+            return
         if len(kept) >= most:
             kept.clear()
         kept[text] = value
@@ -293,6 +306,7 @@ def forget_seen() -> None:
     """Forget the tags read before (see `_TAGS`): a benchmark's pass, or a test, then reads
     heads as a build reads its first."""
     _TAGS.clear()
+    _MET.clear()
 
 
 def _read_tag(tag_text: str) -> _Read:
@@ -316,8 +330,12 @@ def _read_match(match: re.Match[str]) -> _Read:
 _Read = tuple[Tag, tuple[Said, ...]]
 #: Meta and link tags read before, by their text (None: it cannot decide, see `may_decide`). A
 #: site's heads repeat their tags page after page (viewport, stylesheets, hreflang links to each
-#: language's home, robots metas): each is looked at once. Their attributes are shared, so no
-#: one may change them.
+#: language's home, robots metas): each is read twice at most (kept once met twice, see `_keep`).
+#: Their attributes are shared, so no one may change them.
 _TAGS: dict[str, _Read | None] = {}
 _UNREAD: _Read = (("", {}), ())  # not yet in _TAGS (None there: no tag)
 _TAGS_KEPT = 4_096
+#: The hashes of the tag texts met once, and not yet kept (see `_keep`): plain ints, which the
+#: garbage collector does not look at; at most `_MET_KEPT` (about a megabyte), then it starts again.
+_MET: set[int] = set()
+_MET_KEPT = 16_384

@@ -566,7 +566,22 @@ def test_the_tags_found_from_their_words_are_those_of_the_whole(pieces: list[str
         if other is not None:
             scan_tags_fast(other)
         assert scan_tags_fast(text) == expected, text
-        assert scan_tags_fast(text) == expected, text  # its tags now kept
+        assert scan_tags_fast(text) == expected, text  # its tags met twice: now kept
+        assert scan_tags_fast(text) == expected, text  # and read from what is kept
+
+
+def test_a_tag_met_once_is_not_kept_and_one_met_twice_is() -> None:
+    # On a real site most deciding tags are the page's own (its canonical, its modified time):
+    # kept, each would be looked at again by the garbage collector, and pushed out unused.
+    scanner.forget_seen()
+    shared = '<link rel="alternate" hreflang="fr" href="https://example.com/fr/">'
+    heads = [f'<head><link rel="canonical" href="https://example.com/{i}/">{shared}</head>' for i in range(50)]
+    for i, head in enumerate(heads):
+        assert scan_tags_fast(head) == [
+            ("link", {"rel": "canonical", "href": f"https://example.com/{i}/"}),
+            ("link", {"rel": "alternate", "hreflang": "fr", "href": "https://example.com/fr/"}),
+        ]
+    assert list(scanner._TAGS) == [shared]
 
 
 @settings(max_examples=600, deadline=None)
@@ -582,14 +597,14 @@ def test_the_tags_found_from_their_words_are_those_of_the_whole(pieces: list[str
     )
 )
 def test_a_tag_read_before_says_what_it_said(pieces: list[str]) -> None:
-    # The fast scanner reads each tag text once (scanner._TAGS) and looks at the meta and link tags
-    # html.parser sees: what it finds from its cache is what it finds afresh, and what filtering
-    # every such tag by may_decide finds.
+    # The fast scanner keeps what a tag text read as, once met twice (scanner._TAGS), and looks
+    # at the meta and link tags html.parser sees: what it finds from its cache is what it finds
+    # afresh, and what filtering every such tag by may_decide finds.
     text = "".join(pieces)
     warm = scan_tags_fast(text)
     scanner.forget_seen()
     cold = scan_tags_fast(text)
-    assert warm == cold == scan_tags_fast(text)
+    assert warm == cold == scan_tags_fast(text) == scan_tags_fast(text)
     if cold is not None:
         stripped = scanner._without_skipped(text)
         assert stripped is not None
@@ -758,8 +773,14 @@ def test_what_head_reading_keeps_between_pages_stays_small() -> None:
         parse_head(f"<title>t</title>{line}", f"https://example.com/{k}/")
     assert all(len(text) <= scanner._KEPT_LENGTH for text in scanner._TAGS)
     assert not scanner._TAGS  # the canonical was long, and the description cannot decide
-    # Short ones are kept, up to a bound: past it, what is kept is forgotten and kept anew.
+    # Short ones are kept once met twice, up to a bound: past it, what is kept is forgotten and
+    # kept anew. The hashes of those met once are bounded too.
     for k in range(scanner._TAGS_KEPT + 100):
-        parse_head(f'<title>t</title>\n<link rel="canonical" href="/p{k}/">', f"https://example.com/{k}/")
+        for _ in range(2):
+            parse_head(f'<title>t</title>\n<link rel="canonical" href="/p{k}/">', f"https://example.com/{k}/")
         assert len(scanner._TAGS) <= scanner._TAGS_KEPT
-    assert f'<link rel="canonical" href="/p{k}/">' in scanner._TAGS  # the last, kept anew
+    for k in range(scanner._MET_KEPT + 100):
+        parse_head(f'<title>t</title>\n<link rel="canonical" href="/q{k}/">', f"https://example.com/{k}/")
+        assert len(scanner._MET) <= scanner._MET_KEPT
+    last = scanner._TAGS_KEPT + 99
+    assert f'<link rel="canonical" href="/p{last}/">' in scanner._TAGS  # the last met twice, kept anew
