@@ -157,7 +157,7 @@ def write_rows(
         publisher.retired = retired
         publisher.sheet = sheet
         _name_lookalikes(out_dir, publisher, warn, names)
-        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn, others, aside)
+        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn, others, aside or _never)
     finally:
         journal.close()
     if not result.sitemaps:
@@ -176,7 +176,7 @@ def _write(
     before_publish: Callable[[], None] | None,
     warn: Warn,
     others: Sequence[IndexEntry],
-    aside: Callable[[], bool] | None = None,
+    aside: Callable[[], bool],
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
@@ -207,7 +207,7 @@ def _write(
                 chunk = None
             if chunk is None:
                 tmp = temp_name(out_dir, "sitemap-new.xml.gz", journal)
-                chunk = open_chunks[section] = Chunk(tmp, faults, opening, aside=aside is not None and aside())
+                chunk = open_chunks[section] = Chunk(tmp, faults, opening, aside=aside())
             chunk.add(xml, size, lastmod_key, lastmod_text)
             # A content-defined cut point: about one URL in `every`, decided by the URL alone.
             if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
@@ -224,6 +224,10 @@ def _write(
             chunk.abort()
         publisher.discard_created()
         raise
+
+
+def _never() -> bool:
+    return False
 
 
 def _file_names(out_dir: Path) -> list[tuple[str, bool]]:
