@@ -16,7 +16,8 @@ import hashlib
 import os
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -127,6 +128,12 @@ class Chunk:
             with contextlib.suppress(RuntimeError):  # no thread can start: gzip works here
                 self.aside = _Aside(self.gz)
 
+    def hand_over(self) -> None:
+        """The writer is done adding: what is buffered goes to the gzip thread now (aside only),
+        whose work on it goes on while the writer fills the next chunk (see `Closing`)."""
+        if self.aside is not None and self.buffer:
+            self._flush()
+
     def _flush(self) -> None:
         data = b"".join(self.buffer)
         self.buffer.clear()
@@ -171,6 +178,42 @@ class Chunk:
         with contextlib.suppress(OSError):
             self.gz.close()  # writes the gzip trailer: may fail again
         _discard(self.file.raw, self.tmp)
+
+
+class Closing:
+    """The chunks the writer has closed, finished (`Chunk.finish`) and placed (`Publisher.place`)
+    in the order closed, each then handed to `placed`. A chunk compressed aside is finished only
+    once the next one closes: its thread compresses its last part while the writer fills the
+    next, and two threads may then work at once. Any other is finished when it closes."""
+
+    def __init__(self, publisher: Publisher, placed: Callable[[str, Chunk, Path, bool], None]) -> None:
+        self.publisher = publisher
+        self.placed = placed
+        self.queue: deque[tuple[str, Chunk]] = deque()
+
+    def close(self, section: str, chunk: Chunk) -> None:
+        self.queue.append((section, chunk))  # first: `abort` removes it if handing over fails
+        chunk.hand_over()
+        while len(self.queue) > (chunk.aside is not None):
+            self._finish_first()
+
+    def finish(self) -> None:
+        """Finish and place every chunk closed."""
+        while self.queue:
+            self._finish_first()
+
+    def _finish_first(self) -> None:
+        section, chunk = self.queue[0]  # still there if finishing fails: `abort` removes it
+        digest = chunk.finish(self.publisher.faults)
+        path, changed = self.publisher.place(chunk, digest, section)
+        self.queue.popleft()
+        self.placed(section, chunk, path, changed)
+
+    def abort(self) -> None:
+        """After a failure: abort every chunk closed and not yet placed."""
+        for _, chunk in self.queue:
+            chunk.abort()
+        self.queue.clear()
 
 
 def _discard(raw: BinaryIO, tmp: Path) -> None:

@@ -27,6 +27,7 @@ reading a published set back (which files are ours) is in `published`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -40,7 +41,7 @@ from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import Chunking
 from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, Entry, Row, entry_room, row_of
 from sitemapgen.errors import SitemapgenError
-from sitemapgen.output.chunks import Chunk, IndexEntry, Publisher, temp_name, write_indexes
+from sitemapgen.output.chunks import Chunk, Closing, IndexEntry, Publisher, temp_name, write_indexes
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_OPEN, file_digest, index_name, our_index, read_published
@@ -187,12 +188,10 @@ def _write(
     done: dict[str, list[SitemapFile]] = {s: [] for s in order}
     open_chunks: dict[str, Chunk] = {}
 
+    closing = Closing(publisher, functools.partial(_placed, done, base_url))
+
     def close(section: str) -> None:
-        chunk = open_chunks[section]  # still there if finishing fails: the handler below removes it
-        digest = chunk.finish(faults)
-        path, changed = publisher.place(chunk, digest, section)
-        del open_chunks[section]
-        done[section].append(SitemapFile(path, base_url + path.name, chunk.urls, chunk.size, chunk.lastmod, changed))
+        closing.close(section, open_chunks.pop(section))
 
     try:
         # A row unpacked in its fields' order: the cheapest way to read all five.
@@ -215,6 +214,7 @@ def _write(
         for section in order:
             if section in open_chunks:
                 close(section)
+        closing.finish()
         written = [s for section in order for s in done[section]]
         if written and before_publish is not None:
             before_publish()
@@ -222,8 +222,16 @@ def _write(
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
+        closing.abort()
         publisher.discard_created()
         raise
+
+
+def _placed(
+    done: dict[str, list[SitemapFile]], base_url: str, section: str, chunk: Chunk, path: Path, changed: bool
+) -> None:
+    """A chunk is in place, at `path`: it joins its section's files."""
+    done[section].append(SitemapFile(path, base_url + path.name, chunk.urls, chunk.size, chunk.lastmod, changed))
 
 
 def _never() -> bool:

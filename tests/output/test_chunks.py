@@ -7,6 +7,7 @@ import errno
 import logging
 import random
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -39,6 +40,27 @@ def test_chunks_compressed_aside_are_the_same_bytes(tmp_path: Path) -> None:
         _write(tmp_path / "aside", rows, aside=True)
     assert aside.call_count >= 5  # one a chunk, each with its thread
     assert output_files(tmp_path / "aside") == output_files(tmp_path / "here")
+
+
+def test_a_chunk_compressed_aside_is_finished_once_the_next_has_begun(tmp_path: Path) -> None:
+    # Its thread compresses its last part while the writer fills the next chunk (chunks.Closing).
+    events: list[str] = []
+    init, finish = chunks.Chunk.__init__, chunks.Chunk.finish
+
+    def begun(self: chunks.Chunk, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        events.append(f"begun {self.tmp.name}")
+
+    def finished(self: chunks.Chunk, faults: Any) -> bytes:
+        events.append(f"finished {self.tmp.name}")
+        return finish(self, faults)
+
+    with mock.patch.object(chunks.Chunk, "__init__", begun), mock.patch.object(chunks.Chunk, "finish", finished):
+        _write(tmp_path / "aside", _rows(9_000), aside=True)
+    first, second = events[0].split()[1], events[1].split()[1]
+    assert events[:3] == [f"begun {first}", f"begun {second}", f"finished {first}"]
+    assert events[-1].startswith("finished")
+    assert len(events) >= 10
 
 
 def test_a_full_disk_under_the_gzip_thread_is_the_writers_error_and_leaves_nothing(small_disk: Path) -> None:
