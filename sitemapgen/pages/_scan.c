@@ -1,10 +1,12 @@
 /* The optional compiled scanner: `deciding_tags`, the pure-Python `scanner.read_fast`'s
  * finding of a plain head's deciding tags, done in one pass in C; `deciding_tags_utf8`, the same
- * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes.
+ * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes; and, for the walk,
+ * `listing`, `walk._listing` of a directory from `readdir` alone.
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
- * second reader. `tests/pages/test_scan_c.py` holds the two to the same answers.
+ * second reader. `tests/pages/test_scan_c.py` holds the two to the same answers (and the
+ * listing to `os.scandir`'s, which lists any directory it hands back).
  *
  * Plain markup, as `scanner._PLAIN_HEAD` and `scanner._SKIPPED` define it, is read left to
  * right: text (any characters but '<'), plain comments, script and style elements (skipped
@@ -809,7 +811,8 @@ static struct PyModuleDef_Slot slots[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "sitemapgen.pages._scan",
-    "The optional compiled scanner of plain heads (see scanner.read_fast).", 0, methods, slots,
+    "The optional compiled scanner of plain heads (see scanner.read_fast), and lister of directories.", 0,
+    methods, slots,
     NULL, NULL, NULL,
 };
 

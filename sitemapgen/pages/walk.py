@@ -251,9 +251,9 @@ def _listing(directory: str, document: Callable[[str], bool] | None = None) -> t
 
     Where the compiled scanner is built, it lists the directory (`_scan.listing`: the same
     entries, from `readdir` alone), unless an entry's type is not in the listing (some network
-    file systems): then, as without it, `os.scandir` and a stat of that entry. Its names are
-    the raw bytes, so only where the file system's encoding is UTF-8, as this one's page names
-    are tested on.
+    file systems): then, as without it, `os.scandir` and a stat of that entry. It tests the
+    names' suffixes on their raw bytes: so only where the file system's encoding is UTF-8, in
+    which only ASCII bytes spell ASCII letters.
     """
     compiled = scanner.COMPILED
     if compiled is not None and compiled.listing is not None and document is None and _FS_UTF8:
