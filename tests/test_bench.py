@@ -290,3 +290,17 @@ def test_the_bench_prints_its_tables_and_which_targets_hold(tmp_path: Path) -> N
         assert row.endswith(" | holds |") or " | **misses**, " in row, row
     assert "not measured at this N (120)" in targets[4]
     assert any(line.startswith("| all | 40 |") for line in lines)
+
+
+def test_a_case_reads_its_own_peak_memory_not_the_bench_s() -> None:
+    """The bench is large once it has generated its trees; a case forked from it would read as
+    large (the kernel carries a parent's peak over to its child). Each is forked from a small
+    launcher instead: `true`, run by a bench holding 200 MiB, reads as a few MiB."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(BENCHMARKS)!r}); import bench\n"
+        "held = bytearray(200 * 2**20)\n"
+        "for i in range(0, len(held), 4096): held[i] = 1\n"
+        "print(bench.run(['true']).rss_kib, bench.run(['sh', '-c', 'exit 0']).rss_kib)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert all(int(kib) < 50 * 1024 for kib in done.stdout.split()), done.stdout
