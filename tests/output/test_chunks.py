@@ -23,7 +23,7 @@ from ..helpers import make_tree, output_files
 
 
 def _rows(count: int, seed: int = 1) -> list[Row]:
-    """Rows of URLs that compress poorly (random words), so the files are large."""
+    """Rows of random URLs, which compress poorly: the files are large."""
     rng = random.Random(seed)
     return [row_of(Entry(f"{BASE}{rng.getrandbits(128):032x}/{i}/"), LastmodFormat.DATETIME) for i in range(count)]
 
