@@ -131,10 +131,12 @@ class Chunk:
     def hand_over(self) -> None:
         """The writer is done adding: what is buffered goes to the gzip thread now (aside only),
         whose work on it goes on while the writer fills the next chunk (see `Closing`)."""
-        if self.aside is not None and self.buffer:
+        if self.aside is not None:
             self._flush()
 
     def _flush(self) -> None:
+        if not self.buffer:  # handed over already, or nothing added: no empty write (nor a thread's turn)
+            return
         data = b"".join(self.buffer)
         self.buffer.clear()
         self.buffered = 0
