@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
@@ -43,13 +44,11 @@ def _compiled(request: pytest.FixtureRequest) -> Iterator[None]:
 
 def _python_tags(text: str) -> list[tuple[str, dict[str, str]]] | None:
     """What the pure-Python scanner finds in `text`, from a cold start."""
-    kept = scanner.COMPILED
-    scanner.COMPILED = None
     scanner.forget_seen()
     try:
-        read = scanner.read_fast(text)
+        with mock.patch.object(scanner, "COMPILED", None):
+            read = scanner.read_fast(text)
     finally:
-        scanner.COMPILED = kept
         scanner.forget_seen()
     return None if read is None else [tag for tag, _ in read]
 
@@ -259,12 +258,8 @@ def test_from_bytes_it_answers_for_every_utf8_page_of_the_real_sites() -> None:
 
 def _python_listing(directory: Path) -> tuple[list[bytes], dict[str, OSError]]:
     """`walk._listing` of `directory` by `os.scandir` alone, as where the scanner is not built."""
-    kept = scanner.COMPILED
-    scanner.COMPILED = None
-    try:
+    with mock.patch.object(scanner, "COMPILED", None):
         return _listing(str(directory))
-    finally:
-        scanner.COMPILED = kept
 
 
 #: Names of every kind the walk tells apart: page suffixes in any case and their near misses,
