@@ -66,7 +66,7 @@ class CiReport:
             # a page's path is the docroot's; an output file's is already a path from here
             shown = path if os.path.isabs(path) or path.startswith(str(self.docroot)) else str(self.docroot / path)
             where = f" file={_property(shown)}"
-        return f"::warning{where}::{_data(message)}"
+        return f"::warning{where}::{workflow_data(message)}"
 
     def last_annotation(self) -> str | None:
         """The line that says how many warnings were not annotated, if any were not."""
@@ -100,12 +100,12 @@ class CiReport:
         if result.changes is not None:
             rows.append(("URLs added, removed, changed", result.changes))
         lines = ["## sitemapgen", "", "| what | count |", "| --- | ---: |"]
-        lines += [f"| {_cell(what)} | {_cell(count)} |" for what, count in rows]
+        lines += [f"| {cell(what)} | {cell(count)} |" for what, count in rows]
         if self.kinds:
             lines += ["", "### Warnings", "", "| kind | count | examples |", "| --- | ---: | --- |"]
             for kind, n in self.kinds.most_common():
-                shown = "<br>".join(f"`{_cell(example)}`" for example in self.examples[kind])
-                lines.append(f"| {_cell(kind)} | {n:,} | {shown} |")
+                shown = "<br>".join(f"`{cell(example)}`" for example in self.examples[kind])
+                lines.append(f"| {cell(kind)} | {n:,} | {shown} |")
         return "\n".join(lines) + "\n"
 
 
@@ -147,16 +147,16 @@ def in_github_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     """Text that stays in its table cell and in its code span: no pipe, backtick or line end."""
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("\r", " ").replace("\n", " ")
 
 
-def _data(text: str) -> str:
+def workflow_data(text: str) -> str:
     """A workflow command's message, escaped as GitHub reads it."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:
     """A workflow command's property value, escaped as GitHub reads it."""
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+    return workflow_data(text).replace(":", "%3A").replace(",", "%2C")

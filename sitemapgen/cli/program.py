@@ -54,6 +54,7 @@ from sitemapgen.cli.options import (
 from sitemapgen.cli.progress import progress
 from sitemapgen.cli.streams import GONE, echo, put, takes_unicode
 from sitemapgen.cli.usage import Command, Group
+from sitemapgen.cli.verify import verify_command
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
 from sitemapgen.commands.listing import iter_listing
@@ -306,6 +307,9 @@ def validate_command(
         echo(f"{plural(report.files, 'file')}, {plural(report.urls, 'URL')}: {verdict}", err=True)
     if not report.ok:
         raise typer.Exit(EXIT_PROBLEM)
+
+
+app.command("verify", cls=Command)(verify_command)
 
 
 @_site_command("list")

@@ -45,3 +45,45 @@ def progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
                 shown = now
 
         yield update
+
+
+@contextlib.contextmanager
+def counted(enabled: bool, what: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A bar of (done, of so many) `what` on stderr, only when a person is watching a terminal
+    and only once the run has taken a second: a quick run draws nothing."""
+    stderr = sys.stderr
+    if not enabled or stderr is None or not is_terminal(stderr):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    started = time.monotonic()
+    shown = 0.0
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(file=Guarded(stderr)),  # type: ignore[arg-type]  # a file as rich uses one
+        transient=True,
+        auto_refresh=False,
+    )
+    task = bar.add_task(what, total=None)
+
+    def update(done: int, total: int) -> None:
+        nonlocal shown
+        now = time.monotonic()
+        if now - started < 1.0 or now - shown < 0.1:
+            return
+        if not bar.live.is_started:
+            bar.start()
+        bar.update(task, completed=done, total=total)
+        bar.refresh()
+        shown = now
+
+    try:
+        yield update
+    finally:
+        if bar.live.is_started:
+            bar.stop()

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # typer's own click, for the types of the methods overridden 
 
 
 #: The order `sitemapgen --help` lists the commands in.
-COMMAND_ORDER = ("build", "check", "list", "explain", "validate", "diff", "indexnow")
+COMMAND_ORDER = ("build", "check", "list", "explain", "validate", "verify", "diff", "indexnow")
 
 
 def close_options(typed: str, known: Iterable[str]) -> list[str]:

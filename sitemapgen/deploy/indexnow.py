@@ -16,12 +16,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitemapgen.errors import Refusal, SitemapgenError
-from sitemapgen.util.fetch import Answer, FetchError, get, post_json
+from sitemapgen.util.fetch import Answer, FetchError, get, post_json, retry_after
 from sitemapgen.util.safeio import read_regular, write_beside
 
 #: IndexNow's shared endpoint (it passes submissions on to every participating engine).
@@ -139,18 +138,7 @@ def check_key_live(submission: Plan) -> None:
 
 def _retry_after(answer: Answer, attempt: int) -> float:
     """Seconds to wait before the next try: Retry-After (seconds or an HTTP date) if given, else backoff."""
-    value = answer.headers.get("Retry-After") if answer.headers is not None else None
-    wait = float(2**attempt)
-    if value:
-        value = value.strip()
-        if value.isdigit():
-            wait = float(value)
-        else:
-            try:
-                wait = parsedate_to_datetime(value).timestamp() - time.time()
-            except (TypeError, ValueError):
-                pass
-    return min(max(wait, 0.0), MAX_WAIT)
+    return retry_after(answer.headers, attempt + 1, MAX_WAIT)
 
 
 def submit(

@@ -53,16 +53,16 @@ _VALUED = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "m
 _AGENT = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)")
 
 
-def says_noindex(value: str) -> bool:
-    """Whether an ``X-Robots-Tag`` value keeps the page out of Google's or Bing's index:
-    ``noindex`` or ``none``, in any case, for every crawler or with a user-agent prefix
-    naming one of theirs (``googlebot: noindex``)."""
+def says_noindex(value: str, agents: frozenset[str] = _NOINDEX_AGENTS) -> bool:
+    """Whether an ``X-Robots-Tag`` value keeps the page out of the index of `agents` (lower-case
+    user-agent tokens; Google's and Bing's by default): ``noindex`` or ``none``, in any case,
+    for every crawler or with a user-agent prefix naming one of them (``googlebot: noindex``)."""
     agent: str | None = None
     for part in value.split(","):
         m = _AGENT.fullmatch(part)
         if m is not None and m.group(1).lower() not in _VALUED:
             agent, part = m.group(1).lower(), m.group(2)
-        if part.strip().lower() in ("noindex", "none") and (agent is None or agent in _NOINDEX_AGENTS):
+        if part.strip().lower() in ("noindex", "none") and (agent is None or agent in agents):
             return True
     return False
 

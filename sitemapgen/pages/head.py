@@ -156,6 +156,22 @@ def read_head(
     """Read and parse the head of the page at `path` (or `fd`, see `read_head_bytes`).
     Raises OSError if it cannot be read."""
     data, complete, ended = read_head_bytes(path, max_bytes, fd=fd)
+    return facts_of_head(data, page_url, max_bytes, complete=complete, ended=ended, fast=fast)
+
+
+def head_end(data: bytes, start: int = 0) -> int | None:
+    """Where a page's head ends in `data` (at its ``</head`` or ``<body``), looked for from
+    `start`; None if not yet: for a page read from the network as it comes."""
+    end = _HEAD_END.search(data, max(0, start - 6))
+    return None if end is None else end.start()
+
+
+def facts_of_head(
+    data: bytes, page_url: str, max_bytes: int, *, complete: bool, ended: bool, fast: bool = True
+) -> HeadFacts:
+    """What the head bytes `data` of the page at `page_url` say, as `read_head` reads a file's:
+    `complete` when they are all of its head (or of the page), `ended` when a ``</head`` or
+    ``<body`` ended them. `verify` reads a live page's head through this too."""
     facts = facts_from_bytes(data, page_url, fast=fast)
     if not ended and is_fragment(data):
         facts = dataclasses.replace(facts, fragment=True)

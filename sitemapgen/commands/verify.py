@@ -1,0 +1,224 @@
+"""Read a live site as a search engine's crawler does, and report what it would report.
+
+`verify` conducts; the crawler's steps are `live`'s: robots.txt first (RFC 9309), then the
+sitemaps its ``Sitemap:`` lines name (or the one given), each checked by `validate` as a file on
+disk would be, then every listed page (a sample past `SAMPLE`), its cluster of alternates, and
+with `against` the deployed files against the build's. What it finds is data (`live.report`):
+the caller decides how to show it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
+
+from sitemapgen.errors import ConfigError, EnvironmentFailure
+from sitemapgen.live.report import NOTES, PROBLEMS, Report
+from sitemapgen.live.robots import Access, LiveRobots, origin_of
+
+if TYPE_CHECKING:  # HTTP loads with the command, not with this module
+    from sitemapgen.live.pages import Checked
+    from sitemapgen.live.sitemaps import Listed, Sitemaps
+    from sitemapgen.util.fetch import Client
+
+#: Pages checked unless told otherwise: all of them up to this many, else a sample this size.
+SAMPLE = 10_000
+CONCURRENCY = 4
+TIMEOUT = 30.0
+CRAWLER = "Googlebot"
+_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".txt")
+
+
+@dataclass(frozen=True, slots=True)
+class Crawl:
+    """How to read the site: which pages (`sample` of them, or `all_pages`), how many requests
+    at once, how long each may take, whose robots.txt group and noindex count, and the build
+    to compare with."""
+
+    sample: int = SAMPLE
+    all_pages: bool = False
+    concurrency: int = CONCURRENCY
+    timeout: float = TIMEOUT
+    crawler: str = CRAWLER
+    against: Path | None = None
+
+    def checked(self) -> Crawl:
+        """These settings, or a `ConfigError` naming the one that cannot be used."""
+        if self.sample < 1:
+            raise ConfigError("sample", f"must be 1 or more, got {self.sample}")
+        if not 1 <= self.concurrency <= 64:
+            raise ConfigError("concurrency", f"must be 1 to 64, got {self.concurrency}")
+        if not 0 < self.timeout <= 3600:
+            raise ConfigError("timeout", f"must be more than 0 and at most 3600 seconds, got {self.timeout:g}")
+        if not self.crawler.strip() or any(ch in self.crawler for ch in ":/ \t\r\n"):
+            raise ConfigError("crawler", f"must be a user-agent token such as Googlebot, got {self.crawler!r}")
+        return self
+
+
+def verify(url: str, crawl: Crawl = Crawl(), *, on_progress: Callable[[int, int], None] | None = None) -> Report:
+    """What a crawler finds reading the site at `url` (a site's root, or a sitemap or index:
+    a path ending in .xml, .xml.gz or .txt). Bad input is a `ConfigError` (``url``, or a
+    setting of `crawl`) or, for `against`, a `SitemapgenError`, raised before any request; a
+    site of which nothing at all can be read (its first request fails) an `EnvironmentFailure`.
+    `on_progress` hears (pages checked, pages to check) as the pages are read."""
+    from sitemapgen.live.against import Deployed, compare
+    from sitemapgen.live.robots import read_robots
+    from sitemapgen.live.sitemaps import Sitemaps
+    from sitemapgen.util.fetch import Client, FetchError
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError("url", f"must be an http:// or https:// URL, got {url!r}")
+    crawl = crawl.checked()
+    deployed = Deployed(crawl.against) if crawl.against is not None else None
+    report = Report()
+    origin = origin_of(url)
+    with Client(connections=crawl.concurrency, timeout=crawl.timeout) as client:
+        try:
+            robots = read_robots(client, origin, report)
+        except FetchError as e:
+            raise EnvironmentFailure(f"{e}: nothing of the site could be read") from None
+        with tempfile.TemporaryDirectory(prefix="sitemapgen-verify-") as work:
+            sitemaps = Sitemaps(client, report, Path(work), crawl.concurrency)
+            _read_sitemaps(sitemaps, url, robots, report)
+            _validated(sitemaps, report)
+            _pages(client, sitemaps, robots, crawl, report, on_progress)
+            if deployed is not None:
+                compare(client, deployed, sitemaps.copies, report)
+    order = {kind: n for n, kind in enumerate((*PROBLEMS, *NOTES))}
+    report.problems.sort(key=lambda f: (order[f.kind], f.url, f.message))
+    report.notes.sort(key=lambda f: (order[f.kind], f.url, f.message))
+    return report
+
+
+def _read_sitemaps(sitemaps: Sitemaps, url: str, robots: LiveRobots, report: Report) -> None:
+    """The sitemap named, or those robots.txt names on this host, or sitemap.xml under `url`."""
+    origin = origin_of(url)
+    listed = [line for line in robots.sitemaps if origin_of(line) == origin]
+    for line in robots.sitemaps:
+        if origin_of(line) != origin:
+            report.note(line, "robots-sitemap-elsewhere", "robots.txt names it, on another host: not read")
+    if urlsplit(url).path.endswith(_SITEMAP_SUFFIXES):
+        if url not in robots.sitemaps and robots.access is not Access.NOTHING:
+            _no_line(report, robots, url)
+        sitemaps.read(url)
+        return
+    if listed:
+        for line in listed:
+            sitemaps.read(line)
+        return
+    guess = urljoin(url if url.endswith("/") else url + "/", "sitemap.xml")
+    report.note(guess, "sitemap-guessed", "robots.txt names no sitemap on this host: this URL was tried")
+    root = sitemaps.read(guess)
+    if root.path is None and report.problems and report.problems[-1].kind == "sitemap-not-found":
+        report.problems.pop()
+        report.problem(guess, "no-sitemap", "robots.txt has no Sitemap: line, and there is no sitemap.xml here")
+    elif robots.access is not Access.NOTHING:
+        _no_line(report, robots, guess)
+
+
+def _no_line(report: Report, robots: LiveRobots, url: str) -> None:
+    report.note(robots.url, "robots-no-sitemap-line", f"names no sitemap at {url}: add the line 'Sitemap: {url}'")
+
+
+def _validated(sitemaps: Sitemaps, report: Report) -> None:
+    """`validate` over the copies of each root, its problems said of the URLs they concern."""
+    from sitemapgen.commands.validate import validate
+
+    work = str(sitemaps.work)
+    for root in sitemaps.roots:
+        if root.path is None or any(url == root.url and form == "text" for url, _, form in sitemaps.urlsets):
+            continue
+        found = validate([root.path], base_url=root.url.rpartition("/")[0] + "/")
+        for problem in found.problems:
+            if work in problem.message:  # a file that could not be fetched: said when it was not
+                continue
+            where = sitemaps.urls.get(problem.path, root.url)
+            line = f"line {problem.line}: " if problem.line else ""
+            off = "location rule" in problem.message or "a sitemap lists one host" in problem.message
+            report.problem(where, "off-site" if off else "sitemap-invalid", f"{line}{problem.message}")
+        for note in found.notes:
+            report.note(sitemaps.urls.get(note.path, root.url), "sitemap-note", note.message)
+
+
+def _pages(
+    client: Client,
+    sitemaps: Sitemaps,
+    robots: LiveRobots,
+    crawl: Crawl,
+    report: Report,
+    on_progress: Callable[[int, int], None] | None,
+) -> None:
+    """Each listed page (or the sample), then each page's cluster of alternates."""
+    from sitemapgen.live.pages import PageChecker, Seen, cluster_problems, elsewhere
+    from sitemapgen.live.sitemaps import Listed, sample
+    from sitemapgen.urls import normalize_url
+
+    items: Iterable[Listed]
+    if crawl.all_pages:
+        total = sum(1 for _ in sitemaps.listed())
+        items = sitemaps.listed()
+    else:
+        items, total = sample(sitemaps.listed(), crawl.sample)
+        if total > crawl.sample:
+            report.note("", "sampled", f"{total:,} URLs are listed; a sample of {crawl.sample:,} was checked")
+    report.listed = total
+    if robots.access is Access.NOTHING:
+        if total:
+            report.note(robots.url, "not-crawled", f"{total:,} listed pages not read: a crawler stops at robots.txt")
+        return
+    checker = PageChecker(client, robots, crawl.crawler)
+    seen: dict[str, Seen] = {}
+    done = 0
+    for item, checked in _crawl(checker.check, items, crawl.concurrency):
+        _take(report, checked)
+        seen[normalize_url(item.url)] = checked.seen
+        done += 1
+        if on_progress is not None:
+            on_progress(done, total)
+    report.checked = done
+
+    def alternates(urls: list[str]) -> dict[str, Seen]:
+        more: dict[str, Seen] = {}
+        for item, checked in _crawl(checker.check, (Listed(u, None, "", -1) for u in urls), crawl.concurrency):
+            more[item.url] = checked.seen
+            report.checked += 1
+        return more
+
+    for finding in cluster_problems(seen, alternates, origin_of(robots.url)):
+        report.problem(finding.url, finding.kind, finding.message)
+    others = elsewhere(seen.values(), origin_of(robots.url))
+    if others:
+        report.note("", "hreflang-elsewhere", f"{others:,} hreflang links name other hosts: not checked")
+
+
+def _take(report: Report, checked: Checked) -> None:
+    report.problems.extend(checked.problems)
+    report.notes.extend(checked.notes)
+
+
+def _crawl(
+    check: Callable[[Listed], Checked], items: Iterable[Listed], concurrency: int
+) -> Iterator[tuple[Listed, Checked]]:
+    """`check` of each item, `concurrency` at a time, as they finish; never more than a few
+    items ahead of the answers, however many there are."""
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sitemapgen-verify")
+    pending: dict[Future[Checked], Listed] = {}
+    try:
+        for item in items:
+            pending[pool.submit(check, item)] = item
+            if len(pending) >= concurrency * 4:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield pending.pop(future), future.result()
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield pending.pop(future), future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

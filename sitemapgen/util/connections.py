@@ -1,0 +1,183 @@
+"""urllib3's connections as `fetch` uses them: each request watched for its deadline, and every
+way one can fail said in the user's words.
+
+A request's timeout covers all of it, connect to last byte: urllib3's timeouts bound each wait
+for the network, not the whole, so a server that drips its headers or its body a byte at a time
+would hold a request for as long as it likes. A watchdog thread (one, alive only while requests
+are watched) shuts the socket of a request past its deadline; the connection classes of the
+pools show it their socket as each answer begins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import http.client
+import itertools
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sitemapgen.errors import SitemapgenError
+
+if TYPE_CHECKING:
+    import urllib3
+
+
+class FetchError(SitemapgenError):
+    """A URL that could not be read: the message names it and says why."""
+
+
+class Unreachable(FetchError):
+    """A URL the network or its server failed to answer: no connection, no answer in time, a
+    connection lost, or a server error (HTTP 5xx), rather than an answer about the URL."""
+
+
+class CannotConnect(Unreachable):
+    """No connection at all: no such host, refused, no route, TLS failed."""
+
+
+class TooLarge(FetchError):
+    """A body over the cap: read to one byte past it, no further."""
+
+
+@dataclass(eq=False)
+class _Watch:
+    deadline: float
+    sock: socket.socket | None = None
+    expired: bool = False
+    done: bool = False
+
+
+@dataclass
+class _Watchdog:
+    """Shuts the socket of a request that passed its deadline (see the module's docstring). One
+    thread, alive only while requests are watched."""
+
+    cond: threading.Condition = field(default_factory=threading.Condition)
+    heap: list[tuple[float, int, _Watch]] = field(default_factory=list)
+    count: Iterator[int] = field(default_factory=itertools.count)
+    running: bool = False
+    local: threading.local = field(default_factory=threading.local)
+
+    @contextlib.contextmanager
+    def watching(self, deadline: float) -> Iterator[_Watch]:
+        watch = _Watch(deadline)
+        with self.cond:
+            heapq.heappush(self.heap, (deadline, next(self.count), watch))
+            if not self.running:
+                self.running = True
+                threading.Thread(target=self._run, name="sitemapgen-deadlines", daemon=True).start()
+            self.cond.notify()
+        self.local.watch = watch
+        try:
+            yield watch
+        finally:
+            self.local.watch = None
+            with self.cond:
+                watch.done = True
+
+    def attach(self, sock: socket.socket | None) -> None:
+        """The socket of the request this thread is making now, to shut at its deadline."""
+        watch: _Watch | None = getattr(self.local, "watch", None)
+        if watch is None or sock is None:
+            return
+        with self.cond:
+            watch.sock = sock
+            if watch.expired:
+                _shut(sock)
+
+    def _run(self) -> None:
+        with self.cond:
+            while True:
+                while self.heap and self.heap[0][2].done:
+                    heapq.heappop(self.heap)
+                if not self.heap:
+                    self.running = False
+                    return
+                wait = self.heap[0][0] - time.monotonic()
+                if wait > 0:
+                    self.cond.wait(min(wait, 1.0))
+                    continue
+                watch = heapq.heappop(self.heap)[2]
+                watch.expired = True
+                if watch.sock is not None:
+                    _shut(watch.sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+WATCHDOG = _Watchdog()
+
+
+def pool_classes() -> dict[str, type[urllib3.HTTPConnectionPool]]:
+    """urllib3's pools, whose connections show the watchdog their socket as each answer begins."""
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    class Watched(HTTPConnection):
+        def getresponse(self) -> urllib3.response.HTTPResponse:  # type: ignore[override]
+            WATCHDOG.attach(self.sock)
+            return super().getresponse()
+
+    class WatchedTls(HTTPSConnection):
+        def getresponse(self) -> urllib3.response.HTTPResponse:  # type: ignore[override]
+            WATCHDOG.attach(self.sock)
+            return super().getresponse()
+
+    class Pool(HTTPConnectionPool):
+        ConnectionCls = Watched
+
+    class TlsPool(HTTPSConnectionPool):
+        ConnectionCls = WatchedTls
+
+    return {"http": Pool, "https": TlsPool}
+
+
+def failure(error: BaseException, timeout: float, answered: bool) -> FetchError:
+    """A urllib3 or socket failure in the user's words (without the URL, added by the caller)."""
+    from urllib3 import exceptions as x
+
+    if isinstance(error, x.NameResolutionError):
+        return CannotConnect("cannot connect: no such host")
+    if isinstance(error, x.NewConnectionError):
+        cause = error.__cause__
+        return CannotConnect(f"cannot connect: {getattr(cause, 'strerror', None) or cause or error}")
+    if isinstance(error, x.ConnectTimeoutError):
+        return CannotConnect(f"cannot connect: no connection within {timeout:g} s")
+    if isinstance(error, x.SSLError):
+        return CannotConnect(f"cannot connect: TLS failed: {error.__cause__ or error}")
+    if isinstance(error, x.ReadTimeoutError | TimeoutError):
+        return Unreachable(f"no answer within {timeout:g} s" if not answered else f"no more of it within {timeout:g} s")
+    if isinstance(error, x.LocationValueError | x.LocationParseError | ValueError):
+        return FetchError(f"cannot read: not a URL ({error})")
+    return Unreachable(f"cannot read: {_cause(error)}")
+
+
+#: What broke a connection, in words, by the exception http.client or the socket raised.
+_CAUSES: tuple[tuple[type[BaseException], str], ...] = (
+    (http.client.LineTooLong, "a header line longer than 65,536 bytes"),
+    (http.client.RemoteDisconnected, "the server closed the connection without answering"),
+    (http.client.IncompleteRead, "the answer ended before its end"),
+    (ConnectionResetError, "connection reset"),
+)
+
+
+def _cause(error: BaseException) -> str:
+    """What lies under urllib3's ProtocolError ("Connection broken: ..."), in words."""
+    from urllib3.exceptions import ProtocolError
+
+    while isinstance(error, ProtocolError) and len(error.args) > 1 and isinstance(error.args[1], BaseException):
+        error = error.args[1]
+    for kind, words in _CAUSES:
+        if isinstance(error, kind):
+            return words
+    if isinstance(error, OSError):
+        return str(error.strerror or error)
+    return str(error)
