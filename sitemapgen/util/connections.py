@@ -3,8 +3,8 @@ way one can fail said in the user's words.
 
 A request's timeout covers all of it, connect to last byte: urllib3's timeouts bound each wait
 for the network, not the whole, so a server that drips its headers or its body a byte at a time
-would hold a request for as long as it likes. A watchdog thread (one, alive only while requests
-are watched) shuts the socket of a request past its deadline; the connection classes of the
+would hold a request for as long as it likes. A watchdog thread (one a client, until it ends)
+shuts the socket of a request past its deadline; the connection classes of the
 pools show it their socket as each answer begins.
 """
 
@@ -46,61 +46,67 @@ class TooLarge(FetchError):
 
 @dataclass(eq=False)
 class _Watch:
+    owner: Watchdog
     deadline: float
     sock: socket.socket | None = None
     expired: bool = False
     done: bool = False
 
 
+#: The request each thread is making now, for the connection that sends it (`attach`).
+_CURRENT = threading.local()
+
+
 @dataclass
-class _Watchdog:
-    """Shuts the socket of a request that passed its deadline (see the module's docstring). One
-    thread, alive only while requests are watched."""
+class Watchdog:
+    """Shuts the socket of a request that passed its deadline (see the module's docstring): one
+    thread, from the first request watched until `close`, which a client calls as it ends, so no
+    thread of ours outlives it (a build forks its workers after reading the previous deploy)."""
 
     cond: threading.Condition = field(default_factory=threading.Condition)
     heap: list[tuple[float, int, _Watch]] = field(default_factory=list)
     count: Iterator[int] = field(default_factory=itertools.count)
-    running: bool = False
-    local: threading.local = field(default_factory=threading.local)
+    thread: threading.Thread | None = None
+    closed: bool = False
 
     @contextlib.contextmanager
     def watching(self, deadline: float) -> Iterator[_Watch]:
-        watch = _Watch(deadline)
+        """The request this thread makes in the block, watched until `deadline` (monotonic)."""
+        watch = _Watch(self, deadline)
         with self.cond:
             heapq.heappush(self.heap, (deadline, next(self.count), watch))
-            if not self.running:
-                self.running = True
-                threading.Thread(target=self._run, name="sitemapgen-deadlines", daemon=True).start()
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="sitemapgen-deadlines", daemon=True)
+                self.thread.start()
             self.cond.notify()
-        self.local.watch = watch
+        _CURRENT.watch = watch
         try:
             yield watch
         finally:
-            self.local.watch = None
+            _CURRENT.watch = None
             with self.cond:
                 watch.done = True
 
-    def attach(self, sock: socket.socket | None) -> None:
-        """The socket of the request this thread is making now, to shut at its deadline."""
-        watch: _Watch | None = getattr(self.local, "watch", None)
-        if watch is None or sock is None:
-            return
+    def close(self) -> None:
+        """Stop the thread, and wait for it."""
         with self.cond:
-            watch.sock = sock
-            if watch.expired:
-                _shut(sock)
+            self.closed = True
+            self.cond.notify()
+            thread, self.thread = self.thread, None
+        if thread is not None:
+            thread.join()
 
     def _run(self) -> None:
         with self.cond:
-            while True:
+            while not self.closed:
                 while self.heap and self.heap[0][2].done:
                     heapq.heappop(self.heap)
                 if not self.heap:
-                    self.running = False
-                    return
+                    self.cond.wait()
+                    continue
                 wait = self.heap[0][0] - time.monotonic()
                 if wait > 0:
-                    self.cond.wait(min(wait, 1.0))
+                    self.cond.wait(wait)
                     continue
                 watch = heapq.heappop(self.heap)[2]
                 watch.expired = True
@@ -108,27 +114,35 @@ class _Watchdog:
                     _shut(watch.sock)
 
 
+def attach(sock: socket.socket | None) -> None:
+    """The socket of the request this thread is making now, to shut at its deadline."""
+    watch: _Watch | None = getattr(_CURRENT, "watch", None)
+    if watch is None or sock is None:
+        return
+    with watch.owner.cond:
+        watch.sock = sock
+        if watch.expired:
+            _shut(sock)
+
+
 def _shut(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
 
 
-WATCHDOG = _Watchdog()
-
-
 def pool_classes() -> dict[str, type[urllib3.HTTPConnectionPool]]:
-    """urllib3's pools, whose connections show the watchdog their socket as each answer begins."""
+    """urllib3's pools, whose connections show their socket (`attach`) as each answer begins."""
     from urllib3.connection import HTTPConnection, HTTPSConnection
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
     class Watched(HTTPConnection):
         def getresponse(self) -> urllib3.response.HTTPResponse:  # type: ignore[override]
-            WATCHDOG.attach(self.sock)
+            attach(self.sock)
             return super().getresponse()
 
     class WatchedTls(HTTPSConnection):
         def getresponse(self) -> urllib3.response.HTTPResponse:  # type: ignore[override]
-            WATCHDOG.attach(self.sock)
+            attach(self.sock)
             return super().getresponse()
 
     class Pool(HTTPConnectionPool):

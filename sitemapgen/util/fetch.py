@@ -33,11 +33,11 @@ from urllib.parse import urlsplit
 
 from sitemapgen._version import __version__
 from sitemapgen.util.connections import (
-    WATCHDOG,
     CannotConnect,
     FetchError,
     TooLarge,
     Unreachable,
+    Watchdog,
     failure,
     pool_classes,
 )
@@ -159,6 +159,7 @@ class Client:
         self.timeout = timeout
         self.sleep: Callable[[float], None] = time.sleep
         self._slots = threading.BoundedSemaphore(connections)
+        self._watchdog = Watchdog()
         self._pools = urllib3.PoolManager(num_pools=16, maxsize=connections, block=True, retries=False)
         self._pools.pool_classes_by_scheme = pool_classes()
 
@@ -167,6 +168,7 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self._pools.clear()
+        self._watchdog.close()
 
     def request(
         self,
@@ -207,7 +209,7 @@ class Client:
         with self._slots:
             deadline = time.monotonic() + self.timeout
             answered = False
-            with WATCHDOG.watching(deadline) as watch:
+            with self._watchdog.watching(deadline) as watch:
                 try:
                     left = max(deadline - time.monotonic(), 0.001)
                     response = self._pools.request(
@@ -229,6 +231,8 @@ class Client:
                         raise
                     finally:
                         response.release_conn()
+                    if watch.expired:  # cut short by the watchdog, but what came looked whole
+                        raise TimeoutError
                 except FetchError as e:
                     raise type(e)(f"{url}: {e}") from None
                 except (urllib3.exceptions.HTTPError, OSError, http.client.HTTPException, ValueError) as e:

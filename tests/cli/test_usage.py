@@ -39,7 +39,7 @@ def test_the_commands_are_listed_in_the_order_the_readme_gives_them(cli: CliRunn
     table = readme[readme.index("## Commands at a glance") :]
     documented = re.findall(r"^\| `sitemapgen (\w+)", table, flags=re.MULTILINE)
     listed = re.findall(r"^  (\w+)  ", cli("--help").out.split("Commands:")[1], flags=re.MULTILINE)
-    assert listed == documented == ["build", "check", "list", "explain", "validate", "diff", "indexnow"]
+    assert listed == documented == ["build", "check", "list", "explain", "validate", "verify", "diff", "indexnow"]
 
 
 @pytest.mark.parametrize("columns", [80, 100, 120])

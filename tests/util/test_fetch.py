@@ -121,3 +121,33 @@ def test_inflate(data: bytes, limit: int, expected: bytes | str) -> None:
         with pytest.raises(fetch.FetchError) as failure:
             fetch.inflate(data, limit, "W")
         assert str(failure.value) == f"W: {expected}"
+
+
+def test_a_request_takes_the_timeout_at_most_connect_to_last_byte() -> None:
+    """A body dripped a byte at a time keeps every read within its own timeout, never the whole:
+    the client's deadline covers all of it. And a client's requests in flight are bounded."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..faultserver import Route, serving
+
+    drip = Route(200, {}, b"x" * 1_000, behaviour="drip", delay=0.02)
+    with serving({"/drip": drip}) as server:
+        with pytest.raises(fetch.Unreachable, match=r"/drip: not answered in full within 0\.3 s$"):
+            fetch.get(server.url + "drip", limit=10_000, timeout=0.3)
+    with serving({"/ok": Route(200, {}, b"ok", delay=0.1)}) as server:
+        with fetch.Client(connections=2, timeout=5) as client, ThreadPoolExecutor(6) as pool:
+            bodies = list(pool.map(lambda _: client.request(server.url + "ok", limit=10).body, range(6)))
+        assert bodies == [b"ok"] * 6
+        assert server.peak_in_flight == 2  # never more requests at once than connections
+        assert server.connections == 2  # kept alive
+
+
+def test_no_thread_outlives_a_client() -> None:
+    """A build forks its workers right after reading the previous deploy: a thread of ours still
+    alive then would be forked with it."""
+    import threading
+
+    with _server() as base:
+        before = threading.active_count()
+        assert fetch.get(base + "/ok", limit=100) == b"hello"
+        assert threading.active_count() == before
