@@ -106,6 +106,17 @@ def install(hosts: list[str]) -> None:
         server.stamp.touch()
 
 
+def free_ports() -> list[int]:
+    """Four loopback ports free at the moment, all different: a server's, and those vercel dev
+    starts beside it."""
+    ports: list[int] = []
+    while len(ports) < 4:  # each one the kernel's free port of the moment, all different
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -169,14 +180,13 @@ def _environment(home: Path, server: Server) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def running(host: str, top: Path, docroot: Path, timeout: float = 60) -> Iterator[str]:
-    """`host`'s local server on a free loopback port for the site at `top`: its base URL."""
+def running(
+    host: str, top: Path, docroot: Path, timeout: float = 60, *, ports: list[int] | None = None
+) -> Iterator[str]:
+    """`host`'s local server on a free loopback port for the site at `top` (or on `ports`, as
+    `free_ports` gives them, for a site that must name its URL before it is served): its base URL."""
     server = SERVERS[host]
-    ports: list[int] = []
-    while len(ports) < 4:  # each one the kernel's free port of the moment, all different
-        port = free_port()
-        if port not in ports:
-            ports.append(port)
+    ports = ports or free_ports()
     port = ports[0]
     if host == "firebase":  # the emulator takes its ports from firebase.json only
         config = json.loads((top / "firebase.json").read_text(encoding="utf-8"))

@@ -330,3 +330,29 @@ def test_cloudflare_host_scoped_rules_apply_on_their_host_only(
         return
     assert run.code == 0
     assert sorted(locs(tmp_path / "out", base)) == sorted(base + path for path in listed)
+
+
+@pytest.mark.parametrize("host", [pytest.param(host, marks=[pytest.mark.slow]) for host in hostsite.VARIANTS])
+def test_verify_on_the_hosts_own_server(tmp_path: Path, cli: CliRunner, host: str) -> None:
+    """What a crawler reads on the host's own server: a build that ignores the host's rules lists
+    URLs the host redirects or marks noindex, which `verify` reports from the outside; the build
+    for the host lists only what it serves, and `verify` finds nothing."""
+    reason = hostservers.unavailable(host)
+    if reason is not None:
+        pytest.skip(reason)
+    top, docroot, _ = _site(tmp_path, host, "base")
+    ports = hostservers.free_ports()
+    base = f"http://127.0.0.1:{ports[0]}/"
+    runs = []
+    for args in ((), ("--host", host)):  # each build before its server starts: vercel dev reads the files once
+        assert cli("build", docroot, "--base-url", base, "--quiet", *args).code == 0
+        with hostservers.running(host, top, docroot, ports=ports) as server:
+            assert server + "/" == base
+            runs.append(cli("verify", base + "sitemap.xml", "--all", "--json"))
+    plain, hosted = runs
+    found = {problem["kind"] for problem in json.loads(plain.out)["problems"]}
+    assert plain.code == 1
+    assert {"page-redirect", "page-noindex"} <= found, plain.out
+    report = json.loads(hosted.out)
+    assert (hosted.code, report["problems"]) == (0, []), hosted.out
+    assert report["checked"] == report["listed"] > 10
