@@ -64,12 +64,13 @@ def verify(url: str, crawl: Crawl = Crawl(), *, on_progress: Callable[[int, int]
     """What a crawler finds reading the site at `url` (a site's root, or a sitemap or index:
     a path ending in .xml, .xml.gz or .txt). Bad input is a `ConfigError` (``url``, or a
     setting of `crawl`) or, for `against`, a `SitemapgenError`, raised before any request; a
-    site of which nothing at all can be read (its first request fails) an `EnvironmentFailure`.
+    site of which nothing at all can be read (its first request cannot connect: refused, no such
+    host, TLS failed) an `EnvironmentFailure`.
     `on_progress` hears (pages checked, pages to check) as the pages are read."""
     from sitemapgen.live.against import Deployed, compare
     from sitemapgen.live.robots import read_robots
     from sitemapgen.live.sitemaps import Sitemaps
-    from sitemapgen.util.fetch import Client, FetchError
+    from sitemapgen.util.fetch import CannotConnect, Client
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -81,7 +82,7 @@ def verify(url: str, crawl: Crawl = Crawl(), *, on_progress: Callable[[int, int]
     with Client(connections=crawl.concurrency, timeout=crawl.timeout) as client:
         try:
             robots = read_robots(client, origin, report)
-        except FetchError as e:
+        except CannotConnect as e:
             raise EnvironmentFailure(f"{e}: nothing of the site could be read") from None
         with tempfile.TemporaryDirectory(prefix="sitemapgen-verify-") as work:
             sitemaps = Sitemaps(client, report, Path(work), crawl.concurrency)

@@ -14,7 +14,7 @@ from protego import Protego
 
 from sitemapgen.live.report import Report
 from sitemapgen.pipeline.robots import ROBOTS_READ
-from sitemapgen.util.fetch import Client, FetchError
+from sitemapgen.util.fetch import CannotConnect, Client, FetchError
 
 #: RFC 9309, 2.3.1.2: crawlers follow at least five consecutive redirects for robots.txt.
 MAX_HOPS = 5
@@ -53,14 +53,17 @@ def origin_of(url: str) -> str:
 def read_robots(client: Client, origin: str, report: Report) -> LiveRobots:
     """The robots.txt at `origin` (``https://host``), as a crawler reads it; what is wrong with it
     goes to `report`. A first request that cannot connect at all is raised (`CannotConnect`):
-    then nothing of the site can be read."""
+    then nothing of the site can be read; one that connects but is not answered in time, or
+    whose connection is lost, is robots.txt unreachable, as a 5xx is."""
     url = robots_url = f"{origin}/robots.txt"
     for _hop in range(MAX_HOPS + 1):
         try:
             answer = client.request(url, limit=ROBOTS_READ, enough=_never, tries=TRIES)
-        except FetchError as e:
-            if url == robots_url:
+        except CannotConnect:
+            if url == robots_url:  # the first request: nothing of the site can be read
                 raise
+            return _unreachable(robots_url, report, f"{url} cannot be reached")
+        except FetchError as e:
             return _unreachable(robots_url, report, f"{e}")
         location = answer.headers.get("Location")
         if 300 <= answer.status < 400 and location:

@@ -5,8 +5,10 @@ a terminal, and what `list` prints. What a build writes is tested beside the mod
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -540,3 +542,35 @@ def test_sigterm_exits_143(site: SiteFactory, cli: CliRunner, monkeypatch: pytes
     run = cli("build", root, "--base-url", BASE)
     assert (run.code, run.err) == (143, "terminated\n")
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # given back
+
+
+def test_verify_draws_a_bar_on_a_terminal_once_it_has_taken_a_second() -> None:
+    """A real terminal (a pty) on stderr: a run of 2 s shows "N/12 pages"; the same run's
+    stdout, and a run without a terminal, show none."""
+    import pty
+
+    from ..faultserver import Route, serving
+
+    page = b"<!DOCTYPE html><html><head><title>p</title></head><body></body></html>"
+    with serving() as server:
+        urls = "".join(f"<url><loc>{server.url}p{n}.html</loc></url>" for n in range(12))
+        xml = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'.encode()
+        server.set("/sitemap.xml", Route(200, {"Content-Type": "application/xml"}, xml))
+        for n in range(12):
+            server.set(f"/p{n}.html", Route(200, {"Content-Type": "text/html"}, page, delay=0.15))
+        argv = [sys.executable, "-m", "sitemapgen", "verify", server.url + "sitemap.xml", "--concurrency", "1"]
+        main, terminal = pty.openpty()
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=terminal)
+        os.close(terminal)
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once the child has closed the terminal
+            while chunk := os.read(main, 4096):
+                shown += chunk
+        os.close(main)
+        out = child.communicate()[0]
+        plain = subprocess.run(argv, capture_output=True, check=False)
+    assert child.returncode == 0
+    bar = re.compile(rb"\d+/12\b")
+    assert bar.search(shown), shown
+    assert not bar.search(out)
+    assert not bar.search(plain.stderr)

@@ -153,6 +153,16 @@ def test_robots_txt_answering_5xx_stops_the_crawler(site: Site) -> None:
     assert not set(site.server.paths()) & set(LISTED)  # no page read
 
 
+def test_robots_txt_that_never_answers_is_unreachable_too(site: Site) -> None:
+    site.server.set("/robots.txt", Route(behaviour="silent"))
+    code, report = site.report(site.url, "--timeout", "0.5")
+    assert code == 1
+    problems: list[dict[str, str]] = report["problems"]  # type: ignore[assignment]
+    [problem] = problems
+    assert problem["kind"] == "robots-unreachable"
+    assert "no answer within 0.5 s" in problem["message"]
+
+
 def test_robots_txt_answering_404_allows_everything(site: Site) -> None:
     (site.docroot / "robots.txt").unlink()
     code, report = site.report(site.url)
@@ -296,6 +306,17 @@ def test_a_sitemap_named_that_robots_txt_does_not_name(site: Site) -> None:
     code, report = site.report(site.url + "sitemap.xml")
     assert code == 0
     assert [n["kind"] for n in report["notes"]] == ["robots-no-sitemap-line"]  # type: ignore[attr-defined]
+
+
+def test_a_text_sitemap(site: Site) -> None:
+    lines = f"{site.url}about.html\n{site.url}docs/\n\nhttps://example.org/elsewhere\n{site.url}gone.html\n"
+    site.server.set("/sitemap.txt", Route(200, {"Content-Type": "text/plain"}, lines.encode()))
+    code, report = site.report(site.url + "sitemap.txt")
+    found = sorted((p["kind"], p["url"]) for p in report["problems"])  # type: ignore[attr-defined]
+    assert code == 1
+    assert found == [("off-site", site.url + "sitemap.txt"), ("page-not-found", site.url + "gone.html")]
+    assert report["checked"] == 3
+    assert "https://example.org/elsewhere" in report["problems"][0]["message"]  # type: ignore[index]
 
 
 # --- pages ----------------------------------------------------------------------------------------
