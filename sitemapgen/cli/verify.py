@@ -102,7 +102,9 @@ def verify_command(
     from sitemapgen.commands.verify import Crawl, verify
 
     flags = {name: f"--{name}" for name in ("url", "sample", "concurrency", "timeout", "crawler")}
-    crawl = Crawl(sample, all_pages, concurrency, timeout, crawler, against)
+    crawl = Crawl(
+        sample=sample, all_pages=all_pages, concurrency=concurrency, timeout=timeout, crawler=crawler, against=against
+    )
     with handled(), counted(not quiet and not json_output, "pages") as on_progress:
         with flags_named({**flags, "url": "URL"}):
             report = verify(url, crawl, on_progress=on_progress)

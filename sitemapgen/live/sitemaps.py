@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
 from sitemapgen.deploy.source import SourceError, entries
@@ -31,6 +33,7 @@ TRIES = 3
 #: How deep indexes are followed (an index that lists an index that lists sitemaps).
 MAX_DEPTH = 3
 _HTML_MARKS = (b"<!doctype html", b"<html", b"<head", b"<body")
+T = TypeVar("T")
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~")
 
 
@@ -76,19 +79,21 @@ class Sitemaps:
         name = last if last and set(last) <= _SAFE else "sitemap.xml"
         root = Root(url, top)
         self.roots.append(root)
-        root.path = self._take(url, top / name, 0)
+        root.path = self._keep(url, top / name, self._fetch(url), 0)
         return root
 
-    def _take(self, url: str, copy: Path, depth: int) -> Path | None:
-        data = self._fetch(url)
-        if data is None:
+    def _keep(self, url: str, copy: Path, fetched: tuple[bytes, bytes] | None, depth: int) -> Path | None:
+        """A sitemap fetched (as served, and without its gzip) kept as `copy`; for an index, what it
+        lists below its folder fetched `concurrency` at a time and kept in the index's order, so
+        that the same site is read the same way whatever answers first."""
+        if fetched is None:
             return None
+        data, plain = fetched
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_bytes(data)
         self.urls[copy] = url
         self.copies[url] = copy
         self.report.sitemaps += 1
-        plain = inflate(data, MAX_BYTES_PER_SITEMAP, url) if is_gzip(data) else data
         if url.endswith(".txt") and not plain.lstrip().startswith(b"<"):
             self.urlsets.append((url, copy, "text"))
             return copy
@@ -100,18 +105,20 @@ class Sitemaps:
             self.urlsets.append((url, copy, "xml"))
         elif depth < MAX_DEPTH:
             folder = url.rpartition("/")[0] + "/"
-            below = []
+            below: dict[str, Path] = {}
             for loc, _ in listed:
                 inside = _below(loc, folder)
                 if inside is not None and loc not in self.copies:
-                    below.append((loc, copy.parent.joinpath(*inside)))
+                    below.setdefault(loc, copy.parent.joinpath(*inside))
             with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-                list(pool.map(lambda item: self._take(item[0], item[1], depth + 1), below))
+                fetched_below = _in_order(pool, self._fetch, below, self.concurrency)
+                for (loc, child), result in zip(below.items(), fetched_below, strict=True):
+                    self._keep(loc, child, result, depth + 1)
         return copy
 
-    def _fetch(self, url: str) -> bytes | None:
-        """The sitemap's bytes as served (content coding removed); None, and a problem, if it
-        is not one a crawler can read."""
+    def _fetch(self, url: str) -> tuple[bytes, bytes] | None:
+        """The sitemap's bytes as served (content coding removed), and without its own gzip;
+        None, and a problem, if it is not one a crawler can read."""
         report = self.report
         try:
             answer = self.client.request(url, limit=MAX_BYTES_PER_SITEMAP, tries=TRIES)
@@ -143,7 +150,7 @@ class Sitemaps:
             return self._sitemap_body(url, answer.body, answer.headers.get("Content-Type", ""))
         return None
 
-    def _sitemap_body(self, url: str, body: bytes, content_type: str) -> bytes | None:
+    def _sitemap_body(self, url: str, body: bytes, content_type: str) -> tuple[bytes, bytes] | None:
         try:
             plain = inflate(body, MAX_BYTES_PER_SITEMAP, url) if is_gzip(body) else body
         except FetchError as e:
@@ -158,7 +165,7 @@ class Sitemaps:
                 " the host serves its fallback page (an SPA's index.html, a soft 404) where the file is missing",
             )
             return None
-        return body
+        return body, plain
 
     def listed(self) -> Iterator[Listed]:
         """Every URL the sitemaps list below their own folders, once, in the order they list them."""
@@ -173,6 +180,18 @@ class Sitemaps:
                 seen.add(key)
                 yield Listed(loc, lastmod, url, seq)
                 seq += 1
+
+
+def _in_order(pool: ThreadPoolExecutor, fetch: Callable[[str], T], urls: Iterable[str], ahead: int) -> Iterator[T]:
+    """`fetch` of each URL, in their order, at most `ahead` fetched and not yet taken: a big index's
+    sitemaps are not all held at once."""
+    pending: deque[Future[T]] = deque()
+    for url in urls:
+        pending.append(pool.submit(fetch, url))
+        if len(pending) > ahead:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
 
 
 def _locs(url: str, copy: Path, form: str, report: Report) -> Iterator[tuple[str, str | None]]:
