@@ -160,6 +160,7 @@ def _pages(
     from sitemapgen.live.sitemaps import Listed, sample
     from sitemapgen.urls import normalize_url
 
+    site = origin_of(robots.url) + "/"
     items: Iterable[Listed]
     if crawl.all_pages:
         total = sum(1 for _ in sitemaps.listed())
@@ -167,7 +168,7 @@ def _pages(
     else:
         items, total = sample(sitemaps.listed(), crawl.sample)
         if total > crawl.sample:
-            report.note("", "sampled", f"{total:,} URLs are listed; a sample of {crawl.sample:,} was checked")
+            report.note(site, "sampled", f"{total:,} URLs are listed; a sample of {crawl.sample:,} was checked")
     report.listed = total
     if robots.access is Access.NOTHING:
         if total:
@@ -195,7 +196,7 @@ def _pages(
         report.problem(finding.url, finding.kind, finding.message)
     others = elsewhere(seen.values(), origin_of(robots.url))
     if others:
-        report.note("", "hreflang-elsewhere", f"{others:,} hreflang links name other hosts: not checked")
+        report.note(site, "hreflang-elsewhere", f"{others:,} hreflang links name other hosts: not checked")
 
 
 def _take(report: Report, checked: Checked) -> None:

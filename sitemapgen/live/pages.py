@@ -41,6 +41,10 @@ class Seen:
     alternates: tuple[tuple[str, str], ...] = ()
 
 
+#: What most pages answer: 200, indexable, no alternates (one object for all, kept per page).
+_INDEXABLE = Seen(None)
+
+
 @dataclass(frozen=True, slots=True)
 class Checked:
     """One page's findings (problems, notes) and what it answered."""
@@ -93,12 +97,14 @@ class PageChecker:
             if facts.canonical is not None and facts.canonical != own:
                 problems.extend(self._canonical(url, facts.canonical))
             alternates = tuple((a.hreflang, a.href) for a in facts.alternates)
+        if not problems and not alternates:
+            return Checked((), notes, _INDEXABLE)
         return Checked(tuple(problems), notes, Seen(problems[0].message if problems else None, alternates))
 
     def _canonical(self, url: str, canonical: str) -> tuple[Finding, ...]:
         """A canonical naming another URL is a problem where that URL answers 200, as `build`
-        judges it on disk; one that answers nothing is ignored by search engines (the page is
-        indexed at its own URL), so it is only a note. Each target is asked once a run."""
+        judges it on disk; one that answers no page is ignored by search engines (the page is
+        indexed at its own URL), so it is not one. Each target is asked once a run."""
         if origin_of(canonical) != origin_of(url):
             return (Finding(url, "page-canonical", f"names {canonical}, on another host, as its canonical URL"),)
         with self.lock:
@@ -116,6 +122,7 @@ class PageChecker:
 
 
 def _at_once(data: bytes) -> int:
+    """`Client.request`'s `enough` when only the status counts: no byte of the body is kept."""
     return 0
 
 
