@@ -20,6 +20,7 @@ from sitemapgen.cli.exits import EXIT_PROBLEM, flags_named, handled
 from sitemapgen.cli.options import JsonOpt, NoSummaryMdOpt, QuietOpt, SummaryMdOpt
 from sitemapgen.cli.progress import counted
 from sitemapgen.cli.streams import echo, takes_unicode
+from sitemapgen.commands.verify import CONCURRENCY, CRAWLER, SAMPLE, TIMEOUT
 from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.skips import plural
 
@@ -56,19 +57,22 @@ SampleOpt = Annotated[
         "--sample",
         metavar="N",
         help="Check every listed page up to N, past that a sample of N (the same for the same sitemaps)."
-        " [default: 10000]",
+        f" [default: {SAMPLE}]",
         show_default=False,
     ),
 ]
 ConcurrencyOpt = Annotated[
-    int, typer.Option("--concurrency", metavar="N", help="Requests in flight at most. [default: 4]", show_default=False)
+    int,
+    typer.Option(
+        "--concurrency", metavar="N", help=f"Requests in flight at most. [default: {CONCURRENCY}]", show_default=False
+    ),
 ]
 TimeoutOpt = Annotated[
     float,
     typer.Option(
         "--timeout",
         metavar="SECONDS",
-        help="The longest one request may take, connect to last byte. [default: 30]",
+        help=f"The longest one request may take, connect to last byte. [default: {TIMEOUT:g}]",
         show_default=False,
     ),
 ]
@@ -77,7 +81,7 @@ CrawlerOpt = Annotated[
     typer.Option(
         "--crawler",
         metavar="NAME",
-        help="Whose robots.txt group and X-Robots-Tag count (else *'s). [default: Googlebot]",
+        help=f"Whose robots.txt group and X-Robots-Tag count (else *'s). [default: {CRAWLER}]",
         show_default=False,
     ),
 ]
@@ -88,10 +92,10 @@ def verify_command(
     *,
     against: AgainstOpt = None,
     all_pages: AllOpt = False,
-    sample: SampleOpt = 10_000,
-    concurrency: ConcurrencyOpt = 4,
-    timeout: TimeoutOpt = 30.0,
-    crawler: CrawlerOpt = "Googlebot",
+    sample: SampleOpt = SAMPLE,
+    concurrency: ConcurrencyOpt = CONCURRENCY,
+    timeout: TimeoutOpt = TIMEOUT,
+    crawler: CrawlerOpt = CRAWLER,
     json_output: JsonOpt = False,
     quiet: QuietOpt = False,
     summary_md: SummaryMdOpt = None,
@@ -99,7 +103,7 @@ def verify_command(
 ) -> None:
     """Read a live site as a search engine's crawler does: robots.txt, its sitemaps, every listed
     page. Exit 1 if a crawler would report a problem."""
-    from sitemapgen.commands.verify import Crawl, verify
+    from sitemapgen.commands.verify import Crawl, verify  # HTTP, lxml: loaded for this command only
 
     flags = {name: f"--{name}" for name in ("url", "sample", "concurrency", "timeout", "crawler")}
     crawl = Crawl(

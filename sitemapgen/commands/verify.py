@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,10 +18,12 @@ from urllib.parse import urljoin, urlsplit
 
 from sitemapgen.errors import ConfigError, EnvironmentFailure
 from sitemapgen.live.report import NOTES, PROBLEMS, Report
-from sitemapgen.live.robots import Access, LiveRobots, origin_of
 
-if TYPE_CHECKING:  # HTTP loads with the command, not with this module
+if TYPE_CHECKING:  # HTTP and robots.txt load with the command, not with this module (the CLI's start)
+    from concurrent.futures import Future
+
     from sitemapgen.live.pages import Checked
+    from sitemapgen.live.robots import LiveRobots
     from sitemapgen.live.sitemaps import Listed, Sitemaps
     from sitemapgen.util.fetch import Client
 
@@ -68,7 +69,7 @@ def verify(url: str, crawl: Crawl = Crawl(), *, on_progress: Callable[[int, int]
     host, TLS failed) an `EnvironmentFailure`.
     `on_progress` hears (pages checked, pages to check) as the pages are read."""
     from sitemapgen.live.against import Deployed, compare
-    from sitemapgen.live.robots import read_robots
+    from sitemapgen.live.robots import origin_of, read_robots
     from sitemapgen.live.sitemaps import Sitemaps
     from sitemapgen.util.fetch import CannotConnect, Client
 
@@ -99,6 +100,8 @@ def verify(url: str, crawl: Crawl = Crawl(), *, on_progress: Callable[[int, int]
 
 def _read_sitemaps(sitemaps: Sitemaps, url: str, robots: LiveRobots, report: Report) -> None:
     """The sitemap named, or those robots.txt names on this host, or sitemap.xml under `url`."""
+    from sitemapgen.live.robots import Access, origin_of
+
     origin = origin_of(url)
     listed = [line for line in robots.sitemaps if origin_of(line) == origin]
     for line in robots.sitemaps:
@@ -124,6 +127,7 @@ def _read_sitemaps(sitemaps: Sitemaps, url: str, robots: LiveRobots, report: Rep
 
 
 def _no_line(report: Report, robots: LiveRobots, url: str) -> None:
+    """robots.txt names no sitemap at `url`: the note gives the line to add."""
     report.note(robots.url, "robots-no-sitemap-line", f"names no sitemap at {url}: add the line 'Sitemap: {url}'")
 
 
@@ -157,6 +161,7 @@ def _pages(
 ) -> None:
     """Each listed page (or the sample), then each page's cluster of alternates."""
     from sitemapgen.live.pages import PageChecker, Seen, cluster_problems, elsewhere
+    from sitemapgen.live.robots import Access, origin_of
     from sitemapgen.live.sitemaps import Listed, sample
     from sitemapgen.urls import normalize_url
 
@@ -209,6 +214,8 @@ def _crawl(
 ) -> Iterator[tuple[Listed, Checked]]:
     """`check` of each item, `concurrency` at a time, as they finish; never more than a few
     items ahead of the answers, however many there are."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sitemapgen-verify")
     pending: dict[Future[Checked], Listed] = {}
     try:
