@@ -182,7 +182,7 @@ def _pages(
     checker = PageChecker(client, robots, crawl.crawler)
     seen: dict[str, Seen] = {}
     done = 0
-    for item, checked in _crawl(checker.check, items, crawl.concurrency):
+    for item, checked in _crawl(checker.check, items, crawl.concurrency, client.abort):
         _take(report, checked)
         seen[normalize_url(item.url)] = checked.seen
         done += 1
@@ -192,7 +192,8 @@ def _pages(
 
     def alternates(urls: list[str]) -> dict[str, Seen]:
         more: dict[str, Seen] = {}
-        for item, checked in _crawl(checker.check, (Listed(u, None, "", -1) for u in urls), crawl.concurrency):
+        unlisted = (Listed(u, None, "", -1) for u in urls)
+        for item, checked in _crawl(checker.check, unlisted, crawl.concurrency, client.abort):
             more[item.url] = checked.seen
             report.checked += 1
         return more
@@ -210,10 +211,11 @@ def _take(report: Report, checked: Checked) -> None:
 
 
 def _crawl(
-    check: Callable[[Listed], Checked], items: Iterable[Listed], concurrency: int
+    check: Callable[[Listed], Checked], items: Iterable[Listed], concurrency: int, abort: Callable[[], None]
 ) -> Iterator[tuple[Listed, Checked]]:
     """`check` of each item, `concurrency` at a time, as they finish; never more than a few
-    items ahead of the answers, however many there are."""
+    items ahead of the answers, however many there are. Stopped early (Ctrl-C, SIGTERM), it
+    `abort`s the requests in flight rather than wait for them."""
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sitemapgen-verify")
@@ -229,5 +231,8 @@ def _crawl(
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 yield pending.pop(future), future.result()
+    except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no request left to run its course
+        abort()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -68,12 +68,14 @@ class Watchdog:
     count: Iterator[int] = field(default_factory=itertools.count)
     thread: threading.Thread | None = None
     closed: bool = False
+    aborted: bool = False
 
     @contextlib.contextmanager
     def watching(self, deadline: float) -> Iterator[_Watch]:
         """The request this thread makes in the block, watched until `deadline` (monotonic)."""
         watch = _Watch(self, deadline)
         with self.cond:
+            watch.expired = self.aborted
             heapq.heappush(self.heap, (deadline, next(self.count), watch))
             if self.thread is None:
                 self.thread = threading.Thread(target=self._run, name="sitemapgen-deadlines", daemon=True)
@@ -86,6 +88,16 @@ class Watchdog:
             _CURRENT.watch = None
             with self.cond:
                 watch.done = True
+
+    def abort(self) -> None:
+        """End every request watched now, and each one after, at once (Ctrl-C): their sockets
+        are shut, so no thread waits out a timeout before the run can stop."""
+        with self.cond:
+            self.aborted = True
+            for _, _, watch in self.heap:
+                watch.expired = True
+                if watch.sock is not None:
+                    _shut(watch.sock)
 
     def close(self) -> None:
         """Stop the thread, and wait for it."""

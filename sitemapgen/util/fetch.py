@@ -170,6 +170,10 @@ class Client:
         self._pools.clear()
         self._watchdog.close()
 
+    def abort(self) -> None:
+        """End the requests in flight, from another thread, at once, and each one made after."""
+        self._watchdog.abort()
+
     def request(
         self,
         url: str,

@@ -579,3 +579,26 @@ def test_every_kind_is_documented_in_its_order() -> None:
 
     text = (Path(__file__).parents[2] / "docs" / "verify.md").read_text(encoding="utf-8")
     assert re.findall(r"^\| `([a-z-]+)` \|", text, re.MULTILINE) == [*PROBLEMS, *NOTES]
+
+
+@pytest.mark.parametrize(("signum", "code", "said"), [(2, 130, "interrupted"), (15, 143, "terminated")])
+def test_a_signal_ends_the_requests_in_flight_not_after_their_timeout(signum: int, code: int, said: str) -> None:
+    """Ctrl-C (or SIGTERM) while every page holds its request open: the run stops at once,
+    one word on stderr, no traceback; not after the 60 s each request may take."""
+    import subprocess
+    import sys
+    import time
+
+    with serving() as server:
+        urls = "".join(f"<url><loc>{server.url}p{n}.html</loc></url>" for n in range(20))
+        xml = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+        server.set("/sitemap.xml", Route(200, {}, xml.encode()))
+        for n in range(20):
+            server.set(f"/p{n}.html", Route(behaviour="silent"))
+        argv = [sys.executable, "-m", "sitemapgen", "verify", server.url + "sitemap.xml", "--timeout", "60"]
+        with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as child:
+            while sum(path.startswith("/p") for path in server.paths()) < 4:  # four requests in flight
+                time.sleep(0.02)
+            child.send_signal(signum)
+            out, err = child.communicate(timeout=30)  # raises if the run waits for its requests
+    assert (child.returncode, out, err) == (code, b"", f"{said}\n".encode())
