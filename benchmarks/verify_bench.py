@@ -201,6 +201,19 @@ def verify(cmd: list[str], work: Path, server_pid: int) -> Run:
     return run
 
 
+def measured_version() -> str:
+    """The sitemapgen that runs: this checkout's commit, and whether its package has changes not committed."""
+    repo = Path(__file__).resolve().parent.parent
+    git = ["git", "-C", str(repo)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    if head.returncode != 0:
+        return "sitemapgen (not a git checkout)"
+    changed = subprocess.run(
+        [*git, "status", "--porcelain", "--", "sitemapgen"], capture_output=True, text=True, check=False
+    )
+    return f"sitemapgen at {head.stdout.strip()}{' with uncommitted changes' if changed.stdout.strip() else ''}"
+
+
 def _count(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
@@ -295,6 +308,7 @@ def main() -> None:
         generate(site, args.pages, url, args.seed)
         build(sitemapgen, site, url)
         cmd = [sitemapgen, "verify", url, "--all", "--quiet", "--json"]
+        version = measured_version()
         runs = []
         for number in range(1, args.repeat + 1):
             runs.append(verify(cmd, work, server.pid))
@@ -303,7 +317,7 @@ def main() -> None:
             f"\n{args.pages:,} pages generated; {date.today()}, {platform.machine()}, {os.cpu_count()} CPUs,"
             f" Python {platform.python_version()}, load average {os.getloadavg()[1]:.1f} (the last 5 minutes),"
             f" site on {base}; served by {SERVER}, in its own process.\n"
-            f"Each run: `{' '.join(cmd)}`\n"
+            f"Each run: `{' '.join(cmd)}` ({version})\n"
         )
         print_runs(runs)
         print_findings(runs)
