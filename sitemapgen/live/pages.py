@@ -9,8 +9,9 @@ another URL, a meta refresh. The answer's ``X-Robots-Tag`` is read for the crawl
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from email.utils import parsedate_to_datetime
@@ -96,7 +97,7 @@ class PageChecker:
                 problems.append(Finding(url, "page-refresh", f"its head redirects to {facts.refresh} (meta refresh)"))
             if facts.canonical is not None and facts.canonical != own:
                 problems.extend(self._canonical(url, facts.canonical))
-            alternates = tuple((a.hreflang, a.href) for a in facts.alternates)
+            alternates = tuple((sys.intern(a.hreflang), sys.intern(a.href)) for a in facts.alternates)
         if not problems and not alternates:
             return Checked((), notes, _INDEXABLE)
         return Checked(tuple(problems), notes, Seen(problems[0].message if problems else None, alternates))
@@ -180,23 +181,47 @@ def _lastmod_note(url: str, lastmod: str | None, served: str | None) -> tuple[Fi
     )
 
 
-def cluster_problems(
-    seen: dict[str, Seen], fetch: Callable[[list[str]], dict[str, Seen]], origin: str
-) -> Iterator[Finding]:
+class Answers:
+    """What each page fetched answered, for the clusters' check, in little memory: most pages
+    answer 200, may be indexed and name no alternate, and are kept as a hash of their URL; the
+    others by URL, their alternates' URLs the same string objects as the pages' (interned)."""
+
+    def __init__(self) -> None:
+        self.fine: set[int] = set()
+        self.named: dict[str, Seen] = {}
+
+    def add(self, url: str, seen: Seen) -> None:
+        if seen is _INDEXABLE:
+            self.fine.add(hash(url))
+        else:
+            self.named[sys.intern(url)] = seen
+
+    def get(self, url: str) -> Seen | None:
+        return _INDEXABLE if hash(url) in self.fine else self.named.get(url)
+
+
+def cluster_problems(answers: Answers, fetch: Callable[[list[str]], dict[str, Seen]], origin: str) -> Iterator[Finding]:
     """For each page that names alternates: each alternate on its host answers 200, may be
     indexed, and names the page back (as `build` checks on disk). Alternates not yet fetched are
     fetched once (`fetch`); those on other hosts are not (an ``hreflang-elsewhere`` note)."""
     prefix = origin + "/"
+    named = answers.named
     missing = sorted(
-        {href for s in seen.values() for _, href in s.alternates if href.startswith(prefix) and href not in seen}
+        {
+            href
+            for s in named.values()
+            for _, href in s.alternates
+            if href.startswith(prefix) and answers.get(href) is None
+        }
     )
-    if missing:
-        seen.update(fetch(missing))
-    for url, s in seen.items():
+    for url, seen in fetch(missing).items() if missing else ():
+        answers.add(url, seen)
+    for url, s in named.items():
         for lang, href in s.alternates:
             if href == url or not href.startswith(prefix):
                 continue
-            other = seen[href]
+            other = answers.get(href)
+            assert other is not None  # fetched above
             if other.why is not None:
                 yield Finding(url, "hreflang", f"names {href} ({lang}) as an alternate, which {_which(other.why)}")
             elif url not in {back for _, back in other.alternates}:
@@ -207,7 +232,7 @@ def _which(why: str) -> str:
     return why if why.startswith(("answers", "names", "its head", "robots.txt")) else f"cannot be read: {why}"
 
 
-def elsewhere(seen: Iterable[Seen], origin: str) -> int:
+def elsewhere(answers: Answers, origin: str) -> int:
     """How many alternates the pages name on other hosts (not checked)."""
     prefix = origin + "/"
-    return sum(1 for s in seen for _, href in s.alternates if not href.startswith(prefix))
+    return sum(1 for s in answers.named.values() for _, href in s.alternates if not href.startswith(prefix))

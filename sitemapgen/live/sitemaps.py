@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import pickle
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,7 +27,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from sitemapgen.deploy.source import SourceError, entries
 from sitemapgen.live.report import Report
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
-from sitemapgen.util.fetch import Client, FetchError, TooLarge, Unreachable, inflate
+from sitemapgen.util.fetch import Answer, Client, FetchError, TooLarge, Unreachable, inflate
 from sitemapgen.util.gunzip import is_gzip
 
 #: Tries of a sitemap that answers 429 or 503 (the client honours Retry-After).
@@ -34,16 +36,17 @@ TRIES = 3
 MAX_DEPTH = 3
 _HTML_MARKS = (b"<!doctype html", b"<html", b"<head", b"<body")
 T = TypeVar("T")
+#: URLs a batch of the listing's file.
+_BATCH = 1_000
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~")
 
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    """A URL a sitemap lists: where, its lastmod, and its place in the listing (for the order)."""
+    """A URL a sitemap lists, its lastmod, and its place in the listing (for the order)."""
 
     url: str
     lastmod: str | None
-    sitemap: str
     seq: int
 
 
@@ -82,10 +85,15 @@ class Sitemaps:
         root.path = self._keep(url, top / name, self._fetch(url), 0)
         return root
 
-    def _keep(self, url: str, copy: Path, fetched: tuple[bytes, bytes] | None, depth: int) -> Path | None:
-        """A sitemap fetched (as served, and without its gzip) kept as `copy`; for an index, what it
-        lists below its folder fetched `concurrency` at a time and kept in the index's order, so
-        that the same site is read the same way whatever answers first."""
+    def _keep(self, url: str, copy: Path, answer: Answer | None, depth: int) -> Path | None:
+        """A sitemap fetched kept as `copy` if it is one a crawler can read; for an index, what
+        it lists below its folder fetched `concurrency` at a time and kept in the index's order,
+        so that the same site is read the same way whatever answers first. Only the fetching
+        is done in the threads: what a sitemap inflates to is made here, in the main thread,
+        whose memory the system gets back (`verify`'s `_give_back`), not in theirs."""
+        fetched = (
+            None if answer is None else self._sitemap_body(url, answer.body, answer.headers.get("Content-Type", ""))
+        )
         if fetched is None:
             return None
         data, plain = fetched
@@ -116,9 +124,9 @@ class Sitemaps:
                     self._keep(loc, child, result, depth + 1)
         return copy
 
-    def _fetch(self, url: str) -> tuple[bytes, bytes] | None:
-        """The sitemap's bytes as served (content coding removed), and without its own gzip;
-        None, and a problem, if it is not one a crawler can read."""
+    def _fetch(self, url: str) -> Answer | None:
+        """The sitemap's answer, if it is 200 (its body as served, content coding removed);
+        None, and a problem, if not."""
         report = self.report
         try:
             answer = self.client.request(url, limit=MAX_BYTES_PER_SITEMAP, tries=TRIES)
@@ -147,7 +155,7 @@ class Sitemaps:
         elif status != 200:
             report.problem(url, "sitemap-status", f"answers HTTP {status}")
         else:
-            return self._sitemap_body(url, answer.body, answer.headers.get("Content-Type", ""))
+            return answer
         return None
 
     def _sitemap_body(self, url: str, body: bytes, content_type: str) -> tuple[bytes, bytes] | None:
@@ -178,8 +186,45 @@ class Sitemaps:
                 if key in seen or not _in_folder(loc, folder):
                     continue
                 seen.add(key)
-                yield Listed(loc, lastmod, url, seq)
+                yield Listed(loc, lastmod, seq)
                 seq += 1
+
+
+class Listing:
+    """The URLs the sitemaps list (`Sitemaps.listed`), read from them once into an unnamed
+    temporary file, in batches, and read back as the pages are checked: the sitemaps are parsed
+    once, and their bytes and parse trees are gone before the first page is fetched, so that
+    the many small things the pages' threads make do not land among them."""
+
+    def __init__(self, listed: Iterable[Listed]) -> None:
+        self.file = tempfile.TemporaryFile()
+        self.count = 0
+        batch: list[tuple[str, str | None]] = []
+        for item in listed:
+            batch.append((item.url, item.lastmod))
+            self.count += 1
+            if len(batch) == _BATCH:
+                pickle.dump(batch, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+                batch = []
+        pickle.dump(batch, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def __iter__(self) -> Iterator[Listed]:
+        self.file.seek(0)
+        seq = 0
+        while True:
+            try:
+                batch = pickle.load(self.file)
+            except EOFError:
+                return
+            for url, lastmod in batch:
+                yield Listed(url, lastmod, seq)
+                seq += 1
+
+    def __enter__(self) -> Listing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
 
 
 def _in_order(pool: ThreadPoolExecutor, fetch: Callable[[str], T], urls: Iterable[str], ahead: int) -> Iterator[T]:
