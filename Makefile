@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint actionlint typecheck unit slow bench clean hosts browser
+.PHONY: demo test lint actionlint typecheck unit slow bench bench-verify clean hosts browser
 N ?= 200000
 
 # Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
@@ -94,6 +94,11 @@ slow: $(STAMP)
 ## BASELINE=DIR (a checkout of another version) that version is timed too, interleaved.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py -n $(N) $(if $(JOBS),--jobs $(JOBS)) $(if $(BASELINE),--baseline $(BASELINE))
+
+## verify --all of a 50,000-page site served on loopback: wall, CPU and peak RSS against the targets
+## (60 s, 100 MiB); make bench-verify PAGES=200000 for another size.
+bench-verify: $(STAMP)
+	$(BIN)/python benchmarks/verify_bench.py $(if $(PAGES),-n $(PAGES))
 
 clean:
 	rm -rf $(VENV) .venv-* .hosts build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
