@@ -143,7 +143,7 @@ def _changes_said(changes: Changes | None, changes_file: Path | None) -> str | N
 
 def _included(config: Config, out: Path, warn: Warn) -> Included:
     """The other builds' sitemaps the index lists (``include``), read and checked before anything is written."""
-    from sitemapgen.deploy.include import read_included  # with urllib: only when there are some
+    from sitemapgen.deploy.include import read_included  # with urllib3: only when there are some
 
     others = published_others(out)
     return read_included(config.include, config.base_url, own_name=own_name, published=others, warn=warn)

@@ -37,7 +37,7 @@ def diff(old: str, new: str, *, on_warning: Warn | None = None) -> Iterator[Chan
     two deploys it is. A sitemap an index lists outside its base URL is not read;
     `on_warning` hears it (default: logging).
     """
-    from sitemapgen.deploy.changes import Changes  # with urllib and SQLite: only when a diff runs
+    from sitemapgen.deploy.changes import Changes  # with urllib3 and SQLite: only when a diff runs
     from sitemapgen.deploy.previous import read_previous
 
     warn = on_warning or logger.warning

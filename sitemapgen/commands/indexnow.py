@@ -51,7 +51,7 @@ def indexnow(
     `SitemapgenError` for a changes file that cannot be used, and `SubmitError`
     when the engine or the key file says no.
     """
-    from sitemapgen.deploy.changes import read_changes  # with urllib: only when a submission runs
+    from sitemapgen.deploy.changes import read_changes  # with urllib3: only when a submission runs
     from sitemapgen.deploy.indexnow import ENDPOINT, check_key_live, plan, submit
     from sitemapgen.util.fetch import is_url
 

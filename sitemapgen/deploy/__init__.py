@@ -2,7 +2,7 @@
 published beside ours (`manifest`), what changed (`changes`), IndexNow (`indexnow`), and the other
 builds' sitemaps its index lists (`include`); `source` reads a deployed set for `previous` and
 `include` alike. The names of `previous` and `changes` load on first use: a build without a
-previous deploy imports neither (nor urllib)."""
+previous deploy imports neither (nor urllib3)."""
 
 from typing import TYPE_CHECKING
 

@@ -1,5 +1,5 @@
 """The toolbox: safe file opening, worker processes, HTTP and bounded gunzip, fault injection. Nothing
-here knows what a sitemap is. `fetch`'s names load on first use: urllib is imported only by
+here knows what a sitemap is. `fetch`'s names load on first use: urllib3 is imported only by
 what reads a URL (the bounded gunzip is `gunzip`, apart from HTTP)."""
 
 from typing import TYPE_CHECKING

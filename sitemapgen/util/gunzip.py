@@ -1,6 +1,6 @@
 """Gzip inflated within a bound, every member checked to its CRC and length trailer: for the
 previous deploy's sitemaps (`fetch.inflate`) and for `validate`. No HTTP here, so `validate`
-does not import urllib to read a local file."""
+does not import urllib3 to read a local file."""
 
 from __future__ import annotations
 
