@@ -222,17 +222,17 @@ def _pages(
         for item, checked in _crawl(checker.check, items, crawl.concurrency, client.abort):
             _take(report, checked)
             answers.add(normalize_url(item.url), checked.seen)
+            report.checked += checked.fetched
             done += 1
             if on_progress is not None:
                 on_progress(done, total if crawl.all_pages else min(total, crawl.sample))
-        report.checked = done
 
     def alternates(urls: list[str]) -> dict[str, Seen]:
         more: dict[str, Seen] = {}
         unlisted = (Listed(u, None, -1) for u in urls)
         for item, checked in _crawl(checker.check, unlisted, crawl.concurrency, client.abort):
             more[item.url] = checked.seen
-            report.checked += 1
+            report.checked += checked.fetched
         return more
 
     for finding in cluster_problems(answers, alternates, origin_of(robots.url)):

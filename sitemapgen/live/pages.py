@@ -48,11 +48,13 @@ _INDEXABLE = Seen(None)
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """One page's findings (problems, notes) and what it answered."""
+    """One page's findings (problems, notes), what it answered, and whether it was fetched (a
+    page robots.txt disallows is not)."""
 
     problems: tuple[Finding, ...]
     notes: tuple[Finding, ...]
     seen: Seen
+    fetched: bool = True
 
 
 class PageChecker:
@@ -70,7 +72,7 @@ class PageChecker:
         url = item.url
         if not self.robots.allows(url, self.crawler):
             why = f"robots.txt disallows it for {self.crawler}: a crawler never reads it"
-            return Checked((Finding(url, "page-blocked", why),), (), Seen("disallowed by robots.txt"))
+            return Checked((Finding(url, "page-blocked", why),), (), Seen("robots.txt disallows it"), fetched=False)
         reading = _HeadReading()
         try:
             answer = self.client.request(url, limit=DEFAULT_MAX_BYTES, enough=reading.enough, tries=TRIES)

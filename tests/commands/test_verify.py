@@ -213,6 +213,7 @@ def test_a_page_robots_txt_disallows_is_never_fetched(site: Site) -> None:
     )
     assert site.kinds() == {"page-blocked": ["/about.html"]}  # Googlebot's group, not *'s
     assert "/about.html" not in site.server.paths()
+    assert site.report(site.url)[1]["checked"] == len(LISTED) - 1  # fetched: not the page disallowed
     assert site.kinds("--crawler", "bingbot") == {"page-blocked": ["/contact.html"]}
 
 
