@@ -269,10 +269,14 @@ def _text_locs(url: str, plain: bytes, report: Report) -> Iterator[tuple[str, st
 
 
 def _in_folder(url: str, folder: str) -> bool:
-    """Whether `url` lies in `folder` (same scheme and host, below its path, no dot segment
-    leading out of it): where the location rule lets a sitemap there list it."""
+    """Whether `url` lies in `folder` (same scheme and host, in any case; below its path, no dot
+    segment leading out of it): where the location rule lets a sitemap there list it."""
     if not url.startswith(folder):
-        return False
+        target, base = urlsplit(url), urlsplit(folder)
+        if (target.scheme.lower(), target.netloc.lower()) != (base.scheme.lower(), base.netloc.lower()):
+            return False
+        if not target.path.startswith(base.path):
+            return False
     path = urlsplit(url).path[len(urlsplit(folder).path) :]
     return not any(unquote(segment) in (".", "..") for segment in path.split("/"))
 
