@@ -17,7 +17,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from sitemapgen.cli.exits import handled
 from sitemapgen.commands.report import BuildResult
+from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.skips import plural
 
 #: At most this many warnings become annotations; one more line says how many were left out.
@@ -135,6 +137,20 @@ def write_summary(path: Path, text: str, *, append: bool) -> None:
                 if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):  # still the file we made
                     os.unlink(path)
         raise
+
+
+def put_summary(summary_md: Path | None, off: bool, text: str, *, done: str = "") -> None:
+    """The Markdown summary where it goes: `summary_md`, else GitHub's step summary (added to);
+    nowhere when `off`. A summary that cannot be written is the machine's failure (exit 3), said
+    with `done`, what the command did before it (`` (the sitemaps were published)``)."""
+    summary = None if off else summary_md or step_summary_path()
+    if summary is None:
+        return
+    with handled():
+        try:
+            write_summary(summary, text, append=summary_md is None)
+        except OSError as e:
+            raise EnvironmentFailure(f"{summary}: cannot write the summary: {e.strerror or e}{done}") from e
 
 
 def step_summary_path() -> Path | None:

@@ -60,7 +60,7 @@ from sitemapgen.commands.explain import explain
 from sitemapgen.commands.listing import iter_listing
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config
-from sitemapgen.errors import EnvironmentFailure, SitemapgenError
+from sitemapgen.errors import SitemapgenError
 from sitemapgen.skips import display, plural
 from sitemapgen.urls import normalize_base_url
 
@@ -162,7 +162,7 @@ def build_command(
     changes_file: ChangesFileOpt = None,
 ) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
-    from sitemapgen.cli.ci import CiReport, in_github_actions, step_summary_path, write_summary
+    from sitemapgen.cli.ci import CiReport, in_github_actions, put_summary
 
     ci = CiReport(annotate=in_github_actions(), docroot=settings.docroot)
 
@@ -179,15 +179,7 @@ def build_command(
     last = ci.last_annotation()
     if last is not None:
         echo(last, err=json_output)
-    summary = None if no_summary_md else summary_md or step_summary_path()
-    if summary is not None:
-        with handled():
-            try:
-                write_summary(summary, ci.markdown(result), append=summary_md is None)
-            except OSError as e:
-                raise EnvironmentFailure(
-                    f"{summary}: cannot write the summary: {e.strerror or e} (the sitemaps were published)"
-                ) from e
+    put_summary(summary_md, no_summary_md, ci.markdown(result), done=" (the sitemaps were published)")
     if json_output:
         lost = echo(json.dumps(result.as_json(), indent=2))
         if lost is not None and lost.errno not in GONE:  # a reader that left asked for nothing more

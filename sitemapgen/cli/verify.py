@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sitemapgen.cli.ci import MAX_ANNOTATIONS, cell, in_github_actions, step_summary_path, workflow_data, write_summary
+from sitemapgen.cli.ci import MAX_ANNOTATIONS, cell, in_github_actions, put_summary, workflow_data
 from sitemapgen.cli.exits import EXIT_PROBLEM, flags_named, handled
 from sitemapgen.cli.options import JsonOpt, NoSummaryMdOpt, QuietOpt, SummaryMdOpt
 from sitemapgen.cli.progress import counted
 from sitemapgen.cli.streams import echo, takes_unicode
 from sitemapgen.commands.verify import CONCURRENCY, CRAWLER, SAMPLE, TIMEOUT
-from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.skips import plural
 
 if TYPE_CHECKING:  # the report's types, without importing the command's modules to start the CLI
@@ -115,13 +114,7 @@ def verify_command(
     if in_github_actions():
         for line in github_errors(report):
             echo(line, err=json_output)
-    summary = None if no_summary_md else summary_md or step_summary_path()
-    if summary is not None:
-        with handled():
-            try:
-                write_summary(summary, markdown(report), append=summary_md is None)
-            except OSError as e:
-                raise EnvironmentFailure(f"{summary}: cannot write the summary: {e.strerror or e}") from e
+    put_summary(summary_md, no_summary_md, markdown(report))
     if json_output:
         echo(json.dumps(report.as_json(), indent=1, ensure_ascii=not takes_unicode(sys.stdout)))
     else:
