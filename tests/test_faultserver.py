@@ -91,9 +91,7 @@ def test_silent_times_the_client_out_and_still_stops_at_once(client: list[http.c
         held.request("GET", "/")
         while server.paths() != ["/", "/"]:
             time.sleep(0.01)
-        started = time.monotonic()
-    # A bound that catches a hang, not a measure: stopping polls every 0.1 s.
-    assert time.monotonic() - started < 2
+    # Stopped, not waited out: stopping joins its threads for 1.5 s at most, and none is left.
     with pytest.raises(http.client.RemoteDisconnected):
         held.getresponse()
     assert [t for t in threading.enumerate() if t.name.startswith("faultserver:")] == []
