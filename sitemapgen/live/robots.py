@@ -62,18 +62,21 @@ def read_robots(client: Client, origin: str, report: Report) -> LiveRobots:
         except CannotConnect:
             if url == robots_url:  # the first request: nothing of the site can be read
                 raise
-            return _unreachable(robots_url, report, f"{url} cannot be reached")
+            return _unreachable(robots_url, report, f"redirects to {url}, which cannot be reached")
         except FetchError as e:
-            return _unreachable(robots_url, report, f"{e}")
+            why = str(e).removeprefix(f"{url}: ")
+            return _unreachable(robots_url, report, why if url == robots_url else f"redirects to {url}: {why}")
         location = answer.headers.get("Location")
         if 300 <= answer.status < 400 and location:
             target = urljoin(url, location)
             if urlsplit(target).scheme not in ("http", "https"):
-                break
+                report.note(robots_url, "robots-missing", f"redirects to {target}, not a web page: every URL allowed")
+                return LiveRobots(robots_url, Access.EVERYTHING)
             url = target
             continue
         if answer.status >= 500 or answer.status == 429:
-            return _unreachable(robots_url, report, f"{url} answered HTTP {answer.status}")
+            where = "" if url == robots_url else f"redirects to {url}, which "
+            return _unreachable(robots_url, report, f"{where}answers HTTP {answer.status}")
         if answer.status != 200:
             if answer.status != 404:  # a missing robots.txt is common and harmless: said only otherwise
                 report.note(robots_url, "robots-missing", f"answered HTTP {answer.status}: every URL is allowed")

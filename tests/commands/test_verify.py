@@ -177,7 +177,9 @@ def test_robots_txt_answering_5xx_stops_the_crawler(site: Site) -> None:
     code, report = site.report(site.url)
     assert code == 1
     assert [(p["kind"], p["url"]) for p in report["problems"]] == [("robots-unreachable", site.url + "robots.txt")]  # type: ignore[attr-defined]
-    assert "whole site as disallowed" in report["problems"][0]["message"]  # type: ignore[index]
+    assert report["problems"][0]["message"] == (  # type: ignore[index]
+        "answers HTTP 503: a crawler takes the whole site as disallowed and reads nothing more (RFC 9309, 2.3.1.4)"
+    )
     assert [n["kind"] for n in report["notes"]] == ["sitemap-guessed", "not-crawled"]  # type: ignore[attr-defined]
     assert site.server.paths().count("/robots.txt") == 3  # tried three times, as a 503 asks
     assert not set(site.server.paths()) & set(LISTED)  # no page read
@@ -190,7 +192,7 @@ def test_robots_txt_that_never_answers_is_unreachable_too(site: Site) -> None:
     problems: list[dict[str, str]] = report["problems"]  # type: ignore[assignment]
     [problem] = problems
     assert problem["kind"] == "robots-unreachable"
-    assert "no answer within 0.5 s" in problem["message"]
+    assert problem["message"].startswith("no answer within 0.5 s: a crawler takes the whole site as disallowed")
 
 
 def test_robots_txt_answering_404_allows_everything(site: Site) -> None:
