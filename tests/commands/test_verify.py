@@ -483,9 +483,9 @@ def test_a_sample_is_the_same_for_the_same_sitemaps(tmp_path: Path, cli: CliRunn
     files = {f"p{n:03}.html": _page(f"Page {n}") for n in range(40)}
     with _site(tmp_path, cli, files) as site:
         code, report = site.report(site.url, "--sample", "10")
-        first = sorted(site.server.paths()[3:])
         again = site.report(site.url, "--sample", "10")[1]
-        second = sorted(site.server.paths()[6 + 10 :])
+        pages = [path for path in site.server.paths() if path.startswith("/p")]  # the sitemaps' chunks vary
+        first, second = sorted(pages[:10]), sorted(pages[10:])
         everything = site.report(site.url, "--sample", "10", "--all")[1]
     assert code == 0
     assert (report["listed"], report["checked"], again["checked"], everything["checked"]) == (40, 10, 10, 40)
