@@ -13,8 +13,9 @@ is one, and needs none: `base_url` and any other setting are keywords, which win
 value is a `ConfigError` naming the parameter (``base_url: must start with http:// or https://``).
 
 The other commands are library functions too, in `sitemapgen.commands`: `check`, `diff`,
-`indexnow`, and `validate` (`sitemapgen.commands.validate.validate`, imported from its module,
-so lxml loads only when it is used). The package's folders follow the data: see the README's
+`indexnow`, `validate` (`sitemapgen.commands.validate.validate`, imported from its module,
+so lxml loads only when it is used) and `verify` (`sitemapgen.commands.verify.verify`: the
+live site read as a crawler reads it). The package's folders follow the data: see the README's
 development section.
 """
 
