@@ -170,12 +170,13 @@ def _no_line(report: Report, robots: LiveRobots, url: str) -> None:
 def _validated(sitemaps: Sitemaps, report: Report) -> None:
     """`validate` over the copies of each root, its problems said of the URLs they concern."""
     from sitemapgen.commands.validate import validate
+    from sitemapgen.deploy.source import directory
 
     work = str(sitemaps.work)
     for root in sitemaps.roots:
         if root.path is None or any(url == root.url and form == "text" for url, _, form in sitemaps.urlsets):
             continue
-        found = validate([root.path], base_url=root.url.rpartition("/")[0] + "/")
+        found = validate([root.path], base_url=directory(root.url))
         for problem in found.problems:
             if work in problem.message:  # a file that could not be fetched: said when it was not
                 continue

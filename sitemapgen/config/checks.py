@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import pathspec
 
@@ -139,9 +139,14 @@ def check_bool(value: object, key: str) -> None:
 _INDEXNOW_KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
 
 
+def is_indexnow_key(value: object) -> TypeGuard[str]:
+    """Whether `value` is an IndexNow key: 8 to 128 letters, digits or dashes (the protocol's rule)."""
+    return isinstance(value, str) and _INDEXNOW_KEY.fullmatch(value) is not None
+
+
 def check_indexnow_key(value: object, key: str) -> str:
-    """An IndexNow key: 8 to 128 letters, digits or dashes (the protocol's rule)."""
-    if not isinstance(value, str) or not _INDEXNOW_KEY.fullmatch(value):
+    """An IndexNow key (`is_indexnow_key`), or a `ConfigError` naming `key`."""
+    if not is_indexnow_key(value):
         raise ConfigError(key, f"must be 8 to 128 letters, digits or dashes (IndexNow), got {value!r}")
     return value
 

@@ -14,6 +14,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from sitemapgen.config.checks import is_indexnow_key
+from sitemapgen.deploy.indexnow import key_file_name
+from sitemapgen.deploy.source import directory
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.live.report import Report
 from sitemapgen.output.published import our_indexes, read_published
@@ -21,7 +24,6 @@ from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, SITEMAP_NS
 from sitemapgen.util.fetch import Client, FetchError
 from sitemapgen.util.safeio import read_regular
 
-_KEY_FILE = re.compile(r"^([A-Za-z0-9-]{8,128})\.txt$")
 _FIRST_LOC = re.compile(rb"<sitemap><loc>([^<]*)</loc>")
 
 
@@ -39,7 +41,7 @@ class Deployed:
         first = _FIRST_LOC.search(self.indexes[0][1])
         if first is None:
             raise SitemapgenError(f"{out}/sitemap.xml: lists no sitemap")
-        self.folder = first.group(1).decode("utf-8", "replace").rpartition("/")[0] + "/"
+        self.folder = directory(first.group(1).decode("utf-8", "replace"))
         self.chunks = read_published(out)
 
     def files(self) -> list[tuple[str, Path]]:
@@ -52,12 +54,12 @@ class Deployed:
         """The IndexNow keys whose key file the build wrote here (``KEY.txt`` holding ``KEY``)."""
         keys = []
         for path in sorted(self.out.iterdir()):
-            match = _KEY_FILE.match(path.name)
-            if match is None:
+            key = path.stem
+            if path.name != key_file_name(key) or not is_indexnow_key(key):
                 continue
             try:
-                if read_regular(path, limit=1024, follow_symlinks=False).strip() == match.group(1).encode():
-                    keys.append(match.group(1))
+                if read_regular(path, limit=1024, follow_symlinks=False).strip() == key.encode():
+                    keys.append(key)
             except OSError:
                 continue
         return keys
@@ -82,7 +84,7 @@ def compare(client: Client, deployed: Deployed, served: Mapping[str, Path], repo
             f"served with other bytes than {local} ({len(theirs):,} bytes served, {len(mine):,} built): {why}",
         )
     for key in deployed.key_files():
-        url = f"{deployed.folder}{key}.txt"
+        url = deployed.folder + key_file_name(key)
         try:
             answer = client.request(url, limit=1024, tries=3)
         except FetchError as e:

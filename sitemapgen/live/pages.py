@@ -14,7 +14,6 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
-from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin
 
 from sitemapgen.config.words import DEFAULT_MAX_BYTES
@@ -167,12 +166,8 @@ def _is_html(content_type: str) -> bool:
 def _lastmod_note(url: str, lastmod: str | None, served: str | None) -> tuple[Finding, ...]:
     if not lastmod or not served:
         return ()
-    when = parse_datetime(lastmod)
-    try:
-        modified = parsedate_to_datetime(served)
-    except (TypeError, ValueError):
-        return ()
-    if when is None or modified.tzinfo is None or when <= modified + SLACK:
+    when, modified = parse_datetime(lastmod), parse_datetime(served)  # W3C Datetime; HTTP date
+    if when is None or modified is None or when <= modified + SLACK:
         return ()
     return (
         Finding(

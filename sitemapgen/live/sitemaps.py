@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
-from sitemapgen.deploy.source import SourceError, entries
+from sitemapgen.deploy.source import SourceError, directory, entries
 from sitemapgen.live.report import Report
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemapgen.util.fetch import Answer, Client, FetchError, TooLarge, Unreachable, inflate
@@ -112,7 +112,7 @@ class Sitemaps:
         if kind == "urlset":
             self.urlsets.append((url, copy, "xml"))
         elif depth < MAX_DEPTH:
-            folder = url.rpartition("/")[0] + "/"
+            folder = directory(url)
             below: dict[str, Path] = {}
             for loc, _ in listed:
                 inside = _below(loc, folder)
@@ -180,7 +180,7 @@ class Sitemaps:
         seen: set[bytes] = set()
         seq = 0
         for url, copy, form in self.urlsets:
-            folder = url.rpartition("/")[0] + "/"
+            folder = directory(url)
             for loc, lastmod in _locs(url, copy, form, self.report):
                 key = hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=12).digest()
                 if key in seen or not _in_folder(loc, folder):
@@ -257,7 +257,7 @@ def _locs(url: str, copy: Path, form: str, report: Report) -> Iterator[tuple[str
 
 def _text_locs(url: str, plain: bytes, report: Report) -> Iterator[tuple[str, str | None]]:
     """A text sitemap's URLs (one a line, UTF-8), with what the protocol asks of one."""
-    folder = url.rpartition("/")[0] + "/"
+    folder = directory(url)
     lines = [line.strip() for line in plain.decode("utf-8", "replace").splitlines() if line.strip()]
     if len(lines) > MAX_URLS_PER_SITEMAP:
         report.problem(url, "sitemap-invalid", f"{len(lines):,} URLs; a sitemap may list at most 50,000")

@@ -56,11 +56,11 @@ def _read_head(fd: int, max_bytes: int) -> tuple[bytes, bool, bool]:
         chunk = os.read(fd, min(step, max_bytes - len(data)))
         if not chunk:
             return data, True, False  # the whole file is the head
-        start = max(0, len(data) - 6)
+        start = len(data)
         data += chunk
-        end = _HEAD_END.search(data, start)
+        end = head_end(data, start)
         if end is not None:
-            return data[: end.start()], True, True
+            return data[:end], True, True
         step = _READ_STEP
     return data, False, False
 
