@@ -1,9 +1,9 @@
 """The command line: typer over the library, and nothing more.
 
-The options that decide what is listed and how it is written are declared
-once (`SITE_OPTIONS`) and given to every command that reads a site by
-`_site_command`, so `build`, `check`, `list` and `explain` cannot drift apart:
-a `build` line works as a `check`, `list` or `explain` line by changing the verb.
+The options that decide what is listed and how it is written are the settings
+declared once on `Config` (`config.declare`); `_site_command` gives each command
+the flags of the settings it reads, so a `build` line works as a `check`, `list`
+or `explain` line by changing the verb (less the flags they have no use for).
 
 Exit codes, and how an error, Ctrl-C or SIGTERM becomes one line, are in
 `exits`; the live page count a build shows is in `progress`.
@@ -14,9 +14,9 @@ from __future__ import annotations
 import inspect
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any
 
 import typer
 
@@ -33,7 +33,6 @@ from sitemapgen.cli.exits import (
     usage_failure,
 )
 from sitemapgen.cli.options import (
-    SITE_OPTIONS,
     ChangesArg,
     ChangesFileOpt,
     CheckKeyOpt,
@@ -41,14 +40,11 @@ from sitemapgen.cli.options import (
     DocrootArg,
     DryRunOpt,
     EndpointOpt,
-    IndexNowKeyOpt,
     JsonOpt,
     KeyLocationOpt,
     KeyOpt,
-    MaxRemovedOpt,
     NoSummaryMdOpt,
     QuietOpt,
-    RobotsOpt,
     SummaryMdOpt,
 )
 from sitemapgen.cli.progress import progress
@@ -58,6 +54,7 @@ from sitemapgen.cli.verify import verify_command
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
 from sitemapgen.commands.listing import iter_listing
+from sitemapgen.config.declare import Declared, settings_of
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import SitemapgenError
@@ -89,69 +86,69 @@ def _root(
     """Turn a built static-site directory into XML sitemaps that every search engine accepts."""
 
 
-def _flag(option: Any) -> str:
-    """The long flag an `Annotated[..., typer.Option("--flag", ...)]` declares (in that form, typer
-    keeps the first name where a default would go)."""
-    info = get_args(option)[1]
-    return next(str(name) for name in (info.default, *info.param_decls) if str(name).startswith("--"))
-
-
 def _warn(message: str) -> None:
     echo(f"warning: {message}", err=True)
 
 
-def _settings(docroot: Path, config_file: Path | None, flags: Mapping[str, tuple[object, str]]) -> Config:
-    """The `Config` from the config file and the flags that were given: {field: (value, flag)};
-    the library's errors about a field name its flag."""
-    given: dict[str, Any] = {key: value for key, (value, _) in flags.items() if value is not None}
-    if "lastmod" in given:
-        given["lastmod"] = [part.strip() for part in str(given["lastmod"]).split(",")]
-    with flags_named({key: flag for key, (_, flag) in flags.items()}):
-        return load_config(docroot, config_file=config_file, **given)
+def _option(declared: Declared) -> Any:
+    """The typer option a declared setting is on the command line (a value it was not given is None)."""
+    assert declared.flag is not None
+    names = [f"{declared.flag}/--no-{declared.flag[2:]}" if declared.kind is bool else declared.flag]
+    kind = list[str] if declared.kind is list else str if declared.kind == "," else declared.kind
+    info = typer.Option(
+        *names,
+        *([declared.short] if declared.short else []),
+        metavar=declared.metavar,
+        help=declared.help,
+        show_default=False,
+        rich_help_panel=declared.panel.value,
+    )
+    return Annotated[kind | None, info]
 
 
-def _site_command(
-    name: str, *, extra: Mapping[str, Any] | None = None
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Register a command that reads a site: DOCROOT, `--config` and `SITE_OPTIONS` are added to
-    its parameters, and it is called with `settings`, the `Config` they make.
+def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a command that reads a site: DOCROOT, `--config` and the flag of every setting
+    declared for `name` (`config.declare`) are added to its parameters, and it is called with
+    `settings`, the `Config` they make.
 
-    `extra` adds options that set other `Config` fields for this command alone
-    (`build`'s `--robots-txt`).
+    typer reads a command's parameters from its signature and has no other way to share options
+    between commands, so the signature is drawn from the declarations.
     """
-    options = {**SITE_OPTIONS, **(extra or {})}
+    declared = {s.name: s.declared for s in settings_of(Config) if s.declared.flag and name in s.declared.commands}
+    options = {key: _option(setting) for key, setting in declared.items()}
+    flags = {key: str(setting.flag) for key, setting in declared.items()}
+    commas = {key for key, setting in declared.items() if setting.kind == ","}
 
     def register(command: Callable[..., None]) -> Callable[..., None]:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
-        shared = [
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        parameters = [
             inspect.Parameter("docroot", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=DocrootArg),
-            *(p for p in own if p.kind is not inspect.Parameter.KEYWORD_ONLY),
-            inspect.Parameter("config_file", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ConfigOpt),
-            *(
-                inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=option)
-                for field, option in options.items()
-            ),
-            *(p for p in own if p.kind is inspect.Parameter.KEYWORD_ONLY),
+            *(p for p in own if p.kind is not keyword),
+            inspect.Parameter("config_file", keyword, default=None, annotation=ConfigOpt),
+            *(inspect.Parameter(key, keyword, default=None, annotation=option) for key, option in options.items()),
+            *(p for p in own if p.kind is keyword),
         ]
 
         def run(**kwargs: Any) -> None:
-            flags = {field: (kwargs.pop(field), _flag(option)) for field, option in options.items()}
+            given = {key: value for key in flags if (value := kwargs.pop(key)) is not None}
+            for key in given.keys() & commas:  # a list in one flag: --lastmod git,mtime
+                given[key] = [part.strip() for part in given[key].split(",")]
             docroot, config_file = kwargs.pop("docroot"), kwargs.pop("config_file")
-            with handled():
-                settings = _settings(docroot, config_file, flags)
+            with handled(), flags_named(flags):
+                settings = load_config(docroot, config_file=config_file, **given)
             command(settings=settings, **kwargs)
 
-        run.__signature__ = inspect.Signature(shared)  # type: ignore[attr-defined]
-        run.__annotations__ = {p.name: p.annotation for p in shared} | {"return": None}
-        run.__doc__ = command.__doc__
-        run.__name__ = command.__name__
+        run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+        run.__doc__, run.__name__ = command.__doc__, command.__name__
         app.command(name, cls=Command)(run)
         return command
 
     return register
 
 
-@_site_command("build", extra={"robots_txt": RobotsOpt, "max_removed": MaxRemovedOpt, "indexnow_key": IndexNowKeyOpt})
+@_site_command("build")
 def build_command(
     settings: Config,
     *,

@@ -21,12 +21,16 @@ from typer.core import TyperCommand, TyperGroup
 
 from sitemapgen.cli.exits import EXIT_BAD_INPUT
 from sitemapgen.cli.streams import echo
+from sitemapgen.config.declare import Panel, settings_of
+from sitemapgen.config.settings import Config
 
 if TYPE_CHECKING:  # typer's own click, for the types of the methods overridden here
     from typer._click import Context, HelpFormatter, Parameter
     from typer._click.exceptions import NoSuchOption
 
 
+#: The settings' names (a config file's keys, and the library's keywords).
+_SETTINGS = {setting.name for setting in settings_of(Config)}
 #: The order `sitemapgen --help` lists the commands in.
 COMMAND_ORDER = ("build", "check", "list", "explain", "validate", "verify", "diff", "indexnow")
 
@@ -80,21 +84,20 @@ def _parsed(
 
 def _flagless_setting(option: str, params: Iterable[Parameter]) -> bool:
     """Whether `option` names a setting that no flag sets (``--exclude``; not ``--out-dir``: ``--out``)."""
-    from sitemapgen.config.loader import SETTINGS  # only on this error
-
     key = option.removeprefix("--").replace("-", "_")
-    return key in SETTINGS and all(param.name != key for param in params)
+    return key in _SETTINGS and all(param.name != key for param in params)
 
 
 def _not_here(option: str, elsewhere: Iterable[Parameter]) -> str:
     """Why `option` is not an option here, when it is something else: a config key set in a file, or
-    an option of `build` alone."""
+    an option of other commands (``list --chunking``: build and check's)."""
+    declared = next((s.declared for s in settings_of(Config) if s.declared.flag == option), None)
+    if declared is not None:
+        return f": it is an option of sitemapgen {' and '.join(declared.commands)} only; leave it out here"
     if any(option in param.opts or option in param.secondary_opts for param in elsewhere):
         return ": it is an option of sitemapgen build only; leave it out here"
     key = option.removeprefix("--").replace("-", "_")
-    from sitemapgen.config.loader import SETTINGS  # only on this error
-
-    if key in SETTINGS:
+    if key in _SETTINGS:
         return f": {key} has no flag; set it in sitemapgen.toml ({key} = ...) or [tool.sitemapgen]"
     return ""
 
@@ -142,6 +145,11 @@ def _argument_name(param: Parameter) -> str:
     return f"{name}..." if param.nargs != 1 else name
 
 
+def _panel(param: Parameter) -> str:
+    """The help panel `param` is shown in: the one it was declared in, else the first."""
+    return getattr(param, "rich_help_panel", None) or Panel.MAIN.value
+
+
 def _option_rows(ctx: Context, params: Iterable[Parameter]) -> list[tuple[str, str]]:
     return [record for p in params if p.param_type_name == "option" and (record := p.get_help_record(ctx)) is not None]
 
@@ -176,11 +184,14 @@ class Command(TyperCommand):
             )
 
     def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+        """Arguments, then the options in their help panels (`Panel`'s order)."""
         params = self.get_params(ctx)
         arguments = [
             (_argument_name(p), getattr(p, "help", None) or "") for p in params if p.param_type_name == "argument"
         ]
-        _write_sections(formatter, [("Arguments", arguments), ("Options", _option_rows(ctx, params))])
+        panels = [panel.value for panel in Panel]
+        sections = [(title, _option_rows(ctx, (p for p in params if _panel(p) == title))) for title in panels]
+        _write_sections(formatter, [("Arguments", arguments), *sections])
 
 
 class Group(TyperGroup):

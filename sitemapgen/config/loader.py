@@ -11,11 +11,12 @@ from __future__ import annotations
 import difflib
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sitemapgen.config.checks import toml_words, unknown_key
+from sitemapgen.config.declare import settings_of
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import ConfigError, NotSet
 from sitemapgen.util.safeio import read_regular
@@ -25,10 +26,10 @@ PYPROJECT_FILE = "pyproject.toml"
 PYPROJECT_PREFIX = "tool.sitemapgen."
 
 
-#: Keys a config file may set: every Config field except the two paths, which
-#: belong to the command line (a config file is shared across checkouts), and the
-#: page -> source map a site generator's plugin passes (`GitPages`).
-FILE_KEYS = tuple(f.name for f in fields(Config) if f.name not in ("docroot", "out_dir", "git_pages"))
+#: Keys a config file may set: every declared setting but those of the command line alone (the
+#: docroot and the output directory: a config file is shared across checkouts) and the page ->
+#: source map a site generator's plugin passes (`GitPages`).
+FILE_KEYS = tuple(setting.name for setting in settings_of(Config) if setting.declared.file)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +107,7 @@ def find_config_file(cwd: Path) -> ConfigFile | None:
 
 
 #: The settings `load_config` takes as keywords: every Config field but the docroot.
-SETTINGS = tuple(f.name for f in fields(Config) if f.name != "docroot")
+SETTINGS = tuple(setting.name for setting in settings_of(Config) if setting.name != "docroot")
 
 
 def load_config(

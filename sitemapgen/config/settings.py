@@ -1,6 +1,7 @@
 """Settings: the frozen `Config` and its parts, every value checked once.
 
-Every value is validated in the dataclasses themselves, so a library user who
+Each setting is declared once, on its field (`config.declare`). Every value is validated in the
+dataclasses themselves, so a library user who
 builds a `Config` by hand gets the same checks as the CLI. The loader's only
 extra job is to say *where* a bad value came from: the file and key path
 (``sitemapgen.toml: rules[2].priority``) or the flag (``--base-url``).
@@ -8,10 +9,11 @@ extra job is to say *where* a bad value came from: the file and key path
 
 from __future__ import annotations
 
+import enum
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from sitemapgen.config.checks import (
@@ -27,6 +29,7 @@ from sitemapgen.config.checks import (
     enum_value,
     list_hint,
 )
+from sitemapgen.config.declare import BUILD, WRITERS, Check, Panel, declare, settings_of
 from sitemapgen.config.include import Include, check_includes
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import (
@@ -169,9 +172,10 @@ def _git_source_from(value: object, index: int) -> GitSource:
     return GitSource(match, source if isinstance(source, str) else tuple(sources))
 
 
-def _check_git_pages(value: object) -> None:
+def _check_git_pages(value: object) -> GitPages | None:
     if value is not None and not isinstance(value, GitPages):
         raise ConfigError("git_pages", f"must be a GitPages (a directory and page -> source file), got {value!r}")
+    return value
 
 
 def _lastmod_chain(value: object, *, read_heads: bool) -> tuple[LastmodSource, ...]:
@@ -241,110 +245,383 @@ def _check_host_config(value: object, host: HostName, style: UrlStyle) -> Path |
     return check_file_path(value, "host_config")
 
 
-def _check_documents(value: object) -> tuple[str, ...]:
-    """The `documents` patterns, checked as `exclude`'s are."""
+def _patterns(value: object, key: str, _: object) -> tuple[str, ...]:
+    """gitignore-style patterns (`exclude`, `documents`)."""
     if isinstance(value, str):
-        hint = list_hint("documents", value, r"\s*,\s*")
-        raise ConfigError("documents", f"must be a list of patterns, got {value!r} ({hint})")
+        hint = list_hint(key, value, r"\s*,\s*")
+        raise ConfigError(key, f"must be a list of patterns, got {value!r} ({hint})")
     if not isinstance(value, Sequence):
-        raise ConfigError("documents", f"must be a list of patterns, got {value!r}")
-    return tuple(check_pattern(p, f"documents[{i}]") for i, p in enumerate(value))
+        raise ConfigError(key, f"must be a list of patterns, got {value!r}")
+    return tuple(check_pattern(p, f"{key}[{i}]") for i, p in enumerate(value))
+
+
+def _sections(value: object, key: str, _: object) -> tuple[Section, ...]:
+    sections = check_tables(value, key, _section_from)
+    names = [section.name for section in sections]
+    if len(set(names)) != len(names):
+        raise ConfigError(key, f"names a section twice: {names}")
+    return sections
+
+
+def _enum(kind: type[enum.Enum]) -> Check:
+    return lambda value, key, _: enum_value(kind, value, key)
+
+
+def _int(low: int, high: int) -> Check:
+    return lambda value, key, _: check_int(value, key, low, high)
+
+
+def _bool(value: object, key: str, _: object) -> bool:
+    check_bool(value, key)
+    return bool(value)
+
+
+def _optional(check: Check) -> Check:
+    """`check`, for a setting whose None means "not set"."""
+    return lambda value, key, config: None if value is None else check(value, key, config)
+
+
+def _tables(convert: Callable[[object, int], object]) -> Check:
+    return lambda value, key, _: check_tables(value, key, convert)
+
+
+def _path(value: object, key: str, _: object) -> Path:
+    return Path(value)  # type: ignore[arg-type]  # a str or a Path, as the command line gives it
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Everything one build needs; checked and normalized on construction."""
+    """Everything one build needs; checked and normalized on construction.
 
-    docroot: Path
-    base_url: str
-    out_dir: Path | None = None
-    exclude: tuple[str, ...] = ()
-    rules: tuple[Rule, ...] = ()
-    url_style: UrlStyle = UrlStyle.DIRECTORY
-    lastmod_format: LastmodFormat = LastmodFormat.DATETIME
-    max_urls_per_sitemap: int = MAX_URLS_PER_SITEMAP
-    max_bytes_per_sitemap: int = DEFAULT_BYTES_PER_SITEMAP
-    max_sitemaps_per_index: int = DEFAULT_SITEMAPS_PER_INDEX
-    sitemapignore: bool = True
-    read_heads: bool = True
-    check_noindex: bool = True
-    check_canonical: bool = True
-    check_redirects: bool = True
-    hreflang: bool = True
-    hreflang_x_default: str | None = None  # a language of the cluster, or a URL: x-default where a head has none
-    head_max_bytes: int = DEFAULT_MAX_BYTES
-    lastmod: tuple[LastmodSource, ...] = (LastmodSource.MTIME,)
-    git_sources: tuple[GitSource, ...] = ()
-    git_date: GitDate = GitDate.COMMIT
-    git_pages: GitPages | None = None  # the plugins' page -> source map (not a config file's key)
-    state_file: Path | None = None
-    content_ignore: tuple[str, ...] = ()
-    chunking: Chunking = Chunking.STABLE
-    sitemaps: tuple[Section, ...] = ()
-    robots_txt: RobotsTxt = RobotsTxt.OFF
-    jobs: int | None = None  # worker processes for reading heads; None: one per CPU
-    previous: str | None = None  # the previous deploy: its index URL, or an earlier output's directory or index
-    content_select: tuple[str, ...] = ()  # CSS selectors: a 'content' fingerprint covers the first match only
-    max_removed: float | None = None  # percent of the previous deploy's URLs a build may drop
-    indexnow_key: str | None = None  # written to DOCROOT/KEY.txt for IndexNow
-    host: HostName = HostName.PLAIN  # the static host whose files decide what is served (`hosts`)
-    host_config: Path | None = None  # its netlify.toml, vercel.json, firebase.json or serve.json
-    documents: tuple[str, ...] = ()  # gitignore patterns: files other than pages listed under their own path
-    stylesheet: bool = False  # write sitemap.xsl beside the index and name it in every file (a view for people)
-    include: tuple[Include, ...] = ()  # other sitemaps or indexes the index lists beside ours
-    images: bool = False  # list each page's images in <image:image> (reads whole pages)
+    Each field is a setting declared once (`declare`): its help, its check, and whether a config
+    file and the plugins set it and on which commands it is a flag. Past the docroot and the base
+    URL, settings are given by keyword.
+    """
+
+    docroot: Path = field(
+        metadata=declare("The built site: the directory served at the base URL.", check=_path, file=False)
+    )
+    base_url: str = field(
+        metadata=declare(
+            "Absolute URL the docroot is served at, e.g. https://example.com/docs/ (required).",
+            check=lambda value, key, _: normalize_base_url(value),
+            flag="--base-url",
+            metavar="URL",
+        )
+    )
+    _: KW_ONLY
+    out_dir: Path | None = field(
+        default=None,
+        metadata=declare(
+            "Where the files are (served at the base URL). Default: the docroot.",
+            check=_optional(_path),
+            flag="--out",
+            kind=Path,
+            metavar="DIR",
+            file=False,
+        ),
+    )
+    exclude: tuple[str, ...] = field(
+        default=(),
+        metadata=declare(
+            "gitignore-style patterns of files never to list (404.html and dot-paths are left out always).",
+            check=_patterns,
+        ),
+    )
+    rules: tuple[Rule, ...] = field(
+        default=(),
+        metadata=declare(
+            "[[rules]]: the priority and changefreq of the pages a pattern matches.", check=_tables(_rule_from)
+        ),
+    )
+    url_style: UrlStyle = field(
+        default=UrlStyle.DIRECTORY,
+        metadata=declare(
+            "directory: a/index.html -> a/ (default); index: keep index.html; extensionless: a/b.html -> a/b;"
+            " clean (with --host): a/index.html -> a, a/b.html -> a/b.",
+            check=_enum(UrlStyle),
+            flag="--url-style",
+            kind=UrlStyle,
+            metavar="STYLE",
+        ),
+    )
+    lastmod_format: LastmodFormat = field(
+        default=LastmodFormat.DATETIME,
+        metadata=declare(
+            "datetime: 2004-10-26T08:56:39+00:00 (default); date: 2004-10-26.",
+            check=_enum(LastmodFormat),
+            flag="--lastmod-format",
+            kind=LastmodFormat,
+            metavar="FORMAT",
+            panel=Panel.LASTMOD,
+        ),
+    )
+    max_urls_per_sitemap: int = field(
+        default=MAX_URLS_PER_SITEMAP,
+        metadata=declare(
+            "URLs per sitemap file: at most 50,000, the default.",
+            check=_int(1, MAX_URLS_PER_SITEMAP),
+            flag="--max-urls-per-sitemap",
+            kind=int,
+            metavar="N",
+            commands=WRITERS,
+            panel=Panel.LIMITS,
+        ),
+    )
+    max_bytes_per_sitemap: int = field(
+        default=DEFAULT_BYTES_PER_SITEMAP,
+        metadata=declare(
+            "Bytes (uncompressed) per sitemap file: default 10,485,760, at most 52,428,800.",
+            check=_int(MIN_BYTES_PER_SITEMAP, MAX_BYTES_PER_SITEMAP),
+            flag="--max-bytes-per-sitemap",
+            kind=int,
+            metavar="N",
+            panel=Panel.LIMITS,
+        ),
+    )
+    max_sitemaps_per_index: int = field(
+        default=DEFAULT_SITEMAPS_PER_INDEX,
+        metadata=declare(
+            "Sitemaps per index file: default 1,000, at most 50,000.",
+            check=_int(1, MAX_SITEMAPS_PER_INDEX),
+            flag="--max-sitemaps-per-index",
+            kind=int,
+            metavar="N",
+            commands=WRITERS,
+            panel=Panel.LIMITS,
+        ),
+    )
+    sitemapignore: bool = field(
+        default=True, metadata=declare("Read DOCROOT/.sitemapignore (gitignore syntax) as well.", check=_bool)
+    )
+    read_heads: bool = field(
+        default=True,
+        metadata=declare(
+            "Read each page's <head> for noindex, canonical, redirects, hreflang (default: on).",
+            check=_bool,
+            flag="--read-heads",
+            kind=bool,
+            panel=Panel.PAGES,
+        ),
+    )
+    check_noindex: bool = field(
+        default=True, metadata=declare("Leave out pages whose robots or googlebot meta says noindex.", check=_bool)
+    )
+    check_canonical: bool = field(
+        default=True,
+        metadata=declare("Leave out pages whose canonical link names another URL of this host.", check=_bool),
+    )
+    check_redirects: bool = field(
+        default=True, metadata=declare("Leave out meta-refresh redirect stubs (Hugo aliases, ...).", check=_bool)
+    )
+    hreflang: bool = field(
+        default=True,
+        metadata=declare('Copy <link rel="alternate" hreflang> into <xhtml:link> entries.', check=_bool),
+    )
+    hreflang_x_default: str | None = field(
+        default=None,
+        metadata=declare(
+            "Where a page's cluster has no x-default: the cluster's link in this language, or this URL.",
+            check=_optional(lambda value, key, _: _x_default(value)),
+        ),
+    )
+    head_max_bytes: int = field(
+        default=DEFAULT_MAX_BYTES,
+        metadata=declare("How many bytes of a page are read to find its </head>.", check=_int(1_024, 16 * 1_048_576)),
+    )
+    lastmod: tuple[LastmodSource, ...] = field(
+        default=(LastmodSource.MTIME,),
+        metadata=declare(
+            "Where lastmod comes from, first answer wins: a comma list of"
+            f" {', '.join(source.value for source in LastmodSource)}. Default: mtime.",
+            check=lambda value, key, config: _lastmod_chain(value, read_heads=config.read_heads),
+            flag="--lastmod",
+            kind=",",
+            metavar="SOURCE[,SOURCE...]",
+        ),
+    )
+    git_sources: tuple[GitSource, ...] = field(
+        default=(),
+        metadata=declare(
+            "[[git_sources]]: for lastmod git, the source file (a regex replacement) that dates a page.",
+            check=_tables(_git_source_from),
+        ),
+    )
+    git_date: GitDate = field(
+        default=GitDate.COMMIT,
+        metadata=declare("For lastmod git: which time of a commit dates it, commit or author.", check=_enum(GitDate)),
+    )
+    git_pages: GitPages | None = field(
+        default=None,
+        metadata=declare(
+            "The plugins' page -> source file map (not a config file's key).",
+            check=lambda value, key, _: _check_git_pages(value),
+            file=False,
+        ),
+    )
+    state_file: Path | None = field(
+        default=None,
+        metadata=declare(
+            "The content store for --lastmod content.",
+            check=_optional(lambda value, key, _: check_file_path(value, key)),
+            flag="--state-file",
+            kind=Path,
+            metavar="FILE",
+            panel=Panel.LASTMOD,
+        ),
+    )
+    content_ignore: tuple[str, ...] = field(
+        default=(),
+        metadata=declare(
+            "For lastmod content: regexes of volatile parts removed before hashing.",
+            check=lambda value, key, _: check_regexes(value, key),
+        ),
+    )
+    chunking: Chunking = field(
+        default=Chunking.STABLE,
+        metadata=declare(
+            "stable: one page's change rewrites one sitemap file (default); fill: fill each file to the limits.",
+            check=_enum(Chunking),
+            flag="--chunking",
+            kind=Chunking,
+            metavar="MODE",
+            commands=WRITERS,
+            panel=Panel.LIMITS,
+        ),
+    )
+    sitemaps: tuple[Section, ...] = field(
+        default=(),
+        metadata=declare("[[sitemaps]]: sections with a sitemap series of their own (name, pattern).", check=_sections),
+    )
+    robots_txt: RobotsTxt = field(
+        default=RobotsTxt.OFF,
+        metadata=declare(
+            "update: add or update the Sitemap: line in DOCROOT/robots.txt; create: also create it; off (default).",
+            check=_enum(RobotsTxt),
+            flag="--robots-txt",
+            kind=RobotsTxt,
+            metavar="MODE",
+            commands=BUILD,
+        ),
+    )
+    jobs: int | None = field(
+        default=None,
+        metadata=declare(
+            "Processes reading pages (default: one per CPU this process may use; 1: no workers).",
+            check=_optional(_int(1, 256)),
+            flag="--jobs",
+            short="-j",
+            kind=int,
+            metavar="N",
+            panel=Panel.PAGES,
+        ),
+    )
+    previous: str | None = field(
+        default=None,
+        metadata=declare(
+            "The previous deploy: its index URL (https://example.com/sitemap.xml) or an earlier output's"
+            " directory or index. Lastmods of unchanged pages carry over (lastmod 'content'); build says what changed.",
+            check=_optional(lambda value, key, _: _check_previous(value)),
+            flag="--previous",
+            metavar="URL|PATH",
+            panel=Panel.DEPLOY,
+        ),
+    )
+    content_select: tuple[str, ...] = field(
+        default=(),
+        metadata=declare(
+            "For lastmod content: CSS selectors; only the first element one matches is fingerprinted.",
+            check=lambda value, key, _: _check_selectors(value),
+        ),
+    )
+    max_removed: float | None = field(
+        default=None,
+        metadata=declare(
+            "Refuse to publish (exit 1) if more than this percent of the previous deploy's URLs would go.",
+            check=_optional(lambda value, key, _: check_percent(value, key)),
+            flag="--max-removed",
+            kind=float,
+            metavar="PERCENT",
+            commands=BUILD,
+            panel=Panel.DEPLOY,
+        ),
+    )
+    indexnow_key: str | None = field(
+        default=None,
+        metadata=declare(
+            "Write DOCROOT/KEY.txt for IndexNow, to deploy with the site (then: sitemapgen indexnow).",
+            check=_optional(lambda value, key, _: check_indexnow_key(value, key)),
+            flag="--indexnow-key",
+            metavar="KEY",
+            commands=BUILD,
+            panel=Panel.DEPLOY,
+        ),
+    )
+    host: HostName = field(
+        default=HostName.PLAIN,
+        metadata=declare(
+            f"The static host the site is published on ({', '.join(host.value for host in HostName)}): list each"
+            " page in the URL form it serves, and leave out what its own files redirect or mark noindex."
+            " plain (default): any static server, --url-style decides.",
+            check=_enum(HostName),
+            flag="--host",
+            kind=HostName,
+            metavar="HOST",
+            panel=Panel.HOSTS,
+        ),
+    )
+    host_config: Path | None = field(
+        default=None,
+        metadata=declare(
+            "The host's file at the project's top: netlify.toml, vercel.json, firebase.json, serve.json."
+            " Default: in the docroot, else beside it.",
+            check=lambda value, key, config: _check_host_config(value, config.host, config.url_style),
+            flag="--host-config",
+            kind=Path,
+            metavar="FILE",
+            panel=Panel.HOSTS,
+        ),
+    )
+    documents: tuple[str, ...] = field(
+        default=(),
+        metadata=declare(
+            "gitignore-style patterns of files other than pages (PDFs) listed under their own path.", check=_patterns
+        ),
+    )
+    stylesheet: bool = field(
+        default=False,
+        metadata=declare(
+            "Write sitemap.xsl beside the index and name it in every file (a view for people).", check=_bool
+        ),
+    )
+    include: tuple[Include, ...] = field(
+        default=(),
+        metadata=declare(
+            "Another build's sitemap or sitemap index to list in the index, served at URL on the base URL's host;"
+            " FILE=URL reads it from FILE (a local build's output). Repeat for more; replaces include in the config.",
+            check=lambda value, key, config: check_includes(value, config.base_url),
+            flag="--include",
+            kind=list,
+            metavar="URL",
+            commands=WRITERS,
+            panel=Panel.HOSTS,
+        ),
+    )
+    images: bool = field(
+        default=False,
+        metadata=declare(
+            "List the images each page shows, for Google Images (reads whole pages; default: off).",
+            check=_bool,
+            flag="--images",
+            kind=bool,
+            panel=Panel.PAGES,
+        ),
+    )
 
     def __post_init__(self) -> None:
-        put = object.__setattr__
-        put(self, "docroot", Path(self.docroot))
-        if self.out_dir is not None:
-            put(self, "out_dir", Path(self.out_dir))
-        put(self, "base_url", normalize_base_url(self.base_url))
-        if isinstance(self.exclude, str):
-            hint = list_hint("exclude", self.exclude, r"\s*,\s*")
-            raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r} ({hint})")
-        if not isinstance(self.exclude, Sequence):
-            raise ConfigError("exclude", f"must be a list of patterns, got {self.exclude!r}")
-        put(self, "exclude", tuple(check_pattern(p, f"exclude[{i}]") for i, p in enumerate(self.exclude)))
-        put(self, "rules", check_tables(self.rules, "rules", _rule_from))
-        put(self, "url_style", enum_value(UrlStyle, self.url_style, "url_style"))
-        put(self, "lastmod_format", enum_value(LastmodFormat, self.lastmod_format, "lastmod_format"))
-        check_int(self.max_urls_per_sitemap, "max_urls_per_sitemap", 1, MAX_URLS_PER_SITEMAP)
-        check_int(self.max_bytes_per_sitemap, "max_bytes_per_sitemap", MIN_BYTES_PER_SITEMAP, MAX_BYTES_PER_SITEMAP)
-        check_int(self.max_sitemaps_per_index, "max_sitemaps_per_index", 1, MAX_SITEMAPS_PER_INDEX)
-        for flag in ("sitemapignore", "read_heads", "check_noindex", "check_canonical", "check_redirects", "hreflang"):
-            check_bool(getattr(self, flag), flag)
-        check_int(self.head_max_bytes, "head_max_bytes", 1_024, 16 * 1_048_576)
-        if self.hreflang_x_default is not None:
-            put(self, "hreflang_x_default", _x_default(self.hreflang_x_default))
-        put(self, "lastmod", _lastmod_chain(self.lastmod, read_heads=self.read_heads))
-        put(self, "git_sources", check_tables(self.git_sources, "git_sources", _git_source_from))
-        put(self, "git_date", enum_value(GitDate, self.git_date, "git_date"))
-        _check_git_pages(self.git_pages)
-        if self.state_file is not None:
-            put(self, "state_file", check_file_path(self.state_file, "state_file"))
-        put(self, "content_ignore", check_regexes(self.content_ignore, "content_ignore"))
-        if self.jobs is not None:
-            check_int(self.jobs, "jobs", 1, 256)
-        put(self, "chunking", enum_value(Chunking, self.chunking, "chunking"))
-        put(self, "robots_txt", enum_value(RobotsTxt, self.robots_txt, "robots_txt"))
-        put(self, "sitemaps", check_tables(self.sitemaps, "sitemaps", _section_from))
-        if self.previous is not None:
-            put(self, "previous", _check_previous(self.previous))
-        put(self, "content_select", _check_selectors(self.content_select))
-        if self.max_removed is not None:
-            put(self, "max_removed", check_percent(self.max_removed, "max_removed"))
-        if self.indexnow_key is not None:
-            check_indexnow_key(self.indexnow_key, "indexnow_key")
-        put(self, "host", enum_value(HostName, self.host, "host"))
-        put(self, "host_config", _check_host_config(self.host_config, self.host, self.url_style))
-        put(self, "documents", _check_documents(self.documents))
-        check_bool(self.stylesheet, "stylesheet")
-        put(self, "include", check_includes(self.include, self.base_url))
-        names = [section.name for section in self.sitemaps]
-        if len(set(names)) != len(names):
-            raise ConfigError("sitemaps", f"names a section twice: {names}")
-        check_bool(self.images, "images")
+        """Each setting's check, in field order (a check reads the settings before it, checked)."""
+        for name, check in _CHECKS:
+            object.__setattr__(self, name, check(getattr(self, name), name, self))
 
     @property
     def output_dir(self) -> Path:
@@ -369,3 +646,7 @@ class Config:
             return self.state_file
         out = self.output_dir.resolve()
         return out.parent / f".sitemapgen-state-{out.name}.sqlite"
+
+
+#: Each setting's check, by its name, in field order.
+_CHECKS = tuple((s.name, s.declared.check) for s in settings_of(Config) if s.declared.check is not None)

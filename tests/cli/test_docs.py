@@ -3,8 +3,10 @@ config of the configuration page)."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -59,6 +61,26 @@ def test_every_option_is_documented(option: str) -> None:
 )
 def test_an_option_is_matched_whole(text: str, documented: bool) -> None:
     assert _documented("--lastmod", text) is documented
+
+
+def _reference() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "config_reference", Path(__file__).parents[2] / "tools/config_reference.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_reference_table_is_drawn_from_the_declarations() -> None:
+    reference = _reference()
+    assert reference.BEGIN in CONFIG
+    assert reference.END in CONFIG
+    assert reference.page(CONFIG) == CONFIG, "run: python tools/config_reference.py"
+    rows = reference.table().splitlines()[2:]
+    assert [row.split("`")[1] for row in rows] == list(FILE_KEYS)
 
 
 def _key_documented(key: str, block: str) -> bool:

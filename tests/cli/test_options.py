@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 import typer
 
-from sitemapgen.cli.options import SITE_OPTIONS
 from sitemapgen.cli.program import app
+from sitemapgen.config.declare import Panel, settings_of
 from sitemapgen.config.settings import Config
 
 from ..conftest import CliRunner
@@ -23,19 +22,43 @@ def _flags(command: str) -> set[str]:
     return {opt for param in click_command.params for opt in param.opts if opt.startswith("--")}
 
 
-def test_every_site_option_sets_a_config_field() -> None:
-    fields = {f.name for f in dataclasses.fields(Config)}
-    assert set(SITE_OPTIONS) <= fields
+def _declared(command: str) -> set[str]:
+    return {str(s.declared.flag) for s in settings_of(Config) if s.declared.flag and command in s.declared.commands}
 
 
 @pytest.mark.parametrize("command", SITE_COMMANDS)
-def test_every_command_that_reads_a_site_takes_every_site_option(command: str) -> None:
-    # build's own: what it writes besides the sitemaps, and how it reports
-    own = {"--robots-txt", "--json", "--quiet", "--summary-md", "--no-summary-md", "--help"}
-    own |= {"--max-removed", "--indexnow-key", "--changes-file"}  # a deploy's: publish or refuse, tell IndexNow
-    shared = _flags("build") - own
-    assert {"--out", "--max-bytes-per-sitemap", "--config", "--lastmod", "--jobs"} <= shared
-    assert shared <= _flags(command)
+def test_a_site_command_takes_the_flags_declared_for_it(command: str) -> None:
+    flags = _flags(command)
+    assert _declared(command) <= flags
+    settings = {str(s.declared.flag) for s in settings_of(Config) if s.declared.flag}
+    assert flags & settings == _declared(command)  # no setting's flag it was not declared for
+    assert {"--config", "--base-url", "--out", "--lastmod", "--jobs", "--max-bytes-per-sitemap"} <= flags
+
+
+@pytest.mark.parametrize("command", ["list", "explain"])
+def test_list_and_explain_offer_no_option_they_ignore(cli: CliRunner, command: str) -> None:
+    shown = cli(command, "--help").out
+    for ignored in ("--chunking", "--max-sitemaps-per-index", "--max-urls-per-sitemap", "--include", "--robots-txt"):
+        assert ignored not in _flags(command)
+        assert ignored not in shown
+    run = cli(command, "site", "--base-url", "https://example.com/", "--chunking", "fill")
+    assert run.code == 2
+    assert "it is an option of sitemapgen build and check only" in run.err
+
+
+def test_build_help_shows_its_panels_at_80_columns(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    run = cli("build", "--help")
+    assert run.code == 0
+    lines = run.out.splitlines()
+    assert max(map(len, lines)) <= 80
+    titles = [line.rstrip(":") for line in lines if line.endswith(":") and not line.startswith(" ")]
+    assert titles == ["Arguments", *(panel.value for panel in Panel)]
+    first = run.out.split("\nPages:")[0]
+    for flag in ("--base-url", "--config", "--out", "--url-style", "--lastmod SOURCE", "--robots-txt"):
+        assert flag in first
+    assert "--chunking" not in first
+    assert "--previous" not in first
 
 
 def test_help_shows_brackets_as_written(cli: CliRunner) -> None:
