@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sitemapgen.config.declare import settings_of
+from sitemapgen.config.declare import READERS, settings_of
 from sitemapgen.config.settings import Config
 
 PAGE = Path(__file__).parents[1] / "docs" / "config.md"
@@ -39,12 +39,11 @@ def table() -> str:
         declared = setting.declared
         if not declared.file:
             continue
-        flag = ""
-        if declared.flag is not None:
-            name = f"{declared.flag}/--no-{declared.flag[2:]}" if declared.kind is bool else declared.flag
-            flag = f"`{name}{' ' + declared.metavar if declared.metavar else ''}`"
-            if declared.commands != ("build", "check", "list", "explain"):
-                flag += f" ({', '.join(declared.commands)})"
+        flag, option = "", declared.flag
+        if option is not None:
+            flag = f"`{option.names}{' ' + option.metavar if option.metavar else ''}`"
+            if option.commands != READERS:
+                flag += f" ({', '.join(option.commands)})"
         default = "required" if setting.required else f"`{_toml(setting.default)}`"
         cells = (f"`{setting.name}`", flag, default, declared.help.replace("<", "&lt;"))
         rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")

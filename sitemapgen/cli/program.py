@@ -28,6 +28,7 @@ from sitemapgen.cli.exits import (
     delivered,
     flags_named,
     handled,
+    put_summary,
     sigterm_as_interrupt,
     stopped,
     usage_failure,
@@ -54,11 +55,11 @@ from sitemapgen.cli.verify import verify_command
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
 from sitemapgen.commands.listing import iter_listing
-from sitemapgen.config.declare import Declared, settings_of
+from sitemapgen.config.declare import Flag, settings_of
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import SitemapgenError
-from sitemapgen.skips import display, plural
+from sitemapgen.skips import plural
 from sitemapgen.urls import normalize_base_url
 
 app = typer.Typer(
@@ -90,18 +91,12 @@ def _warn(message: str) -> None:
     echo(f"warning: {message}", err=True)
 
 
-def _option(declared: Declared) -> Any:
-    """The typer option a declared setting is on the command line (a value it was not given is None)."""
-    assert declared.flag is not None
-    names = [f"{declared.flag}/--no-{declared.flag[2:]}" if declared.kind is bool else declared.flag]
-    kind = list[str] if declared.kind is list else str if declared.kind == "," else declared.kind
+def _option(flag: Flag, help_text: str) -> Any:
+    """The typer option of a setting's `Flag` (a value it was not given is None)."""
+    kind = list[str] if flag.kind is list else str if flag.kind == "," else flag.kind
+    names = [flag.names, *([flag.short] if flag.short else [])]
     info = typer.Option(
-        *names,
-        *([declared.short] if declared.short else []),
-        metavar=declared.metavar,
-        help=declared.help,
-        show_default=False,
-        rich_help_panel=declared.panel.value,
+        *names, metavar=flag.metavar, help=help_text, show_default=False, rich_help_panel=flag.panel.value
     )
     return Annotated[kind | None, info]
 
@@ -114,10 +109,10 @@ def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
     typer reads a command's parameters from its signature and has no other way to share options
     between commands, so the signature is drawn from the declarations.
     """
-    declared = {s.name: s.declared for s in settings_of(Config) if s.declared.flag and name in s.declared.commands}
-    options = {key: _option(setting) for key, setting in declared.items()}
-    flags = {key: str(setting.flag) for key, setting in declared.items()}
-    commas = {key for key, setting in declared.items() if setting.kind == ","}
+    declared = {s.name: s.declared for s in settings_of(Config) if s.declared.flag and name in s.declared.flag.commands}
+    options = {key: _option(d.flag, d.help) for key, d in declared.items() if d.flag}
+    flags = {key: d.flag.name for key, d in declared.items() if d.flag}
+    commas = {key for key, d in declared.items() if d.flag and d.flag.kind == ","}
 
     def register(command: Callable[..., None]) -> Callable[..., None]:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
@@ -159,7 +154,8 @@ def build_command(
     changes_file: ChangesFileOpt = None,
 ) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
-    from sitemapgen.cli.ci import CiReport, in_github_actions, put_summary
+    from sitemapgen.commands.ci import CiReport
+    from sitemapgen.util.github import in_github_actions
 
     ci = CiReport(annotate=in_github_actions(), docroot=settings.docroot)
 
@@ -215,12 +211,8 @@ def diff_command(
         if json_output:
             delivered(echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=not takes_unicode(sys.stdout))))
             return
-        for loc in changes.added():
-            delivered(echo(f"+ {loc}"))
-        for loc, _ in changes.removed():
-            delivered(echo(f"- {loc}"))
-        for loc, before, after in changes.changed():
-            delivered(echo(f"~ {loc} {before or '-'} -> {after or '-'}"))
+        for line in changes.lines():
+            delivered(echo(line))
         echo(f"sitemapgen: {changes.counts()}", err=True)
 
 
@@ -310,28 +302,11 @@ def list_command(
     ] = False,
 ) -> None:
     """Print what build would list, in its order, one page a line: URL, lastmod, changefreq, priority, source file."""
-    from sitemapgen.entry import format_priority
-
     stdout, ascii_only = sys.stdout, not takes_unicode(sys.stdout)
     with handled():
         delivered(put(stdout, "", flush=False))  # closed (``>&-``): nothing to walk the site for
         for item in iter_listing(settings, on_warning=_warn):
-            entry = item.entry
-            changefreq = entry.changefreq.value if entry.changefreq else None
-            priority = format_priority(entry.priority) if entry.priority is not None else None
-            if json_output:
-                row = {
-                    "url": entry.loc,
-                    "lastmod": item.lastmod_text,
-                    "changefreq": changefreq,
-                    "priority": priority,
-                    "file": item.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
-                    "lastmod_source": item.lastmod_source.value if item.lastmod_source else None,
-                }
-                line = json.dumps(row, ensure_ascii=ascii_only)
-            else:  # one page, one line, whatever the file's name
-                fields = (entry.loc, item.lastmod_text, changefreq, priority, display(item.relpath))
-                line = "\t".join(field or "" for field in fields)
+            line = json.dumps(item.as_json(), ensure_ascii=ascii_only) if json_output else item.line()
             delivered(put(stdout, line + "\n", flush=False))  # buffered: a million pages
         delivered(put(stdout, ""))
 

@@ -91,9 +91,11 @@ def _flagless_setting(option: str, params: Iterable[Parameter]) -> bool:
 def _not_here(option: str, elsewhere: Iterable[Parameter]) -> str:
     """Why `option` is not an option here, when it is something else: a config key set in a file, or
     an option of other commands (``list --chunking``: build and check's)."""
-    declared = next((s.declared for s in settings_of(Config) if s.declared.flag == option), None)
-    if declared is not None:
-        return f": it is an option of sitemapgen {' and '.join(declared.commands)} only; leave it out here"
+    flag = next(
+        (s.declared.flag for s in settings_of(Config) if s.declared.flag and s.declared.flag.name == option), None
+    )
+    if flag is not None:
+        return f": it is an option of sitemapgen {' and '.join(flag.commands)} only; leave it out here"
     if any(option in param.opts or option in param.secondary_opts for param in elsewhere):
         return ": it is an option of sitemapgen build only; leave it out here"
     key = option.removeprefix("--").replace("-", "_")

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Entry
+from sitemapgen.entry import Entry, format_priority
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import check_docroot, reading
 from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
-from sitemapgen.skips import Skip, skip_warning
+from sitemapgen.skips import Skip, display, skip_warning
 
 logger = logging.getLogger("sitemapgen")
 
@@ -29,6 +29,29 @@ class Listing:
     entry: Entry
     lastmod_source: LastmodSource | None
     lastmod_text: str | None = None  # the lastmod as the sitemap writes it
+
+    def as_json(self) -> dict[str, str | None]:
+        """`list --json`'s object: the file's name as text, undecodable bytes as backslash escapes."""
+        changefreq, priority = self._rules()
+        return {
+            "url": self.entry.loc,
+            "lastmod": self.lastmod_text,
+            "changefreq": changefreq,
+            "priority": priority,
+            "file": self.relpath.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
+            "lastmod_source": self.lastmod_source.value if self.lastmod_source else None,
+        }
+
+    def line(self) -> str:
+        """`list`'s line: URL, lastmod, changefreq, priority, file, tab-separated; one page, one line,
+        whatever the file's name."""
+        fields = (self.entry.loc, self.lastmod_text, *self._rules(), display(self.relpath))
+        return "\t".join(field or "" for field in fields)
+
+    def _rules(self) -> tuple[str | None, str | None]:
+        entry = self.entry
+        changefreq = entry.changefreq.value if entry.changefreq else None
+        return changefreq, format_priority(entry.priority) if entry.priority is not None else None
 
 
 def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iterator[Outcome]:

@@ -46,29 +46,39 @@ BUILD = ("build",)
 
 
 @dataclass(frozen=True, slots=True)
-class Declared:
-    """One setting, said once.
+class Flag:
+    """A setting's option on the command line: its long name (``--base-url``); what it takes
+    (`str`, `int`, `float`, `Path`, `bool` for a ``--x/--no-x`` pair, an `enum.Enum` for its
+    words, `list` for a repeated flag, ``","`` for a comma list) and what to write after it; the
+    commands it is an option of, and the help panel it is shown in."""
 
-    `flag` is its long option (``--base-url``), None for a key set only in a config file or a
-    plugin's options; `kind` what the flag takes (`str`, `int`, `float`, `Path`, `bool` for a
-    ``--x/--no-x`` pair, an `enum.Enum` for its words, `list` for a repeated flag, ``","`` for a
-    comma list), `metavar` what to write after it. `file`: whether a config file and the plugins
-    set it (the docroot and the output directory belong to the command line).
-    """
+    name: str
+    kind: Any = str
+    metavar: str | None = None
+    short: str | None = None
+    commands: tuple[str, ...] = READERS
+    panel: Panel = Panel.MAIN
+
+    @property
+    def names(self) -> str:
+        """As help shows it: ``--read-heads/--no-read-heads``, ``--jobs``."""
+        return f"{self.name}/--no-{self.name[2:]}" if self.kind is bool else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """One setting, said once: its one line of help, its check, whether a config file and the
+    plugins set it (the docroot and the output directory belong to the command line), and its
+    `Flag`, if it has one (none: a config file's key only)."""
 
     help: str
     check: Check | None = None
-    flag: str | None = None
-    short: str | None = None
-    kind: Any = str
-    metavar: str | None = None
-    commands: tuple[str, ...] = READERS
-    panel: Panel = Panel.MAIN
     file: bool = True
+    flag: Flag | None = None
 
 
 def declare(help: str, **details: Any) -> Mapping[str, Declared]:
-    """A field's metadata: ``field(default=..., metadata=declare("What it is.", flag="--x"))``."""
+    """A field's metadata: ``field(default=..., metadata=declare("What it is.", check=values.boolean, flag=Flag("--x", bool)))``."""
     return {DECLARED: Declared(help, **details)}
 
 

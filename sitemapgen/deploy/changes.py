@@ -101,6 +101,12 @@ class Changes:
         self._flush()
         yield from self.db.execute(f"SELECT loc, listed.lastmod, current.lastmod {_CHANGED} ORDER BY loc")
 
+    def lines(self) -> Iterator[str]:
+        """`diff`'s lines: each URL added (``+``), removed (``-``) and changed (``~`` old -> new)."""
+        yield from (f"+ {loc}" for loc in self.added())
+        yield from (f"- {loc}" for loc, _ in self.removed())
+        yield from (f"~ {loc} {before or '-'} -> {after or '-'}" for loc, before, after in self.changed())
+
     def removed_by_reason(self) -> dict[str, int]:
         self._flush()
         query = f"SELECT {_WHY} AS why, count(*) {_REMOVED} GROUP BY why ORDER BY count(*) DESC, why"

@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from sitemapgen.skips import plural
+from sitemapgen.util.github import MAX_ANNOTATIONS, cell, workflow_data
+
 #: Every problem's kind, and what it means in a line: the keys are stable (``--json`` gives them).
 PROBLEMS: dict[str, str] = {
     "robots-unreachable": "robots.txt answers 5xx or not at all: a crawler takes the whole site as disallowed",
@@ -54,6 +57,11 @@ class Finding:
     kind: str
     message: str
 
+    @property
+    def where(self) -> str:
+        """Its URL as a line's start (``URL: ``), or nothing."""
+        return f"{self.url}: " if self.url else ""
+
     def as_json(self) -> dict[str, str]:
         return {"url": self.url, "kind": self.kind, "message": self.message}
 
@@ -96,3 +104,54 @@ class Report:
             "problems": [finding.as_json() for finding in self.problems],
             "notes": [finding.as_json() for finding in self.notes],
         }
+
+    def lines(self, findings: list[Finding], examples: int) -> list[str]:
+        """Each kind's line (kind, count, what it means), then its first `examples` findings."""
+        meanings = {**PROBLEMS, **NOTES}
+        lines = []
+        for kind, found in self.by_kind(findings):
+            lines.append(f"{kind} ({len(found):,}): {meanings[kind]}")
+            lines += [f"  {finding.where}{finding.message}" for finding in found[:examples]]
+            if len(found) > examples:
+                lines.append(f"  ... and {len(found) - examples:,} more (--json lists them all)")
+        return lines
+
+    def closing(self) -> str:
+        """The last line: what was read, and the verdict."""
+        verdict = "ok" if self.ok else plural(len(self.problems), "problem")
+        return (
+            f"read {plural(self.sitemaps, 'sitemap')} listing {plural(self.listed, 'URL')},"
+            f" fetched {plural(self.checked, 'page')}: {verdict}"
+        )
+
+    def github_errors(self) -> list[str]:
+        """Each problem as a GitHub ``::error``, at most `MAX_ANNOTATIONS`, then how many were left out."""
+        lines = [
+            f"::error title={workflow_data('sitemapgen verify: ' + f.kind)}::{workflow_data(f.where + f.message)}"
+            for f in self.problems[:MAX_ANNOTATIONS]
+        ]
+        if len(self.problems) > MAX_ANNOTATIONS:
+            lines.append(
+                f"::error::{len(self.problems) - MAX_ANNOTATIONS:,} more sitemapgen verify problems: see the log"
+            )
+        return lines
+
+    def markdown(self) -> str:
+        """The job summary: what was read, then each kind of problem with its count and examples."""
+        lines = [
+            "## sitemapgen verify",
+            "",
+            "| what | count |",
+            "| --- | ---: |",
+            f"| sitemaps read | {self.sitemaps:,} |",
+            f"| URLs listed | {self.listed:,} |",
+            f"| pages fetched | {self.checked:,} |",
+            f"| problems | {len(self.problems):,} |",
+            f"| notes | {len(self.notes):,} |",
+        ]
+        if self.problems:
+            lines += ["", "### Problems", "", "| kind | count | examples |", "| --- | ---: | --- |"]
+            for kind, findings in self.by_kind(self.problems):
+                shown = "<br>".join(f"`{cell(f.where + f.message)}`" for f in findings[:3])
+                lines.append(f"| {cell(kind)}: {cell(PROBLEMS[kind])} | {len(findings):,} | {shown} |")
+        return "\n".join(lines) + "\n"

@@ -10,7 +10,8 @@ import pytest
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 
-from sitemapgen.cli.ci import MAX_ANNOTATIONS, warning_kind
+from sitemapgen.commands.ci import warning_kind
+from sitemapgen.util.github import MAX_ANNOTATIONS
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import head, html

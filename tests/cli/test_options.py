@@ -23,14 +23,16 @@ def _flags(command: str) -> set[str]:
 
 
 def _declared(command: str) -> set[str]:
-    return {str(s.declared.flag) for s in settings_of(Config) if s.declared.flag and command in s.declared.commands}
+    return {
+        s.declared.flag.name for s in settings_of(Config) if s.declared.flag and command in s.declared.flag.commands
+    }
 
 
 @pytest.mark.parametrize("command", SITE_COMMANDS)
 def test_a_site_command_takes_the_flags_declared_for_it(command: str) -> None:
     flags = _flags(command)
     assert _declared(command) <= flags
-    settings = {str(s.declared.flag) for s in settings_of(Config) if s.declared.flag}
+    settings = {s.declared.flag.name for s in settings_of(Config) if s.declared.flag}
     assert flags & settings == _declared(command)  # no setting's flag it was not declared for
     assert {"--config", "--base-url", "--out", "--lastmod", "--jobs", "--max-bytes-per-sitemap"} <= flags
 

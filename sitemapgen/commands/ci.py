@@ -11,19 +11,15 @@ examples, never all of them: a million pages cost no more than ten.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from collections import Counter
 from pathlib import Path
 
-from sitemapgen.cli.exits import handled
 from sitemapgen.commands.report import BuildResult
-from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.skips import plural
+from sitemapgen.util.github import MAX_ANNOTATIONS, cell, workflow_data, workflow_property
 
-#: At most this many warnings become annotations; one more line says how many were left out.
-MAX_ANNOTATIONS = 50
 #: Examples shown for each kind of warning.
 EXAMPLES = 3
 
@@ -67,7 +63,7 @@ class CiReport:
         if path is not None and self.docroot is not None:
             # a page's path is the docroot's; an output file's is already a path from here
             shown = path if os.path.isabs(path) or path.startswith(str(self.docroot)) else str(self.docroot / path)
-            where = f" file={_property(shown)}"
+            where = f" file={workflow_property(shown)}"
         return f"::warning{where}::{workflow_data(message)}"
 
     def last_annotation(self) -> str | None:
@@ -109,70 +105,3 @@ class CiReport:
                 shown = "<br>".join(f"`{cell(example)}`" for example in self.examples[kind])
                 lines.append(f"| {cell(kind)} | {n:,} | {shown} |")
         return "\n".join(lines) + "\n"
-
-
-def write_summary(path: Path, text: str, *, append: bool) -> None:
-    """Write (or, for GitHub's step summary, add to) the Markdown summary file.
-
-    A file this call created and could not fill (a full disk) is removed, so a
-    failure leaves no empty summary behind; a file that was there is the user's
-    and is left as the failed write left it.
-    """
-    if append:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(text)
-        return
-    try:
-        fd, created = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), True
-    except FileExistsError:
-        fd, created = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC), False
-    mine = os.fstat(fd)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError:
-        if created:
-            with contextlib.suppress(OSError):
-                now = os.stat(path, follow_symlinks=False)
-                if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):  # still the file we made
-                    os.unlink(path)
-        raise
-
-
-def put_summary(summary_md: Path | None, off: bool, text: str, *, done: str = "") -> None:
-    """The Markdown summary where it goes: `summary_md`, else GitHub's step summary (added to);
-    nowhere when `off`. A summary that cannot be written is the machine's failure (exit 3), said
-    with `done`, what the command did before it (`` (the sitemaps were published)``)."""
-    summary = None if off else summary_md or step_summary_path()
-    if summary is None:
-        return
-    with handled():
-        try:
-            write_summary(summary, text, append=summary_md is None)
-        except OSError as e:
-            raise EnvironmentFailure(f"{summary}: cannot write the summary: {e.strerror or e}{done}") from e
-
-
-def step_summary_path() -> Path | None:
-    """GitHub's ``$GITHUB_STEP_SUMMARY``, when it is set."""
-    value = os.environ.get("GITHUB_STEP_SUMMARY")
-    return Path(value) if value else None
-
-
-def in_github_actions() -> bool:
-    return os.environ.get("GITHUB_ACTIONS") == "true"
-
-
-def cell(text: str) -> str:
-    """Text that stays in its table cell and in its code span: no pipe, backtick or line end."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("\r", " ").replace("\n", " ")
-
-
-def workflow_data(text: str) -> str:
-    """A workflow command's message, escaped as GitHub reads it."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    """A workflow command's property value, escaped as GitHub reads it."""
-    return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
