@@ -22,9 +22,9 @@ from pathlib import Path
 
 import typer
 
-from sitemapgen.cli.streams import GONE, echo
 from sitemapgen.errors import ConfigError, EnvironmentFailure, NeedsSetting, NotSet, Refusal, SitemapgenError
 from sitemapgen.util.github import step_summary_path, write_summary
+from sitemapgen.util.streams import GONE, echo
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1

@@ -6,11 +6,11 @@ value has a metavar that says what to write (`FILE`, `URL`), so its help shows n
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from sitemapgen.config.declare import Panel
+from sitemapgen.config.declare import Flag, Panel, settings_of
 
 OUTPUT = Panel.OUTPUT.value
 
@@ -90,3 +90,18 @@ CheckKeyOpt = Annotated[
     ),
 ]
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the requests; send nothing.")]
+
+
+def option(flag: Flag, help_text: str) -> Any:
+    """The typer option of a declared `Flag`."""
+    names = [flag.names, *([flag.short] if flag.short else [])]
+    return typer.Option(
+        *names, metavar=flag.metavar, help=help_text, show_default=False, rich_help_panel=flag.panel.value
+    )
+
+
+def option_of(cls: type, name: str) -> Any:
+    """The typer option of the field `name` of `cls`, as it is declared."""
+    declared = next(setting.declared for setting in settings_of(cls) if setting.name == name)
+    assert declared.flag is not None
+    return option(declared.flag, declared.help)

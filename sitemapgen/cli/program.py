@@ -47,20 +47,21 @@ from sitemapgen.cli.options import (
     NoSummaryMdOpt,
     QuietOpt,
     SummaryMdOpt,
+    option,
 )
 from sitemapgen.cli.progress import progress
-from sitemapgen.cli.streams import GONE, echo, put, takes_unicode
 from sitemapgen.cli.usage import Command, Group
 from sitemapgen.cli.verify import verify_command
 from sitemapgen.commands.build import build as run_build
 from sitemapgen.commands.explain import explain
 from sitemapgen.commands.listing import iter_listing
-from sitemapgen.config.declare import Flag, settings_of
+from sitemapgen.config.declare import settings_of
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.skips import plural
 from sitemapgen.urls import normalize_base_url
+from sitemapgen.util.streams import GONE, echo, put, takes_unicode
 
 app = typer.Typer(
     cls=Group,
@@ -91,16 +92,6 @@ def _warn(message: str) -> None:
     echo(f"warning: {message}", err=True)
 
 
-def _option(flag: Flag, help_text: str) -> Any:
-    """The typer option of a setting's `Flag` (a value it was not given is None)."""
-    kind = list[str] if flag.kind is list else str if flag.kind == "," else flag.kind
-    names = [flag.names, *([flag.short] if flag.short else [])]
-    info = typer.Option(
-        *names, metavar=flag.metavar, help=help_text, show_default=False, rich_help_panel=flag.panel.value
-    )
-    return Annotated[kind | None, info]
-
-
 def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register a command that reads a site: DOCROOT, `--config` and the flag of every setting
     declared for `name` (`config.declare`) are added to its parameters, and it is called with
@@ -110,7 +101,12 @@ def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
     between commands, so the signature is drawn from the declarations.
     """
     declared = {s.name: s.declared for s in settings_of(Config) if s.declared.flag and name in s.declared.flag.commands}
-    options = {key: _option(d.flag, d.help) for key, d in declared.items() if d.flag}
+    kinds = {list: list[str], ",": str}
+    options = {
+        key: Annotated[kinds.get(d.flag.kind, d.flag.kind) | None, option(d.flag, d.help)]
+        for key, d in declared.items()
+        if d.flag
+    }
     flags = {key: d.flag.name for key, d in declared.items() if d.flag}
     commas = {key for key, d in declared.items() if d.flag and d.flag.kind == ","}
 

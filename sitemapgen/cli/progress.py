@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from sitemapgen.cli.streams import Guarded, is_terminal
+from sitemapgen.util.streams import Guarded, is_terminal
 
 
 @contextlib.contextmanager

@@ -20,9 +20,9 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from sitemapgen.cli.exits import EXIT_BAD_INPUT
-from sitemapgen.cli.streams import echo
 from sitemapgen.config.declare import Panel, settings_of
 from sitemapgen.config.settings import Config
+from sitemapgen.util.streams import echo
 
 if TYPE_CHECKING:  # typer's own click, for the types of the methods overridden here
     from typer._click import Context, HelpFormatter, Parameter

@@ -16,11 +16,11 @@ from typing import Annotated
 import typer
 
 from sitemapgen.cli.exits import EXIT_PROBLEM, flags_named, handled, put_summary
-from sitemapgen.cli.options import JsonOpt, NoSummaryMdOpt, QuietOpt, SummaryMdOpt
+from sitemapgen.cli.options import JsonOpt, NoSummaryMdOpt, QuietOpt, SummaryMdOpt, option_of
 from sitemapgen.cli.progress import counted
-from sitemapgen.cli.streams import echo, takes_unicode
-from sitemapgen.commands.verify import CONCURRENCY, CRAWLER, SAMPLE, TIMEOUT
+from sitemapgen.commands.verify import CONCURRENCY, CRAWLER, SAMPLE, TIMEOUT, Crawl
 from sitemapgen.util.github import in_github_actions
+from sitemapgen.util.streams import echo, takes_unicode
 
 #: Examples shown for each kind of problem (``--json`` lists every one).
 EXAMPLES = 5
@@ -34,61 +34,17 @@ UrlArg = Annotated[
         show_default=False,
     ),
 ]
-AgainstOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--against",
-        metavar="DIR",
-        help="The build that was deployed (its output directory): the host must serve its files byte for byte.",
-        show_default=False,
-    ),
-]
-AllOpt = Annotated[bool, typer.Option("--all", help="Check every listed page, however many (wins over --sample).")]
-SampleOpt = Annotated[
-    int,
-    typer.Option(
-        "--sample",
-        metavar="N",
-        help="Check every listed page up to N, past that a sample of N (the same for the same sitemaps)."
-        f" [default: {SAMPLE}]",
-        show_default=False,
-    ),
-]
-ConcurrencyOpt = Annotated[
-    int,
-    typer.Option(
-        "--concurrency", metavar="N", help=f"Requests in flight at most. [default: {CONCURRENCY}]", show_default=False
-    ),
-]
-TimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        metavar="SECONDS",
-        help=f"The longest one request may take, connect to last byte. [default: {TIMEOUT:g}]",
-        show_default=False,
-    ),
-]
-CrawlerOpt = Annotated[
-    str,
-    typer.Option(
-        "--crawler",
-        metavar="NAME",
-        help=f"Whose robots.txt group and X-Robots-Tag count (else *'s). [default: {CRAWLER}]",
-        show_default=False,
-    ),
-]
 
 
 def verify_command(
     url: UrlArg,
     *,
-    against: AgainstOpt = None,
-    all_pages: AllOpt = False,
-    sample: SampleOpt = SAMPLE,
-    concurrency: ConcurrencyOpt = CONCURRENCY,
-    timeout: TimeoutOpt = TIMEOUT,
-    crawler: CrawlerOpt = CRAWLER,
+    against: Annotated[Path | None, option_of(Crawl, "against")] = None,
+    all_pages: Annotated[bool, option_of(Crawl, "all_pages")] = False,
+    sample: Annotated[int, option_of(Crawl, "sample")] = SAMPLE,
+    concurrency: Annotated[int, option_of(Crawl, "concurrency")] = CONCURRENCY,
+    timeout: Annotated[float, option_of(Crawl, "timeout")] = TIMEOUT,
+    crawler: Annotated[str, option_of(Crawl, "crawler")] = CRAWLER,
     json_output: JsonOpt = False,
     quiet: QuietOpt = False,
     summary_md: SummaryMdOpt = None,
@@ -96,7 +52,7 @@ def verify_command(
 ) -> None:
     """Read a live site as a search engine's crawler does: robots.txt, its sitemaps, every listed
     page. Exit 1 if a crawler would report a problem."""
-    from sitemapgen.commands.verify import Crawl, verify  # HTTP, lxml: loaded for this command only
+    from sitemapgen.commands.verify import verify  # HTTP, lxml: loaded for this command only
 
     flags = {name: f"--{name}" for name in ("url", "sample", "concurrency", "timeout", "crawler")}
     crawl = Crawl(

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
+from sitemapgen.config.declare import Flag, declare
 from sitemapgen.errors import ConfigError, EnvironmentFailure
 from sitemapgen.live.report import NOTES, PROBLEMS, Report
 
@@ -39,14 +40,45 @@ _SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".txt")
 class Crawl:
     """How to read the site: which pages (`sample` of them, or `all_pages`), how many requests
     at once, how long each may take, whose robots.txt group and noindex count, and the build
-    to compare with."""
+    to compare with. Each is declared with its flag (`config.declare`), as a build's settings are."""
 
-    sample: int = SAMPLE
-    all_pages: bool = False
-    concurrency: int = CONCURRENCY
-    timeout: float = TIMEOUT
-    crawler: str = CRAWLER
-    against: Path | None = None
+    sample: int = field(
+        default=SAMPLE,
+        metadata=declare(
+            "Check every listed page up to N, past that a sample of N (the same for the same sitemaps)."
+            f" [default: {SAMPLE}]",
+            flag=Flag("--sample", int, "N"),
+        ),
+    )
+    all_pages: bool = field(
+        default=False,
+        metadata=declare("Check every listed page, however many (wins over --sample).", flag=Flag("--all", "switch")),
+    )
+    concurrency: int = field(
+        default=CONCURRENCY,
+        metadata=declare(f"Requests in flight at most. [default: {CONCURRENCY}]", flag=Flag("--concurrency", int, "N")),
+    )
+    timeout: float = field(
+        default=TIMEOUT,
+        metadata=declare(
+            f"The longest one request may take, connect to last byte. [default: {TIMEOUT:g}]",
+            flag=Flag("--timeout", float, "SECONDS"),
+        ),
+    )
+    crawler: str = field(
+        default=CRAWLER,
+        metadata=declare(
+            f"Whose robots.txt group and X-Robots-Tag count (else *'s). [default: {CRAWLER}]",
+            flag=Flag("--crawler", str, "NAME"),
+        ),
+    )
+    against: Path | None = field(
+        default=None,
+        metadata=declare(
+            "The build that was deployed (its output directory): the host must serve its files byte for byte.",
+            flag=Flag("--against", Path, "DIR"),
+        ),
+    )
 
     def checked(self) -> Crawl:
         """These settings, or a `ConfigError` naming the one that cannot be used."""

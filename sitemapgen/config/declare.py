@@ -48,9 +48,9 @@ BUILD = ("build",)
 @dataclass(frozen=True, slots=True)
 class Flag:
     """A setting's option on the command line: its long name (``--base-url``); what it takes
-    (`str`, `int`, `float`, `Path`, `bool` for a ``--x/--no-x`` pair, an `enum.Enum` for its
-    words, `list` for a repeated flag, ``","`` for a comma list) and what to write after it; the
-    commands it is an option of, and the help panel it is shown in."""
+    (`str`, `int`, `float`, `Path`, `bool` for a ``--x/--no-x`` pair, ``"switch"`` for a flag
+    alone, an `enum.Enum` for its words, `list` for a repeated flag, ``","`` for a comma list)
+    and what to write after it; the commands it is an option of, and its help panel."""
 
     name: str
     kind: Any = str
@@ -77,9 +77,12 @@ class Declared:
     flag: Flag | None = None
 
 
-def declare(help: str, **details: Any) -> Mapping[str, Declared]:
-    """A field's metadata: ``field(default=..., metadata=declare("What it is.", check=values.boolean, flag=Flag("--x", bool)))``."""
-    return {DECLARED: Declared(help, **details)}
+def declare(
+    help: str, check: Check | None = None, *, file: bool = True, flag: Flag | None = None
+) -> Mapping[str, Declared]:
+    """A field's metadata, as a setting is declared: ``images: bool = field(default=False,
+    metadata=declare("What it is.", check=values.boolean, flag=Flag("--images", bool)))``."""
+    return {DECLARED: Declared(help, check, file, flag)}
 
 
 @dataclass(frozen=True, slots=True)

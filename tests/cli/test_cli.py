@@ -488,7 +488,7 @@ def test_too_little_memory_is_one_line_exit_3_and_nothing_published(site: SiteFa
     codes = set()
     # Below the entry point's own few imports, no code of ours runs (Python's own MemoryError):
     # the entry point is kept light (no typing, the package face lazy) so that this gap is small.
-    smallest = _smallest("import sitemapgen.cli")
+    smallest = _smallest("import sitemapgen.__main__")
     assert smallest - _smallest("pass") <= 2
     # Every MiB, not every few: pydantic's compiled core (typer loads it) aborts the process where
     # an allocation of its own fails, at one limit only (44 MiB on CPython 3.12). From one MiB up:

@@ -1,4 +1,4 @@
-"""Where the command line prints: stdout and stderr, whatever became of them.
+"""Printing to stdout and stderr, whatever became of them (the command line prints through here).
 
 What is printed never decides what a command does. A stream whose reader went away
 (``| head -1``, a terminal closed), that was closed (``>&-``) or whose disk is full stops taking
@@ -8,9 +8,7 @@ at /dev/null, so the last flush at exit does not fail again ("Exception ignored 
 What a stream's encoding cannot take (``PYTHONIOENCODING=ascii``, a latin-1 locale) is written
 as backslash escapes; JSON uses its own ``\\u`` escapes there (`takes_unicode`), so it stays JSON.
 
-Whether lost output matters is the command's to say: `build`, `check`, `validate` and `explain`
-keep the exit code their work decided; `list` and `diff`, whose output is all they give, stop
-at once and exit quietly, as ``ls | head -1`` does (`exits.delivered`).
+Whether lost output matters is the caller's to say (the command line's `cli.exits.delivered`).
 """
 
 from __future__ import annotations
