@@ -162,9 +162,9 @@ def _read_sitemaps(sitemaps: Sitemaps, url: str, robots: LiveRobots, report: Rep
 
 def _one_heap() -> None:
     """Have every thread allocate from one heap (glibc's arenas: one a thread by default), so
-    that what the fetching threads free is `_give_back`'s to hand back and theirs to reuse: a
-    50,000-page run then peaks at 90 MiB, where it peaked anywhere from 96 to 112 (measured).
-    Set before the first thread allocates; nothing where the C library has no ``mallopt``."""
+    that what the fetching threads free is `_give_back`'s to hand back and theirs to reuse: the
+    peak is lower and steadier (docs/performance.md, verify). Set before the first thread
+    allocates; nothing where the C library has no ``mallopt``."""
     import ctypes
 
     try:
@@ -181,7 +181,7 @@ _M_ARENA_MAX = -8
 def _give_back() -> None:
     """Hand back to the system the memory the sitemaps' parse trees freed, before the pages are
     read: glibc keeps what lxml freed for itself, and the pages' threads would not reuse it
-    (measured: 50 MiB of a 50,000-page site's run). Nothing where the C library has no
+    (how much: docs/performance.md, verify). Nothing where the C library has no
     ``malloc_trim``."""
     import ctypes
     import gc

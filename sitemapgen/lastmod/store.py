@@ -257,8 +257,8 @@ def _started_here(path: Path) -> bool:
 DIGEST_PIECE = 1 << 20
 
 
-#: The largest page `content_select` parses: parsing costs about a second and 60 MiB of memory
-#: a MiB of page (beautifulsoup4 over lxml), in each worker; a larger page is not dated by
+#: The largest page `content_select` parses: parsing costs time and memory in proportion to the
+#: page (beautifulsoup4 over lxml; docs/performance.md), in each worker; a larger page is not dated by
 #: 'content' (see `TooLargeToSelect`).
 SELECT_LIMIT = 1 << 20
 

@@ -26,7 +26,7 @@ _EXTRA_INDEX = re.compile(r"^sitemap-index-[1-9][0-9]*\.xml$")
 #: The body of an index as `chunks.write_indexes` writes it, and nothing else.
 _OUR_INDEX_BODY = re.compile(rb"(?:<sitemap><loc>[^<]*</loc>(?:<lastmod>[^<]*</lastmod>)?</sitemap>\n)+")
 _OUR_ENTRY = re.compile(rb"<sitemap><loc>([^<]*)</loc>(?:<lastmod>([^<]*)</lastmod>)?</sitemap>\n")
-_INDEX_LIMIT = 16 << 20  # an index of 1,000 entries is ~150 KB
+_INDEX_LIMIT = 16 << 20  # far above an index of 1,000 entries
 
 INDEX_OPEN = XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 INDEX_CLOSE = b"</sitemapindex>\n"

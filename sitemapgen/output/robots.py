@@ -203,9 +203,9 @@ def _swap(path: Path, ino: int, data: bytes, result: bytes) -> None:
 
 
 #: When, after the rename, the replaced file is looked at again, for a line appended by a
-#: process that had opened it just before: its open and its write are a few microseconds apart,
-#: unless the machine is busy and it waits its turn between them (seen: over 5 ms on 2 loaded
-#: cores). A process that waits longer still can lose its line: no rename can wait for it.
+#: process that had opened it just before: its open and its write are moments apart, unless the
+#: machine is busy and it waits its turn between them (docs/performance.md). A process that
+#: waits longer still can lose its line: no rename can wait for it.
 _SETTLE = (0.0, 0.005, 0.05)
 
 

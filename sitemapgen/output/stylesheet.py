@@ -44,7 +44,7 @@ def opening_for(opening: bytes, sheet: bool | None) -> bytes:
 
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
-_LIMIT = 1 << 20  # ours is ~5 KB
+_LIMIT = 1 << 20  # far above the one we write
 
 _CSS = (
     "body{font:16px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:80rem;padding:0 1rem;color:#1a1a1a;"

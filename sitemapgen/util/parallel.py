@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 from sitemapgen.errors import EnvironmentFailure
 
 BATCH = 512  # items per batch: what callers should aim for
-INLINE = 1_024  # items done in this process before workers start (pages with real heads: ~75 ms)
+INLINE = 1_024  # items done in this process before workers start: less than forking them costs
 AHEAD = 4  # batches in flight per worker: enough that none waits while the caller consumes
 
 T = TypeVar("T")
@@ -57,9 +57,9 @@ _FDS_SPARE = 32  # for the build's own files: a page, a chunk, the index, the st
 #: A worker's garbage collector thresholds (`gc.set_threshold`): a collection after 20,000 more
 #: objects instead of 700. A worker's objects die by reference counting (a head read is no
 #: cycle); what it keeps (the tags read before, `pages.scanner._TAGS`) the default thresholds
-#: looked through again and again: about 10% of a build's time on 200,000 unique heads (paired
-#: runs, 2 workers). The cycles there are (bs4's trees, for the few heads only it reads) wait
-#: at most that long: a build whose every head bs4 reads kept the same peak memory.
+#: looked through again and again (what that cost: docs/performance.md). The cycles there are
+#: (bs4's trees, for the few heads only it reads) wait at most that long, and a build whose
+#: every head bs4 reads keeps the same peak memory.
 _WORKER_GC = (20_000, 50, 1_000)
 
 
@@ -173,8 +173,8 @@ def _worker_init(parent: int, function: Callable[[Any], Any]) -> None:
     running on, orphaned (the output directory's lock is closed at fork, see
     `outdir`). What the worker inherits lives as long as it does, so the
     garbage collector is told to leave it alone (`gc.freeze`): its collections
-    then look at what the worker made since, 5% of a worker's time less on
-    real heads, and they no longer write to the pages shared with the parent;
+    then look at what the worker made since, and they no longer write to the
+    pages shared with the parent;
     and it collects less often (`_WORKER_GC`).
     `function` is what the worker runs: given here, by its own pool (with fork
     nothing is pickled), so two pools never run each other's."""
