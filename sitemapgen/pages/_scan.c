@@ -1,7 +1,7 @@
 /* The optional compiled scanner: `deciding_tags`, the pure-Python `scanner.read_fast`'s
  * finding of a plain head's deciding tags, done in one pass in C; `deciding_tags_utf8`, the same
  * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes; and, for the walk,
- * `listing`, `walk._listing` of a directory from `readdir` alone.
+ * `listing`, `lister.listing` of a directory from `readdir` alone.
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
@@ -705,11 +705,11 @@ fail:
 #include <dirent.h>
 #include <errno.h>
 
-/* The kinds of `walk._listing`'s entries (its `_DIR, _PAGE, _PAGE_LINK, _OTHER_LINK`). */
+/* The kinds of `lister.listing`'s entries (its `DIR, PAGE, PAGE_LINK, OTHER_LINK`). */
 enum { KIND_DIR, KIND_PAGE, KIND_PAGE_LINK, KIND_OTHER_LINK };
 
 /* Whether a name ends in ".html" or ".htm", in ASCII letters of any case (`urls.PAGE_SUFFIXES`,
- * as `walk._listing` tests them: on UTF-8 names, only ASCII lower-cases to those letters). */
+ * as `lister.listing` tests them: on UTF-8 names, only ASCII lower-cases to those letters). */
 static int page_named(const char *name, size_t n) {
     if (n >= 4 && name[n - 4] == '.' && (name[n - 3] | 0x20) == 'h' && (name[n - 2] | 0x20) == 't' &&
         (name[n - 1] | 0x20) == 'm')
@@ -720,9 +720,9 @@ static int page_named(const char *name, size_t n) {
 
 PyDoc_STRVAR(listing_doc,
              "listing(directory, /)\n--\n\n"
-             "`walk._listing` of a directory (bytes) without documents: its entries (rank, raw name,\n"
+             "`lister.listing` of a directory (bytes) without documents: its entries (rank, raw name,\n"
              "NUL, kind), subdirectories, page-named files and symlinks, in no order; or None where\n"
-             "an entry's type is not in the listing (d_type unknown): ask `walk._listing`.");
+             "an entry's type is not in the listing (d_type unknown): ask `lister.listing`.");
 
 static PyObject *listing(PyObject *module, PyObject *directory) {
     (void)module;

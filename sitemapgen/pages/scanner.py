@@ -15,11 +15,11 @@ it cannot tell exactly so (see `read_fast`): the answers are the same with it an
 from __future__ import annotations
 
 import html
-import os
 import re
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
+from sitemapgen.pages.compiled import load
 from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, Said, Tag, said_by
 
 
@@ -29,24 +29,15 @@ class _Compiled(NamedTuple):
     deciding_tags: Callable[[str, tuple[str, ...]], list[str] | None]
     deciding_tags_utf8: Callable[[bytes, tuple[str, ...]], list[str] | None]
     read_tag: Callable[[str], Tag | None]
-    #: `walk._listing` of a directory (its bytes) without documents, or None (see `_scan.c`); None
-    #: where the platform has no `readdir` (Windows).
-    listing: Callable[[bytes], list[bytes] | None] | None
 
 
+_scan = load()
 #: The compiled scanner, or None where it is not built, or the environment sets
-#: SITEMAPGEN_PURE_PYTHON (to 1, or anything but 0 or nothing): then this module reads every head.
+#: SITEMAPGEN_PURE_PYTHON (see `compiled.load`): then this module reads every head.
 #: (Tests set it to None to run the pure-Python path.)
-COMPILED: _Compiled | None = None
-if os.environ.get("SITEMAPGEN_PURE_PYTHON", "0") in ("", "0"):
-    try:
-        from sitemapgen.pages import _scan
-    except ImportError:  # built without a C compiler
-        pass
-    else:
-        COMPILED = _Compiled(
-            _scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag, getattr(_scan, "listing", None)
-        )
+COMPILED: _Compiled | None = (
+    None if _scan is None else _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
+)
 
 _RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or

@@ -16,10 +16,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sitemapgen.pages import scanner
+from sitemapgen.pages import lister, scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
-from sitemapgen.pages.walk import _listing
 
 from ..helpers import c_compiler
 from .test_head import _attribute, _piece
@@ -86,7 +85,8 @@ def test_it_is_built_where_a_compiler_is() -> None:
     if c_compiler() is None:
         pytest.skip("no C compiler here: the install left the compiled scanner out, as it should")
     assert _scan is not None, "a C compiler is here, but the install did not build the compiled scanner"
-    assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag, _scan.listing)
+    assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
+    assert lister.COMPILED == _scan.listing
 
 
 @pytest.mark.parametrize(("value", "compiled"), [("1", False), ("yes", False), ("0", True), ("", True)])
@@ -257,9 +257,9 @@ def test_from_bytes_it_answers_for_every_utf8_page_of_the_real_sites() -> None:
 
 
 def _python_listing(directory: Path) -> tuple[list[bytes], dict[str, OSError]]:
-    """`walk._listing` of `directory` by `os.scandir` alone, as where the scanner is not built."""
-    with mock.patch.object(scanner, "COMPILED", None):
-        return _listing(str(directory))
+    """`lister.listing` of `directory` by `os.scandir` alone, as where the scanner is not built."""
+    with mock.patch.object(lister, "COMPILED", None):
+        return lister.listing(str(directory))
 
 
 #: Names of every kind the walk tells apart: page suffixes in any case and their near misses,
