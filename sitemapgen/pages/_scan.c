@@ -15,6 +15,11 @@
  * a character could lower-case to ASCII (U+0130, U+212A) or is NUL, this hands the head
  * back rather than decide. A meta or link start tag whose text holds one of `marks` (lower
  * case; '&' is one of them) is a deciding tag: its text is in the answer, in page order.
+ *
+ * It spells no word of the Python side's tables: the modules that use it tell it theirs at
+ * import (`configure_listing`: `lister.py`, the index names, page suffixes and entry kinds),
+ * and it refuses to answer until told. So a word added to a table is one edit, there; telling
+ * costs nothing per call, and the C stays one plain file, with no generated header to build.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -29,6 +34,55 @@ typedef struct {
     unsigned int second[256]; /* for each character below 256, the marks it is the second of, in any case */
     unsigned int one;         /* the marks of one character */
 } Marks;
+
+#define MAX_NAMES 4
+#define MAX_NAME 16
+
+/* A word of the Python side's tables: lower-case printable ASCII, shorter than MAX_NAME. */
+typedef struct {
+    char text[MAX_NAME];
+    Py_ssize_t len;
+} Name;
+
+/* What the Python side told the module at import (see `configure_listing`): it spells no word of
+ * its own, so that a word added to a table is one edit there. Zero (untold) until then. */
+typedef struct {
+    int listing_told;
+    Name index[MAX_NAMES]; /* `urls.INDEX_NAMES`, in rank order */
+    int indexes;
+    Name suffix[MAX_NAMES]; /* `urls.PAGE_SUFFIXES` */
+    int suffixes;
+    char kind[4]; /* `lister.DIR, PAGE, PAGE_LINK, OTHER_LINK` */
+} Told;
+
+/* The words of a tuple of 1 to MAX_NAMES of them, into `names`; -1 with ValueError naming `what`
+ * if they are not such words, or hold a character of `refused`. */
+static int read_names(PyObject *words, Name *names, int *count, const char *what, const char *refused) {
+    if (!PyTuple_Check(words) || PyTuple_GET_SIZE(words) < 1 || PyTuple_GET_SIZE(words) > MAX_NAMES) {
+        PyErr_Format(PyExc_ValueError, "%s: a tuple of 1 to %d words", what, MAX_NAMES);
+        return -1;
+    }
+    *count = (int)PyTuple_GET_SIZE(words);
+    for (int m = 0; m < *count; m++) {
+        PyObject *word = PyTuple_GET_ITEM(words, m);
+        if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word) || PyUnicode_GET_LENGTH(word) == 0 ||
+            PyUnicode_GET_LENGTH(word) >= MAX_NAME) {
+            PyErr_Format(PyExc_ValueError, "%s: words of ASCII, 1 to %d characters", what, MAX_NAME - 1);
+            return -1;
+        }
+        const Py_UCS1 *text = PyUnicode_1BYTE_DATA(word);
+        names[m].len = PyUnicode_GET_LENGTH(word);
+        for (Py_ssize_t k = 0; k < names[m].len; k++) {
+            Py_UCS1 c = text[k];
+            if (c <= ' ' || c >= 0x7f || (c >= 'A' && c <= 'Z') || strchr(refused, c) != NULL) {
+                PyErr_Format(PyExc_ValueError, "%s: %R holds a character it may not", what, word);
+                return -1;
+            }
+            names[m].text[k] = (char)c;
+        }
+    }
+    return 0;
+}
 
 static inline int ascii_space(Py_UCS4 c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -705,17 +759,64 @@ fail:
 #include <dirent.h>
 #include <errno.h>
 
-/* The kinds of `lister.listing`'s entries (its `DIR, PAGE, PAGE_LINK, OTHER_LINK`). */
+/* The kinds of `lister.listing`'s entries, as `told->kind` holds them. */
 enum { KIND_DIR, KIND_PAGE, KIND_PAGE_LINK, KIND_OTHER_LINK };
 
-/* Whether a name ends in ".html" or ".htm", in ASCII letters of any case (`urls.PAGE_SUFFIXES`,
- * as `lister.listing` tests them: on UTF-8 names, only ASCII lower-cases to those letters). */
-static int page_named(const char *name, size_t n) {
-    if (n >= 4 && name[n - 4] == '.' && (name[n - 3] | 0x20) == 'h' && (name[n - 2] | 0x20) == 't' &&
-        (name[n - 1] | 0x20) == 'm')
-        return 1;
-    return n >= 5 && name[n - 5] == '.' && (name[n - 4] | 0x20) == 'h' && (name[n - 3] | 0x20) == 't' &&
-           (name[n - 2] | 0x20) == 'm' && (name[n - 1] | 0x20) == 'l';
+/* Whether a name ends in one of the page suffixes, in ASCII letters of any case (as
+ * `lister.listing` tests them: on UTF-8 names, only ASCII lower-cases to ASCII letters, but for
+ * U+212A, which lower-cases to "k": no suffix may hold one, see `configure_listing`). */
+static int page_named(const Told *told, const char *name, size_t n) {
+    for (int m = 0; m < told->suffixes; m++) {
+        const Name *suffix = &told->suffix[m];
+        size_t len = (size_t)suffix->len, k = 0;
+        if (n < len)
+            continue;
+        while (k < len && (char)ascii_lower((Py_UCS1)name[n - len + k]) == suffix->text[k])
+            k++;
+        if (k == len)
+            return 1;
+    }
+    return 0;
+}
+
+/* A name's rank: its place among the index names, else their number. */
+static int index_rank(const Told *told, const char *name, size_t n) {
+    int m = 0;
+    while (m < told->indexes && !((size_t)told->index[m].len == n && memcmp(name, told->index[m].text, n) == 0))
+        m++;
+    return m;
+}
+
+PyDoc_STRVAR(configure_listing_doc,
+             "configure_listing(index_names, page_suffixes, kinds, /)\n--\n\n"
+             "Tell `listing` the index names (in rank order) and the page suffixes (lower case, no 'k'),\n"
+             "each a tuple of words, and the kinds to give a directory, a page, a page's symlink and\n"
+             "another symlink (a tuple of four ints below 256). `lister` does, at import.");
+
+static PyObject *configure_listing(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Told *told = PyModule_GetState(module);
+    if (nargs != 3 || !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 4) {
+        PyErr_SetString(PyExc_TypeError, "configure_listing(index_names: tuple[str, ...], page_suffixes: "
+                                         "tuple[str, ...], kinds: tuple[int, int, int, int])");
+        return NULL;
+    }
+    Told taken = *told;
+    if (read_names(args[0], taken.index, &taken.indexes, "index_names", "/") < 0 ||
+        read_names(args[1], taken.suffix, &taken.suffixes, "page_suffixes", "/k") < 0)
+        return NULL;
+    for (int m = 0; m < 4; m++) {
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(args[2], m));
+        if (kind == -1 && PyErr_Occurred())
+            return NULL;
+        if (kind < 0 || kind > 255) {
+            PyErr_SetString(PyExc_ValueError, "kinds: ints below 256");
+            return NULL;
+        }
+        taken.kind[m] = (char)kind;
+    }
+    taken.listing_told = 1;
+    *told = taken;
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(listing_doc,
@@ -725,7 +826,11 @@ PyDoc_STRVAR(listing_doc,
              "an entry's type is not in the listing (d_type unknown): ask `lister.listing`.");
 
 static PyObject *listing(PyObject *module, PyObject *directory) {
-    (void)module;
+    const Told *told = PyModule_GetState(module);
+    if (!told->listing_told) {
+        PyErr_SetString(PyExc_RuntimeError, "listing: configure_listing first (lister.py does, at import)");
+        return NULL;
+    }
     if (!PyBytes_Check(directory)) {
         PyErr_SetString(PyExc_TypeError, "listing(directory: bytes)");
         return NULL;
@@ -763,13 +868,13 @@ static PyObject *listing(PyObject *module, PyObject *directory) {
         }
         if (type == DT_DIR)
             kind = KIND_DIR;
-        else if (page_named(name, n))
+        else if (page_named(told, name, n))
             kind = type == DT_LNK ? KIND_PAGE_LINK : KIND_PAGE;
         else if (type == DT_LNK)
             kind = KIND_OTHER_LINK;
         else
             continue; /* an asset */
-        int rank = strcmp(name, "index.html") == 0 ? 0 : strcmp(name, "index.htm") == 0 ? 1 : 2;
+        int rank = index_rank(told, name, n);
         PyObject *item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n + 3);
         if (item == NULL)
             goto failed;
@@ -777,7 +882,7 @@ static PyObject *listing(PyObject *module, PyObject *directory) {
         bytes[0] = (char)rank;
         memcpy(bytes + 1, name, n);
         bytes[n + 1] = '\0';
-        bytes[n + 2] = (char)kind;
+        bytes[n + 2] = told->kind[kind];
         int appended = PyList_Append(found, item);
         Py_DECREF(item);
         if (appended < 0)
@@ -795,6 +900,7 @@ failed:
 static PyMethodDef methods[] = {
 #ifndef _WIN32
     {"listing", (PyCFunction)listing, METH_O, listing_doc},
+    {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},
 #endif
     {"deciding_tags_utf8", (PyCFunction)(void (*)(void))deciding_tags_utf8, METH_FASTCALL, deciding_tags_utf8_doc},
     {"read_tag", (PyCFunction)read_tag, METH_O, read_tag_doc},
@@ -811,7 +917,8 @@ static struct PyModuleDef_Slot slots[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "sitemapgen.pages._scan",
-    "The optional compiled scanner of plain heads (see scanner.read_fast), and lister of directories.", 0,
+    "The optional compiled scanner of plain heads (see scanner.read_fast), and lister of directories.",
+    sizeof(Told),
     methods, slots,
     NULL, NULL, NULL,
 };

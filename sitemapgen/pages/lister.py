@@ -22,16 +22,25 @@ DIR, PAGE, PAGE_LINK, OTHER_LINK, BROKEN = range(5)
 #: index.html before index.htm, as static servers look for them, so that of two
 #: files with one URL the one a server would serve is the one listed.
 _INDEX_RANK = {name: rank for rank, name in enumerate(INDEX_NAMES)}
+_OTHER_RANK = len(INDEX_NAMES)
 
 FS_ENCODING = sys.getfilesystemencoding()
 FS_ERRORS = sys.getfilesystemencodeerrors()
 _FS_UTF8 = codecs.lookup(FS_ENCODING).name == "utf-8"
 
+#: Where a page-named file's suffix starts, at the latest: the longest suffix from the end.
+_SUFFIX_START = -max(map(len, PAGE_SUFFIXES))
+
 _scan = load()
 #: `listing` of a directory (its bytes) without documents, by the compiled module, or None (see
 #: `_scan.c`); None where it is not built, or the platform has no `readdir` (Windows). (Tests set
 #: it to None to list in Python.)
-COMPILED: Callable[[bytes], list[bytes] | None] | None = None if _scan is None else getattr(_scan, "listing", None)
+COMPILED: Callable[[bytes], list[bytes] | None] | None = None
+if _scan is not None and hasattr(_scan, "listing"):
+    # Told the names and kinds above, which the C spells nowhere: a page suffix or an index name
+    # added to `urls` is one edit.
+    _scan.configure_listing(INDEX_NAMES, PAGE_SUFFIXES, (DIR, PAGE, PAGE_LINK, OTHER_LINK))
+    COMPILED = _scan.listing
 
 
 def listing(directory: str, document: Callable[[str], bool] | None = None) -> tuple[list[bytes], dict[str, OSError]]:
@@ -65,7 +74,7 @@ def listing(directory: str, document: Callable[[str], bool] | None = None) -> tu
             try:
                 if entry.is_dir(follow_symlinks=False):
                     kind = DIR
-                elif name[-5:].lower().endswith(PAGE_SUFFIXES):  # is_page_name, on the end alone
+                elif name[_SUFFIX_START:].lower().endswith(PAGE_SUFFIXES):  # is_page_name, on the end alone
                     kind = PAGE_LINK if entry.is_symlink() else PAGE
                 elif document is not None and document(name):
                     kind = PAGE_LINK if entry.is_symlink() else PAGE
@@ -76,5 +85,5 @@ def listing(directory: str, document: Callable[[str], bool] | None = None) -> tu
             except OSError as e:
                 errors[name] = e
                 kind = BROKEN
-            listed.append(b"%c%b\0%c" % (rank(name, 2), name.encode(fs_encoding, fs_errors), kind))
+            listed.append(b"%c%b\0%c" % (rank(name, _OTHER_RANK), name.encode(fs_encoding, fs_errors), kind))
     return listed, errors

@@ -5,11 +5,13 @@ against beautifulsoup4: conftest.py.)"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from unittest import mock
 
 import pytest
@@ -322,3 +324,29 @@ def test_a_listing_that_fails_fails_as_os_scandir(tmp_path: Path, missing: str, 
         python.value.strerror,
     )
     assert os.fsdecode(compiled.value.filename) == str(path)
+
+
+def _untold() -> ModuleType:
+    """A new instance of the compiled module, not yet told its words by the modules that use it."""
+    spec = importlib.util.find_spec("sitemapgen.pages._scan")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_listing_takes_its_names_from_the_lister(tmp_path: Path) -> None:
+    # The C spells no index name, page suffix or kind of its own: untold, it lists nothing; told
+    # others, it lists by them. So a suffix added to `urls.PAGE_SUFFIXES` is one edit.
+    root = tmp_path / "site"
+    (root / "d").mkdir(parents=True)
+    for name in ("a.xml", "home.xml", "b.html", "index.html"):
+        (root / name).write_text("")
+    untold = _untold()
+    with pytest.raises(RuntimeError, match="configure_listing"):
+        untold.listing(os.fsencode(root))
+    untold.configure_listing(("home.xml",), (".xml",), (5, 6, 7, 8))
+    assert sorted(untold.listing(os.fsencode(root))) == [b"\0home.xml\0\6", b"\1a.xml\0\6", b"\1d\0\5"]
+    with pytest.raises(ValueError, match="may not"):
+        untold.configure_listing(("index.html",), (".kml",), (0, 1, 2, 3))  # U+212A lower-cases to "k"
