@@ -17,7 +17,9 @@
  * case; '&' is one of them) is a deciding tag: its text is in the answer, in page order.
  *
  * It spells no word of the Python side's tables: the modules that use it tell it theirs at
- * import (`configure_listing`: `lister.py`, the index names, page suffixes and entry kinds),
+ * import (`configure_heads`: `scanner.py`, the tags that may decide and the elements skipped
+ * whole, from the signal table; `configure_listing`: `lister.py`, the index names, page
+ * suffixes and entry kinds),
  * and it refuses to answer until told. So a word added to a table is one edit, there; telling
  * costs nothing per call, and the C stays one plain file, with no generated header to build.
  */
@@ -44,9 +46,16 @@ typedef struct {
     Py_ssize_t len;
 } Name;
 
-/* What the Python side told the module at import (see `configure_listing`): it spells no word of
- * its own, so that a word added to a table is one edit there. Zero (untold) until then. */
+/* What the Python side told the module at import (see `configure_heads`, `configure_listing`): it
+ * spells no word of its own, so that a word added to a table is one edit there. Zero (untold)
+ * until then. */
 typedef struct {
+    int heads_told;
+    Name signal[MAX_NAMES]; /* `signals.SIGNAL_TAGS`: the tags whose text may decide */
+    int signals;
+    Name raw[MAX_NAMES]; /* `signals.RAW_TEXT`: the elements skipped whole */
+    int raws;
+    Py_ssize_t longest; /* the longest of those names */
     int listing_told;
     Name index[MAX_NAMES]; /* `urls.INDEX_NAMES`, in rank order */
     int indexes;
@@ -207,7 +216,24 @@ static inline int ends_unquoted_or_reference(Py_UCS4 c) {
     return ends_unquoted(c) || c == '&';
 }
 
-enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
+enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW, NAME_UNSURE };
+
+/* What a start tag's name (`len` characters, lower case in `name` as far as `told->longest`)
+ * names: a raw-text element, a signal's tag, another; or NAME_UNSURE for one that only starts as
+ * a raw-text element's ("style-x" and the like: the Python scanner's to say). */
+static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) {
+    for (int m = 0; m < told->raws; m++) {
+        const Name *raw = &told->raw[m];
+        if (len >= raw->len && memcmp(name, raw->text, (size_t)raw->len) == 0)
+            return len == raw->len ? NAME_RAW : NAME_UNSURE;
+    }
+    for (int m = 0; m < told->signals; m++) {
+        const Name *tag = &told->signal[m];
+        if (len == tag->len && memcmp(name, tag->text, (size_t)len) == 0)
+            return NAME_SIGNAL;
+    }
+    return NAME_OTHER;
+}
 
 /* In a scan: `u` := the first `quote` at or after `from` (or `n`), or hand the head back if a
  * '<' or '>' comes before it (a quoted value holds neither). One character at a time... */
@@ -229,7 +255,7 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
 /* The scan, once per string kind: the answer (a new list), Py_None (a new reference: ask the
  * Python scanner), or NULL with an exception set. */
 #define DEFINE_SCAN(NAME, T)                                                                   \
-    static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks) {       \
+    static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks, const Told *told) { \
         (void)str;                                                                             \
         PyObject *found = PyList_New(0);                                                       \
         if (found == NULL)                                                                     \
@@ -286,21 +312,12 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
                 name_end++;                                                                    \
             }                                                                                  \
             Py_ssize_t name_len = name_end - i - 1;                                            \
-            char name[8];                                                                      \
-            int kind = NAME_OTHER;                                                             \
-            for (Py_ssize_t k = 0; k < name_len && k < 6; k++)                                 \
+            char name[MAX_NAME];                                                               \
+            for (Py_ssize_t k = 0; k < name_len && k < told->longest; k++)                     \
                 name[k] = (char)ascii_lower(s[i + 1 + k]);                                     \
-            if (name_len >= 5 && memcmp(name, "style", 5) == 0) {                              \
-                if (name_len != 5)                                                             \
-                    goto hand_back; /* "style-x" and the like: the Python scanner's to say */ \
-                kind = NAME_RAW;                                                               \
-            } else if (name_len >= 6 && memcmp(name, "script", 6) == 0) {                      \
-                if (name_len != 6)                                                             \
-                    goto hand_back;                                                            \
-                kind = NAME_RAW;                                                               \
-            } else if (name_len == 4 && (memcmp(name, "meta", 4) == 0 || memcmp(name, "link", 4) == 0)) { \
-                kind = NAME_SIGNAL;                                                            \
-            }                                                                                  \
+            int kind = name_kind(told, name, name_len);                                        \
+            if (kind == NAME_UNSURE)                                                           \
+                goto hand_back;                                                                \
             /* its attributes, each plain, up to its '>' (at `gt`) */                          \
             Py_ssize_t p = name_end, gt;                                                       \
             int self_closing = 0;                                                              \
@@ -475,6 +492,42 @@ DEFINE_SCAN(scan_ucs4, Py_UCS4)
 #define QUOTED_END QUOTED_END_BYTES
 DEFINE_SCAN(scan_utf8, Py_UCS1)
 
+/* The module's words for heads, or NULL with RuntimeError if it has not been told them. */
+static const Told *heads_told(PyObject *module) {
+    const Told *told = PyModule_GetState(module);
+    if (!told->heads_told) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_heads first (scanner.py does, at import)");
+        return NULL;
+    }
+    return told;
+}
+
+PyDoc_STRVAR(configure_heads_doc,
+             "configure_heads(signal_tags, raw_text, /)\n--\n\n"
+             "Tell the scans and `read_tag` the names of the tags that may decide (`signals.SIGNAL_TAGS`)\n"
+             "and of the elements skipped whole (`signals.RAW_TEXT`), each a tuple of lower-case ASCII\n"
+             "words. `scanner` does, at import.");
+
+static PyObject *configure_heads(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Told *told = PyModule_GetState(module);
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "configure_heads(signal_tags: tuple[str, ...], raw_text: tuple[str, ...])");
+        return NULL;
+    }
+    Told taken = *told;
+    if (read_names(args[0], taken.signal, &taken.signals, "signal_tags", "/<>") < 0 ||
+        read_names(args[1], taken.raw, &taken.raws, "raw_text", "/<>") < 0)
+        return NULL;
+    taken.longest = 0;
+    for (int m = 0; m < taken.signals; m++)
+        taken.longest = taken.signal[m].len > taken.longest ? taken.signal[m].len : taken.longest;
+    for (int m = 0; m < taken.raws; m++)
+        taken.longest = taken.raw[m].len > taken.longest ? taken.raw[m].len : taken.longest;
+    taken.heads_told = 1;
+    *told = taken;
+    Py_RETURN_NONE;
+}
+
 /* The marks of a call (a tuple of non-empty lower-case ASCII words), ready to look for. */
 static int read_marks(PyObject *words, Marks *marks) {
     memset(marks->first, 0, sizeof marks->first);
@@ -530,7 +583,9 @@ PyDoc_STRVAR(deciding_tags_doc,
              "tuple of lower-case ASCII words), in order; or None: ask the Python scanner.");
 
 static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
+    const Told *told = heads_told(module);
+    if (told == NULL)
+        return NULL;
     Marks marks;
     if (read_args(args, nargs, &PyUnicode_Type, "deciding_tags(text: str, marks: tuple[str, ...])", &marks) < 0)
         return NULL;
@@ -538,11 +593,11 @@ static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        return scan_ucs1(text, PyUnicode_1BYTE_DATA(text), n, &marks);
+        return scan_ucs1(text, PyUnicode_1BYTE_DATA(text), n, &marks, told);
     case PyUnicode_2BYTE_KIND:
-        return scan_ucs2(text, PyUnicode_2BYTE_DATA(text), n, &marks);
+        return scan_ucs2(text, PyUnicode_2BYTE_DATA(text), n, &marks, told);
     default:
-        return scan_ucs4(text, PyUnicode_4BYTE_DATA(text), n, &marks);
+        return scan_ucs4(text, PyUnicode_4BYTE_DATA(text), n, &marks, told);
     }
 }
 
@@ -628,7 +683,9 @@ PyDoc_STRVAR(deciding_tags_utf8_doc,
              "where they are certainly UTF-8 (no BOM; no charset declared but utf-8); else None.");
 
 static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
+    const Told *told = heads_told(module);
+    if (told == NULL)
+        return NULL;
     Marks marks;
     if (read_args(args, nargs, &PyBytes_Type, "deciding_tags_utf8(data: bytes, marks: tuple[str, ...])", &marks) < 0)
         return NULL;
@@ -636,7 +693,7 @@ static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_
     Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
     if (!surely_utf8(s, n))
         Py_RETURN_NONE;
-    return scan_utf8(NULL, s, n, &marks);
+    return scan_utf8(NULL, s, n, &marks, told);
 }
 
 PyDoc_STRVAR(read_tag_doc,
@@ -646,7 +703,9 @@ PyDoc_STRVAR(read_tag_doc,
              "and for a tag with a '&' in a value (its character references are Python's to read).");
 
 static PyObject *read_tag(PyObject *module, PyObject *text) {
-    (void)module;
+    const Told *told = heads_told(module);
+    if (told == NULL)
+        return NULL;
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "read_tag(text: str)");
         return NULL;
@@ -655,22 +714,27 @@ static PyObject *read_tag(PyObject *module, PyObject *text) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
 #define AT(k) PyUnicode_READ(kind, data, (k))
-    if (n < 6 || AT(0) != '<' || AT(n - 1) != '>')
+    if (n < 1 || AT(0) != '<' || AT(n - 1) != '>')
         Py_RETURN_NONE;
-    char name[5] = {0};
-    for (int k = 0; k < 4; k++) {
-        Py_UCS4 c = AT(1 + k);
-        name[k] = c < 128 ? (char)ascii_lower(c) : '?';
+    /* its name: a signal's tag, in ASCII letters of any case, then white space, '/' or '>' */
+    const Name *name = NULL;
+    for (int m = 0; m < told->signals && name == NULL; m++) {
+        const Name *tag = &told->signal[m];
+        Py_ssize_t k = 0;
+        if (n < tag->len + 2)
+            continue;
+        while (k < tag->len && ascii_lower(AT(1 + k)) == (Py_UCS4)(Py_UCS1)tag->text[k])
+            k++;
+        Py_UCS4 after = AT(1 + k);
+        if (k == tag->len && (ascii_space(after) || after == '/' || after == '>'))
+            name = tag;
     }
-    if (strcmp(name, "meta") != 0 && strcmp(name, "link") != 0)
-        Py_RETURN_NONE;
-    Py_UCS4 after = AT(5);
-    if (!(ascii_space(after) || after == '/' || after == '>'))
+    if (name == NULL)
         Py_RETURN_NONE;
     PyObject *attrs = PyDict_New();
     if (attrs == NULL)
         return NULL;
-    Py_ssize_t p = 5;
+    Py_ssize_t p = name->len + 1;
     for (;;) {
         Py_ssize_t q = p;
         while (q < n && ascii_space(AT(q)))
@@ -740,7 +804,7 @@ static PyObject *read_tag(PyObject *module, PyObject *text) {
             goto fail;
     }
 #undef AT
-    PyObject *tag_name = PyUnicode_FromStringAndSize(name, 4);
+    PyObject *tag_name = PyUnicode_FromStringAndSize(name->text, name->len);
     if (tag_name == NULL)
         goto fail;
     PyObject *tag = PyTuple_Pack(2, tag_name, attrs);
@@ -905,6 +969,7 @@ static PyMethodDef methods[] = {
     {"deciding_tags_utf8", (PyCFunction)(void (*)(void))deciding_tags_utf8, METH_FASTCALL, deciding_tags_utf8_doc},
     {"read_tag", (PyCFunction)read_tag, METH_O, read_tag_doc},
     {"deciding_tags", (PyCFunction)(void (*)(void))deciding_tags, METH_FASTCALL, deciding_tags_doc},
+    {"configure_heads", (PyCFunction)(void (*)(void))configure_heads, METH_FASTCALL, configure_heads_doc},
     {NULL, NULL, 0, NULL},
 };
 

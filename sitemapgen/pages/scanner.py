@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
 from sitemapgen.pages.compiled import load
-from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, Said, Tag, said_by
+from sitemapgen.pages.signals import DECIDING_WORDS, RAW_TEXT, SIGNAL_TAGS, Said, Tag, said_by
 
 
 class _Compiled(NamedTuple):
@@ -35,11 +35,17 @@ _scan = load()
 #: The compiled scanner, or None where it is not built, or the environment sets
 #: SITEMAPGEN_PURE_PYTHON (see `compiled.load`): then this module reads every head.
 #: (Tests set it to None to run the pure-Python path.)
-COMPILED: _Compiled | None = (
-    None if _scan is None else _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
-)
+COMPILED: _Compiled | None = None
+if _scan is not None:
+    # Told the signal table's tag names and the elements skipped whole, which the C spells
+    # nowhere: a tag added to the table is one edit. (Its words, `_MARKS`, go with each call.)
+    _scan.configure_heads(SIGNAL_TAGS, RAW_TEXT)
+    COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
 
-_RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
+#: The raw-text elements' names, as alternatives of a pattern.
+_RAW_TEXT_NAMES = "|".join(RAW_TEXT)
+
+_RAW_TEXT_OPEN = re.compile(rf"<(?:{_RAW_TEXT_NAMES})\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or
 #: single-quoted, or unquoted and plain. Values holding '<' or '>' are not
 #: plain: html.parser would still end the tag at the right '>', but a '<meta'
@@ -73,9 +79,9 @@ _SKIPPED = re.compile(  # '<' first, outside any group: the engine skips to each
     r"<(?:(!--(?!-?>)(?:[^-]|-(?!-))*+-->"
     + "".join(
         rf"|(?ai:{name})(?:{_ATTR_TEXT})*+\s*+>(?:[^<]++|<(?!/\s*(?ai:{name})\s*>))*+</\s*(?ai:{name})\s*>"
-        for name in ("script", "style")
+        for name in RAW_TEXT
     )
-    + r")|(?i:script|style)|!--)"
+    + rf")|(?i:{_RAW_TEXT_NAMES})|!--)"
 )
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 

@@ -274,6 +274,10 @@ _READERS: dict[str, tuple[tuple[Callable[[Attrs], Any], Callable[[Any, _Found], 
 DECIDING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(word for s in SIGNALS for word in s.words))
 #: The tag names any signal lives in.
 SIGNAL_TAGS: tuple[str, ...] = tuple(_READERS)
+#: The elements whose content html.parser reads as raw text, not markup: every reader of a page
+#: (the head scanners, Python and C, and the image finder) skips each whole, so a tag inside one
+#: is none.
+RAW_TEXT: tuple[str, ...] = ("script", "style")
 
 
 def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from sitemapgen.pages import lister, scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
+from sitemapgen.pages.signals import RAW_TEXT, SIGNAL_TAGS
+from sitemapgen.urls import INDEX_NAMES, PAGE_SUFFIXES
 
 from ..helpers import c_compiler
 from .test_head import _attribute, _piece
@@ -350,3 +352,30 @@ def test_a_listing_takes_its_names_from_the_lister(tmp_path: Path) -> None:
     assert sorted(untold.listing(os.fsencode(root))) == [b"\0home.xml\0\6", b"\1a.xml\0\6", b"\1d\0\5"]
     with pytest.raises(ValueError, match="may not"):
         untold.configure_listing(("index.html",), (".kml",), (0, 1, 2, 3))  # U+212A lower-cases to "k"
+
+
+def test_a_scan_takes_its_names_from_the_signal_table() -> None:
+    # The C spells no tag name of its own: untold, it reads nothing; told one more tag that may
+    # decide and one more element to skip whole, it finds and reads by them. So a tag added to
+    # `signals.SIGNALS` (or an element to `signals.RAW_TEXT`) is one edit.
+    untold = _untold()
+    with pytest.raises(RuntimeError, match="configure_heads"):
+        untold.deciding_tags("<meta>", scanner._MARKS)
+    with pytest.raises(RuntimeError, match="configure_heads"):
+        untold.read_tag("<meta>")
+    untold.configure_heads((*SIGNAL_TAGS, "base"), (*RAW_TEXT, "textarea"))
+    head = "<BASE href=/canonical><textarea><meta name=robots content=noindex></textarea><link rel=canonical href=/c>"
+    assert untold.deciding_tags(head, scanner._MARKS) == ["<BASE href=/canonical>", "<link rel=canonical href=/c>"]
+    assert untold.deciding_tags_utf8(head.encode(), scanner._MARKS) == untold.deciding_tags(head, scanner._MARKS)
+    assert untold.read_tag("<BASE href=/canonical>") == ("base", {"href": "/canonical"})
+    assert untold.deciding_tags("<textareax>", scanner._MARKS) is None  # only starts as one: Python's to say
+    with pytest.raises(ValueError, match="may not"):
+        untold.configure_heads(("meta/",), RAW_TEXT)
+
+
+@pytest.mark.without_it
+def test_the_c_spells_no_word_of_the_tables() -> None:
+    # What the tables say is said once, in Python; the C is told it (the two tests above).
+    source = (Path(scanner.__file__).parent / "_scan.c").read_text(encoding="utf-8")
+    for word in (*SIGNAL_TAGS, *RAW_TEXT, *INDEX_NAMES, *PAGE_SUFFIXES):
+        assert f'"{word}"' not in source, word
