@@ -11,7 +11,9 @@ derives its prefilters from those words: a head or tag holding none of them,
 and no ``&`` that could spell one, is never parsed. So adding a signal is one
 `Signal` entry and its two functions, and the prefilters follow; `tests/test_signals.py`
 checks both directions (every word reaches its reader; no reader acts on a tag
-without one).
+without one). This is the one place a head's words are spelled: the compiled
+scanner (`_scan.c`) is told the tag names and `RAW_TEXT` at import, and the
+image finder skips `RAW_TEXT` too.
 
 Deciding what the facts mean for a page (is a canonical "elsewhere"?) is the
 decision's job (`pipeline/decide.py`), not this module's.
