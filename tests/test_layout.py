@@ -187,3 +187,10 @@ def test_the_readme_and_the_development_page_draw_this_order() -> None:
     assert _drawing("docs/development.md") == drawing
     drawn = re.findall(r"\b(\w+)/", drawing)
     assert drawn == ["sitemapgen", *(name for name in DATA_ORDER if (PACKAGE / name).is_dir())]
+
+
+def test_listing_a_folder_needs_nothing_of_head_reading() -> None:
+    # The walk lists directories through `pages.lister`, which needs only the compiled module's
+    # loader and the URL rules' names: not the head scanner, nor the signal table.
+    assert set(_imports("sitemapgen.pages.lister")) <= {"sitemapgen.pages.compiled", "sitemapgen.urls"}
+    assert "sitemapgen.pages.scanner" not in set(_imports("sitemapgen.pages.walk"))

@@ -1,7 +1,7 @@
 /* The optional compiled scanner: `deciding_tags`, the pure-Python `scanner.read_fast`'s
  * finding of a plain head's deciding tags, done in one pass in C; `deciding_tags_utf8`, the same
  * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes; and, for the walk,
- * `listing`, `walk._listing` of a directory from `readdir` alone.
+ * `listing`, `lister.listing` of a directory from `readdir` alone.
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
@@ -15,6 +15,13 @@
  * a character could lower-case to ASCII (U+0130, U+212A) or is NUL, this hands the head
  * back rather than decide. A meta or link start tag whose text holds one of `marks` (lower
  * case; '&' is one of them) is a deciding tag: its text is in the answer, in page order.
+ *
+ * It spells no word of the Python side's tables: the modules that use it tell it theirs at
+ * import (`configure_heads`: `scanner.py`, the tags that may decide and the elements skipped
+ * whole, from the signal table; `configure_listing`: `lister.py`, the index names, page
+ * suffixes and entry kinds),
+ * and it refuses to answer until told. So a word added to a table is one edit, there; telling
+ * costs nothing per call, and the C stays one plain file, with no generated header to build.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -29,6 +36,62 @@ typedef struct {
     unsigned int second[256]; /* for each character below 256, the marks it is the second of, in any case */
     unsigned int one;         /* the marks of one character */
 } Marks;
+
+#define MAX_NAMES 4
+#define MAX_NAME 16
+
+/* A word of the Python side's tables: lower-case printable ASCII, shorter than MAX_NAME. */
+typedef struct {
+    char text[MAX_NAME];
+    Py_ssize_t len;
+} Name;
+
+/* What the Python side told the module at import (see `configure_heads`, `configure_listing`): it
+ * spells no word of its own, so that a word added to a table is one edit there. Zero (untold)
+ * until then. */
+typedef struct {
+    int heads_told;
+    Name signal[MAX_NAMES]; /* `signals.SIGNAL_TAGS`: the tags whose text may decide */
+    int signals;
+    Name raw[MAX_NAMES]; /* `signals.RAW_TEXT`: the elements skipped whole */
+    int raws;
+    Py_ssize_t longest; /* the longest of those names */
+    int listing_told;
+    Name index[MAX_NAMES]; /* `urls.INDEX_NAMES`, in rank order */
+    int indexes;
+    Name suffix[MAX_NAMES]; /* `urls.PAGE_SUFFIXES` */
+    int suffixes;
+    char kind[4]; /* `lister.DIR, PAGE, PAGE_LINK, OTHER_LINK` */
+} Told;
+
+/* The words of a tuple of 1 to MAX_NAMES of them, into `names`; -1 with ValueError naming `what`
+ * if they are not such words, or hold a character of `refused`. */
+static int read_names(PyObject *words, Name *names, int *count, const char *what, const char *refused) {
+    if (!PyTuple_Check(words) || PyTuple_GET_SIZE(words) < 1 || PyTuple_GET_SIZE(words) > MAX_NAMES) {
+        PyErr_Format(PyExc_ValueError, "%s: a tuple of 1 to %d words", what, MAX_NAMES);
+        return -1;
+    }
+    *count = (int)PyTuple_GET_SIZE(words);
+    for (int m = 0; m < *count; m++) {
+        PyObject *word = PyTuple_GET_ITEM(words, m);
+        if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word) || PyUnicode_GET_LENGTH(word) == 0 ||
+            PyUnicode_GET_LENGTH(word) >= MAX_NAME) {
+            PyErr_Format(PyExc_ValueError, "%s: words of ASCII, 1 to %d characters", what, MAX_NAME - 1);
+            return -1;
+        }
+        const Py_UCS1 *text = PyUnicode_1BYTE_DATA(word);
+        names[m].len = PyUnicode_GET_LENGTH(word);
+        for (Py_ssize_t k = 0; k < names[m].len; k++) {
+            Py_UCS1 c = text[k];
+            if (c <= ' ' || c >= 0x7f || (c >= 'A' && c <= 'Z') || strchr(refused, c) != NULL) {
+                PyErr_Format(PyExc_ValueError, "%s: %R holds a character it may not", what, word);
+                return -1;
+            }
+            names[m].text[k] = (char)c;
+        }
+    }
+    return 0;
+}
 
 static inline int ascii_space(Py_UCS4 c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -153,7 +216,24 @@ static inline int ends_unquoted_or_reference(Py_UCS4 c) {
     return ends_unquoted(c) || c == '&';
 }
 
-enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
+enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW, NAME_UNSURE };
+
+/* What a start tag's name (`len` characters, lower case in `name` as far as `told->longest`)
+ * names: a raw-text element, a signal's tag, another; or NAME_UNSURE for one that only starts as
+ * a raw-text element's ("style-x" and the like: the Python scanner's to say). */
+static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) {
+    for (int m = 0; m < told->raws; m++) {
+        const Name *raw = &told->raw[m];
+        if (len >= raw->len && memcmp(name, raw->text, (size_t)raw->len) == 0)
+            return len == raw->len ? NAME_RAW : NAME_UNSURE;
+    }
+    for (int m = 0; m < told->signals; m++) {
+        const Name *tag = &told->signal[m];
+        if (len == tag->len && memcmp(name, tag->text, (size_t)len) == 0)
+            return NAME_SIGNAL;
+    }
+    return NAME_OTHER;
+}
 
 /* In a scan: `u` := the first `quote` at or after `from` (or `n`), or hand the head back if a
  * '<' or '>' comes before it (a quoted value holds neither). One character at a time... */
@@ -175,7 +255,7 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
 /* The scan, once per string kind: the answer (a new list), Py_None (a new reference: ask the
  * Python scanner), or NULL with an exception set. */
 #define DEFINE_SCAN(NAME, T)                                                                   \
-    static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks) {       \
+    static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks, const Told *told) { \
         (void)str;                                                                             \
         PyObject *found = PyList_New(0);                                                       \
         if (found == NULL)                                                                     \
@@ -232,21 +312,12 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW };
                 name_end++;                                                                    \
             }                                                                                  \
             Py_ssize_t name_len = name_end - i - 1;                                            \
-            char name[8];                                                                      \
-            int kind = NAME_OTHER;                                                             \
-            for (Py_ssize_t k = 0; k < name_len && k < 6; k++)                                 \
+            char name[MAX_NAME];                                                               \
+            for (Py_ssize_t k = 0; k < name_len && k < told->longest; k++)                     \
                 name[k] = (char)ascii_lower(s[i + 1 + k]);                                     \
-            if (name_len >= 5 && memcmp(name, "style", 5) == 0) {                              \
-                if (name_len != 5)                                                             \
-                    goto hand_back; /* "style-x" and the like: the Python scanner's to say */ \
-                kind = NAME_RAW;                                                               \
-            } else if (name_len >= 6 && memcmp(name, "script", 6) == 0) {                      \
-                if (name_len != 6)                                                             \
-                    goto hand_back;                                                            \
-                kind = NAME_RAW;                                                               \
-            } else if (name_len == 4 && (memcmp(name, "meta", 4) == 0 || memcmp(name, "link", 4) == 0)) { \
-                kind = NAME_SIGNAL;                                                            \
-            }                                                                                  \
+            int kind = name_kind(told, name, name_len);                                        \
+            if (kind == NAME_UNSURE)                                                           \
+                goto hand_back;                                                                \
             /* its attributes, each plain, up to its '>' (at `gt`) */                          \
             Py_ssize_t p = name_end, gt;                                                       \
             int self_closing = 0;                                                              \
@@ -421,6 +492,42 @@ DEFINE_SCAN(scan_ucs4, Py_UCS4)
 #define QUOTED_END QUOTED_END_BYTES
 DEFINE_SCAN(scan_utf8, Py_UCS1)
 
+/* The module's words for heads, or NULL with RuntimeError if it has not been told them. */
+static const Told *heads_told(PyObject *module) {
+    const Told *told = PyModule_GetState(module);
+    if (!told->heads_told) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_heads first (scanner.py does, at import)");
+        return NULL;
+    }
+    return told;
+}
+
+PyDoc_STRVAR(configure_heads_doc,
+             "configure_heads(signal_tags, raw_text, /)\n--\n\n"
+             "Tell the scans and `read_tag` the names of the tags that may decide (`signals.SIGNAL_TAGS`)\n"
+             "and of the elements skipped whole (`signals.RAW_TEXT`), each a tuple of lower-case ASCII\n"
+             "words. `scanner` does, at import.");
+
+static PyObject *configure_heads(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Told *told = PyModule_GetState(module);
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "configure_heads(signal_tags: tuple[str, ...], raw_text: tuple[str, ...])");
+        return NULL;
+    }
+    Told taken = *told;
+    if (read_names(args[0], taken.signal, &taken.signals, "signal_tags", "/<>") < 0 ||
+        read_names(args[1], taken.raw, &taken.raws, "raw_text", "/<>") < 0)
+        return NULL;
+    taken.longest = 0;
+    for (int m = 0; m < taken.signals; m++)
+        taken.longest = taken.signal[m].len > taken.longest ? taken.signal[m].len : taken.longest;
+    for (int m = 0; m < taken.raws; m++)
+        taken.longest = taken.raw[m].len > taken.longest ? taken.raw[m].len : taken.longest;
+    taken.heads_told = 1;
+    *told = taken;
+    Py_RETURN_NONE;
+}
+
 /* The marks of a call (a tuple of non-empty lower-case ASCII words), ready to look for. */
 static int read_marks(PyObject *words, Marks *marks) {
     memset(marks->first, 0, sizeof marks->first);
@@ -476,7 +583,9 @@ PyDoc_STRVAR(deciding_tags_doc,
              "tuple of lower-case ASCII words), in order; or None: ask the Python scanner.");
 
 static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
+    const Told *told = heads_told(module);
+    if (told == NULL)
+        return NULL;
     Marks marks;
     if (read_args(args, nargs, &PyUnicode_Type, "deciding_tags(text: str, marks: tuple[str, ...])", &marks) < 0)
         return NULL;
@@ -484,11 +593,11 @@ static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        return scan_ucs1(text, PyUnicode_1BYTE_DATA(text), n, &marks);
+        return scan_ucs1(text, PyUnicode_1BYTE_DATA(text), n, &marks, told);
     case PyUnicode_2BYTE_KIND:
-        return scan_ucs2(text, PyUnicode_2BYTE_DATA(text), n, &marks);
+        return scan_ucs2(text, PyUnicode_2BYTE_DATA(text), n, &marks, told);
     default:
-        return scan_ucs4(text, PyUnicode_4BYTE_DATA(text), n, &marks);
+        return scan_ucs4(text, PyUnicode_4BYTE_DATA(text), n, &marks, told);
     }
 }
 
@@ -574,7 +683,9 @@ PyDoc_STRVAR(deciding_tags_utf8_doc,
              "where they are certainly UTF-8 (no BOM; no charset declared but utf-8); else None.");
 
 static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
+    const Told *told = heads_told(module);
+    if (told == NULL)
+        return NULL;
     Marks marks;
     if (read_args(args, nargs, &PyBytes_Type, "deciding_tags_utf8(data: bytes, marks: tuple[str, ...])", &marks) < 0)
         return NULL;
@@ -582,7 +693,7 @@ static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_
     Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
     if (!surely_utf8(s, n))
         Py_RETURN_NONE;
-    return scan_utf8(NULL, s, n, &marks);
+    return scan_utf8(NULL, s, n, &marks, told);
 }
 
 PyDoc_STRVAR(read_tag_doc,
@@ -592,7 +703,9 @@ PyDoc_STRVAR(read_tag_doc,
              "and for a tag with a '&' in a value (its character references are Python's to read).");
 
 static PyObject *read_tag(PyObject *module, PyObject *text) {
-    (void)module;
+    const Told *told = heads_told(module);
+    if (told == NULL)
+        return NULL;
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "read_tag(text: str)");
         return NULL;
@@ -601,22 +714,27 @@ static PyObject *read_tag(PyObject *module, PyObject *text) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
 #define AT(k) PyUnicode_READ(kind, data, (k))
-    if (n < 6 || AT(0) != '<' || AT(n - 1) != '>')
+    if (n < 1 || AT(0) != '<' || AT(n - 1) != '>')
         Py_RETURN_NONE;
-    char name[5] = {0};
-    for (int k = 0; k < 4; k++) {
-        Py_UCS4 c = AT(1 + k);
-        name[k] = c < 128 ? (char)ascii_lower(c) : '?';
+    /* its name: a signal's tag, in ASCII letters of any case, then white space, '/' or '>' */
+    const Name *name = NULL;
+    for (int m = 0; m < told->signals && name == NULL; m++) {
+        const Name *tag = &told->signal[m];
+        Py_ssize_t k = 0;
+        if (n < tag->len + 2)
+            continue;
+        while (k < tag->len && ascii_lower(AT(1 + k)) == (Py_UCS4)(Py_UCS1)tag->text[k])
+            k++;
+        Py_UCS4 after = AT(1 + k);
+        if (k == tag->len && (ascii_space(after) || after == '/' || after == '>'))
+            name = tag;
     }
-    if (strcmp(name, "meta") != 0 && strcmp(name, "link") != 0)
-        Py_RETURN_NONE;
-    Py_UCS4 after = AT(5);
-    if (!(ascii_space(after) || after == '/' || after == '>'))
+    if (name == NULL)
         Py_RETURN_NONE;
     PyObject *attrs = PyDict_New();
     if (attrs == NULL)
         return NULL;
-    Py_ssize_t p = 5;
+    Py_ssize_t p = name->len + 1;
     for (;;) {
         Py_ssize_t q = p;
         while (q < n && ascii_space(AT(q)))
@@ -686,7 +804,7 @@ static PyObject *read_tag(PyObject *module, PyObject *text) {
             goto fail;
     }
 #undef AT
-    PyObject *tag_name = PyUnicode_FromStringAndSize(name, 4);
+    PyObject *tag_name = PyUnicode_FromStringAndSize(name->text, name->len);
     if (tag_name == NULL)
         goto fail;
     PyObject *tag = PyTuple_Pack(2, tag_name, attrs);
@@ -705,27 +823,78 @@ fail:
 #include <dirent.h>
 #include <errno.h>
 
-/* The kinds of `walk._listing`'s entries (its `_DIR, _PAGE, _PAGE_LINK, _OTHER_LINK`). */
+/* The kinds of `lister.listing`'s entries, as `told->kind` holds them. */
 enum { KIND_DIR, KIND_PAGE, KIND_PAGE_LINK, KIND_OTHER_LINK };
 
-/* Whether a name ends in ".html" or ".htm", in ASCII letters of any case (`urls.PAGE_SUFFIXES`,
- * as `walk._listing` tests them: on UTF-8 names, only ASCII lower-cases to those letters). */
-static int page_named(const char *name, size_t n) {
-    if (n >= 4 && name[n - 4] == '.' && (name[n - 3] | 0x20) == 'h' && (name[n - 2] | 0x20) == 't' &&
-        (name[n - 1] | 0x20) == 'm')
-        return 1;
-    return n >= 5 && name[n - 5] == '.' && (name[n - 4] | 0x20) == 'h' && (name[n - 3] | 0x20) == 't' &&
-           (name[n - 2] | 0x20) == 'm' && (name[n - 1] | 0x20) == 'l';
+/* Whether a name ends in one of the page suffixes, in ASCII letters of any case (as
+ * `lister.listing` tests them: on UTF-8 names, only ASCII lower-cases to ASCII letters, but for
+ * U+212A, which lower-cases to "k": no suffix may hold one, see `configure_listing`). */
+static int page_named(const Told *told, const char *name, size_t n) {
+    for (int m = 0; m < told->suffixes; m++) {
+        const Name *suffix = &told->suffix[m];
+        size_t len = (size_t)suffix->len, k = 0;
+        if (n < len)
+            continue;
+        while (k < len && (char)ascii_lower((Py_UCS1)name[n - len + k]) == suffix->text[k])
+            k++;
+        if (k == len)
+            return 1;
+    }
+    return 0;
+}
+
+/* A name's rank: its place among the index names, else their number. */
+static int index_rank(const Told *told, const char *name, size_t n) {
+    int m = 0;
+    while (m < told->indexes && !((size_t)told->index[m].len == n && memcmp(name, told->index[m].text, n) == 0))
+        m++;
+    return m;
+}
+
+PyDoc_STRVAR(configure_listing_doc,
+             "configure_listing(index_names, page_suffixes, kinds, /)\n--\n\n"
+             "Tell `listing` the index names (in rank order) and the page suffixes (lower case, no 'k'),\n"
+             "each a tuple of words, and the kinds to give a directory, a page, a page's symlink and\n"
+             "another symlink (a tuple of four ints below 256). `lister` does, at import.");
+
+static PyObject *configure_listing(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Told *told = PyModule_GetState(module);
+    if (nargs != 3 || !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 4) {
+        PyErr_SetString(PyExc_TypeError, "configure_listing(index_names: tuple[str, ...], page_suffixes: "
+                                         "tuple[str, ...], kinds: tuple[int, int, int, int])");
+        return NULL;
+    }
+    Told taken = *told;
+    if (read_names(args[0], taken.index, &taken.indexes, "index_names", "/") < 0 ||
+        read_names(args[1], taken.suffix, &taken.suffixes, "page_suffixes", "/k") < 0)
+        return NULL;
+    for (int m = 0; m < 4; m++) {
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(args[2], m));
+        if (kind == -1 && PyErr_Occurred())
+            return NULL;
+        if (kind < 0 || kind > 255) {
+            PyErr_SetString(PyExc_ValueError, "kinds: ints below 256");
+            return NULL;
+        }
+        taken.kind[m] = (char)kind;
+    }
+    taken.listing_told = 1;
+    *told = taken;
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(listing_doc,
              "listing(directory, /)\n--\n\n"
-             "`walk._listing` of a directory (bytes) without documents: its entries (rank, raw name,\n"
+             "`lister.listing` of a directory (bytes) without documents: its entries (rank, raw name,\n"
              "NUL, kind), subdirectories, page-named files and symlinks, in no order; or None where\n"
-             "an entry's type is not in the listing (d_type unknown): ask `walk._listing`.");
+             "an entry's type is not in the listing (d_type unknown): ask `lister.listing`.");
 
 static PyObject *listing(PyObject *module, PyObject *directory) {
-    (void)module;
+    const Told *told = PyModule_GetState(module);
+    if (!told->listing_told) {
+        PyErr_SetString(PyExc_RuntimeError, "listing: configure_listing first (lister.py does, at import)");
+        return NULL;
+    }
     if (!PyBytes_Check(directory)) {
         PyErr_SetString(PyExc_TypeError, "listing(directory: bytes)");
         return NULL;
@@ -763,13 +932,13 @@ static PyObject *listing(PyObject *module, PyObject *directory) {
         }
         if (type == DT_DIR)
             kind = KIND_DIR;
-        else if (page_named(name, n))
+        else if (page_named(told, name, n))
             kind = type == DT_LNK ? KIND_PAGE_LINK : KIND_PAGE;
         else if (type == DT_LNK)
             kind = KIND_OTHER_LINK;
         else
             continue; /* an asset */
-        int rank = strcmp(name, "index.html") == 0 ? 0 : strcmp(name, "index.htm") == 0 ? 1 : 2;
+        int rank = index_rank(told, name, n);
         PyObject *item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n + 3);
         if (item == NULL)
             goto failed;
@@ -777,7 +946,7 @@ static PyObject *listing(PyObject *module, PyObject *directory) {
         bytes[0] = (char)rank;
         memcpy(bytes + 1, name, n);
         bytes[n + 1] = '\0';
-        bytes[n + 2] = (char)kind;
+        bytes[n + 2] = told->kind[kind];
         int appended = PyList_Append(found, item);
         Py_DECREF(item);
         if (appended < 0)
@@ -795,10 +964,12 @@ failed:
 static PyMethodDef methods[] = {
 #ifndef _WIN32
     {"listing", (PyCFunction)listing, METH_O, listing_doc},
+    {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},
 #endif
     {"deciding_tags_utf8", (PyCFunction)(void (*)(void))deciding_tags_utf8, METH_FASTCALL, deciding_tags_utf8_doc},
     {"read_tag", (PyCFunction)read_tag, METH_O, read_tag_doc},
     {"deciding_tags", (PyCFunction)(void (*)(void))deciding_tags, METH_FASTCALL, deciding_tags_doc},
+    {"configure_heads", (PyCFunction)(void (*)(void))configure_heads, METH_FASTCALL, configure_heads_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -811,7 +982,8 @@ static struct PyModuleDef_Slot slots[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "sitemapgen.pages._scan",
-    "The optional compiled scanner of plain heads (see scanner.read_fast), and lister of directories.", 0,
+    "The optional compiled scanner of plain heads (see scanner.read_fast), and lister of directories.",
+    sizeof(Told),
     methods, slots,
     NULL, NULL, NULL,
 };

@@ -31,6 +31,7 @@ import re
 from typing import NamedTuple
 
 from sitemapgen.pages.encoding import decode_head
+from sitemapgen.pages.signals import RAW_TEXT
 from sitemapgen.protocol import MAX_URL_LENGTH
 from sitemapgen.urls import resolve_href
 from sitemapgen.util.safeio import read_page
@@ -44,32 +45,34 @@ _KEPT = frozenset(("src", "srcset", "data-src", "data-srcset", "width", "height"
 #: A quoted or unquoted run of a tag's attributes, up to its '>' (quoted values may hold one).
 _ATTRS = r"""(?:[^>"']++|"[^"]*+"|'[^']*+')*+"""
 #: Elements whose content a browser shows as text or not at all (a title, a text area, a
-#: template's inert content...): an ``<img`` inside is no image. Each is skipped whole.
+#: template's inert content...): an ``<img`` inside is no image. Each is skipped whole, as the
+#: raw-text ones are (`signals.RAW_TEXT`, which html.parser skips too).
 _TEXT_ONLY = ("title", "textarea", "xmp", "noembed", "noframes", "template")
+#: The tags of interest: an image's (its sources, its picture), the og:image meta, and the base.
+_TAGS = ("img", "source", "picture", "meta", "base")
 #: What comes before each token (below) in one match, so that Python sees only the tokens:
 #: text, and every '<' that starts none of them; a start tag of another name is skipped whole,
 #: so a '<img' in its attribute values is no tag (as html.parser reads it).
 _BETWEEN = (
-    r"(?:[^<]++|<(?!(?i:img|source|picture|meta|base|script|style|" + "|".join(_TEXT_ONLY) + r")(?=[\s/>])"
+    r"(?:[^<]++|<(?!(?i:" + "|".join((*_TAGS, *RAW_TEXT, *_TEXT_ONLY)) + r")(?=[\s/>])"
     r"|/(?i:picture)\s*>|!)(?:[a-zA-Z][^\s/>]*+" + _ATTRS + r">)?"
     # Any other '<!' (a CDATA section, a doctype) is a bogus comment to the next '>', as browsers read it.
     r"|<!(?!--)[^>]*+>)*+"
 )
-#: One token of a page, in order, after `_BETWEEN`: a comment, a script or style element
-#: (skipped whole, as html.parser skips them: no group) or a text-only one (`_TEXT_ONLY`), a
+#: One token of a page, in order, after `_BETWEEN`: a comment, a raw-text element (a script
+#: or style, skipped whole, as html.parser skips them: no group) or a text-only one, a
 #: tag of interest (its name in group 1, its attributes in group 2), a ``</picture>`` (group
 #: 3); else a '<' that is none of these after all (a quote left open), or the end of the page.
 _TOKENS = re.compile(
-    _BETWEEN + r"(?:<(?:!--.*?--!?>"
-    r"|(?i:script)(?=[\s/>])" + _ATTRS + r">(?:[^<]++|<(?!/\s*(?i:script)\s*>))*+(?:</\s*(?i:script)\s*>)?"
-    r"|(?i:style)(?=[\s/>])"
-    + _ATTRS
-    + r">(?:[^<]++|<(?!/\s*(?i:style)\s*>))*+(?:</\s*(?i:style)\s*>)?"
+    _BETWEEN
+    + r"(?:<(?:!--.*?--!?>"
     + "".join(
         rf"|(?i:{name})(?=[\s/>])" + _ATTRS + rf">(?:[^<]++|<(?!/\s*(?i:{name})\s*>))*+(?:</\s*(?i:{name})\s*>)?"
-        for name in _TEXT_ONLY
+        for name in (*RAW_TEXT, *_TEXT_ONLY)
     )
-    + r"|(?i:(img|source|picture|meta|base))(?=[\s/>])("
+    + r"|(?i:("
+    + "|".join(_TAGS)
+    + r"))(?=[\s/>])("
     + _ATTRS
     + r")>"
     r"|/(?i:(picture))\s*>"

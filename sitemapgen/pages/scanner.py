@@ -15,12 +15,12 @@ it cannot tell exactly so (see `read_fast`): the answers are the same with it an
 from __future__ import annotations
 
 import html
-import os
 import re
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
-from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, Said, Tag, said_by
+from sitemapgen.pages.compiled import load
+from sitemapgen.pages.signals import DECIDING_WORDS, RAW_TEXT, SIGNAL_TAGS, Said, Tag, said_by
 
 
 class _Compiled(NamedTuple):
@@ -29,26 +29,23 @@ class _Compiled(NamedTuple):
     deciding_tags: Callable[[str, tuple[str, ...]], list[str] | None]
     deciding_tags_utf8: Callable[[bytes, tuple[str, ...]], list[str] | None]
     read_tag: Callable[[str], Tag | None]
-    #: `walk._listing` of a directory (its bytes) without documents, or None (see `_scan.c`); None
-    #: where the platform has no `readdir` (Windows).
-    listing: Callable[[bytes], list[bytes] | None] | None
 
 
+_scan = load()
 #: The compiled scanner, or None where it is not built, or the environment sets
-#: SITEMAPGEN_PURE_PYTHON (to 1, or anything but 0 or nothing): then this module reads every head.
+#: SITEMAPGEN_PURE_PYTHON (see `compiled.load`): then this module reads every head.
 #: (Tests set it to None to run the pure-Python path.)
 COMPILED: _Compiled | None = None
-if os.environ.get("SITEMAPGEN_PURE_PYTHON", "0") in ("", "0"):
-    try:
-        from sitemapgen.pages import _scan
-    except ImportError:  # built without a C compiler
-        pass
-    else:
-        COMPILED = _Compiled(
-            _scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag, getattr(_scan, "listing", None)
-        )
+if _scan is not None:
+    # Told the signal table's tag names and the elements skipped whole, which the C spells
+    # nowhere: a tag added to the table is one edit. (Its words, `_MARKS`, go with each call.)
+    _scan.configure_heads(SIGNAL_TAGS, RAW_TEXT)
+    COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
 
-_RAW_TEXT_OPEN = re.compile(r"<(?:script|style)\b", re.IGNORECASE)
+#: The raw-text elements' names, as alternatives of a pattern.
+_RAW_TEXT_NAMES = "|".join(RAW_TEXT)
+
+_RAW_TEXT_OPEN = re.compile(rf"<(?:{_RAW_TEXT_NAMES})\b", re.IGNORECASE)
 #: One attribute as both parsers read it alike: a name, and a value double- or
 #: single-quoted, or unquoted and plain. Values holding '<' or '>' are not
 #: plain: html.parser would still end the tag at the right '>', but a '<meta'
@@ -82,9 +79,9 @@ _SKIPPED = re.compile(  # '<' first, outside any group: the engine skips to each
     r"<(?:(!--(?!-?>)(?:[^-]|-(?!-))*+-->"
     + "".join(
         rf"|(?ai:{name})(?:{_ATTR_TEXT})*+\s*+>(?:[^<]++|<(?!/\s*(?ai:{name})\s*>))*+</\s*(?ai:{name})\s*>"
-        for name in ("script", "style")
+        for name in RAW_TEXT
     )
-    + r")|(?i:script|style)|!--)"
+    + rf")|(?i:{_RAW_TEXT_NAMES})|!--)"
 )
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 

@@ -11,7 +11,9 @@ derives its prefilters from those words: a head or tag holding none of them,
 and no ``&`` that could spell one, is never parsed. So adding a signal is one
 `Signal` entry and its two functions, and the prefilters follow; `tests/test_signals.py`
 checks both directions (every word reaches its reader; no reader acts on a tag
-without one).
+without one). This is the one place a head's words are spelled: the compiled
+scanner (`_scan.c`) is told the tag names and `RAW_TEXT` at import, and the
+image finder skips `RAW_TEXT` too.
 
 Deciding what the facts mean for a page (is a canonical "elsewhere"?) is the
 decision's job (`pipeline/decide.py`), not this module's.
@@ -274,6 +276,10 @@ _READERS: dict[str, tuple[tuple[Callable[[Attrs], Any], Callable[[Any, _Found], 
 DECIDING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(word for s in SIGNALS for word in s.words))
 #: The tag names any signal lives in.
 SIGNAL_TAGS: tuple[str, ...] = tuple(_READERS)
+#: The elements whose content html.parser reads as raw text, not markup: every reader of a page
+#: (the head scanners, Python and C, and the image finder) skips each whole, so a tag inside one
+#: is none.
+RAW_TEXT: tuple[str, ...] = ("script", "style")
 
 
 def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:

@@ -9,11 +9,9 @@ listing is held in memory. Anything it passes over is reported through
 
 from __future__ import annotations
 
-import codecs
 import errno
 import os
 import stat
-import sys
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +19,9 @@ from pathlib import Path
 import pathspec
 
 from sitemapgen.errors import ConfigError, DocrootError
-from sitemapgen.pages import scanner
+from sitemapgen.pages.lister import BROKEN, DIR, FS_ENCODING, FS_ERRORS, OTHER_LINK, PAGE, PAGE_LINK, listing
 from sitemapgen.skips import Skip, SkipReason
-from sitemapgen.urls import INDEX_NAMES, PAGE_SUFFIXES, UrlStyle, url_name
+from sitemapgen.urls import INDEX_NAMES, UrlStyle, url_name
 from sitemapgen.util.safeio import read_regular
 
 #: Never listed unless a later pattern re-includes them (``!404.html``):
@@ -68,16 +66,6 @@ def read_ignore_file(docroot: Path) -> list[str]:
 def exclusion_spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
     """One spec of the defaults followed by `patterns`, so later ones (``!x``) win."""
     return pathspec.GitIgnoreSpec.from_lines([*DEFAULT_EXCLUDE, *patterns])
-
-
-#: index.html before index.htm, as static servers look for them, so that of two
-#: files with one URL the one a server would serve is the one listed.
-_INDEX_RANK = {name: rank for rank, name in enumerate(INDEX_NAMES)}
-
-
-_FS_ENCODING = sys.getfilesystemencoding()
-_FS_ERRORS = sys.getfilesystemencodeerrors()
-_FS_UTF8 = codecs.lookup(_FS_ENCODING).name == "utf-8"
 
 
 def default_excluded(name: str) -> bool:
@@ -179,7 +167,7 @@ class Walk:
         directory = self.root + prefix[:-1] if prefix else self.root
         documents = self._documents
         try:
-            listed, errors = _listing(directory, None if documents is None else lambda name: documents(prefix + name))
+            listed, errors = listing(directory, None if documents is None else lambda name: documents(prefix + name))
         except OSError as e:
             skip(Skip(prefix or "./", SkipReason.UNREADABLE, e.strerror or str(e)))
             return
@@ -191,24 +179,24 @@ class Walk:
         # others' URL names are all that need remembering (a few, however big the directory).
         shared = _shareable(listed, style)
         urls: dict[str, str] = {}
-        fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
+        fs_encoding, fs_errors = FS_ENCODING, FS_ERRORS
         while listed:
             item = listed.pop()
             kind = item[-1]
             name = item[1:-2].decode(fs_encoding, fs_errors)
             relpath = prefix + name
-            if kind == _DIR:
+            if kind == DIR:
                 pruned = prune(relpath + "/")
                 if pruned is not None:
                     skip(pruned)
                 else:
                     subdirs.append(relpath + "/")
                 continue
-            if kind == _BROKEN:
+            if kind == BROKEN:
                 error = errors[name]
                 skip(Skip(relpath, SkipReason.UNREADABLE, error.strerror or str(error)))
                 continue
-            if kind == _OTHER_LINK:
+            if kind == OTHER_LINK:
                 if os.path.isdir(os.path.join(directory, name)):
                     skip(Skip(relpath + "/", SkipReason.DIR_SYMLINK))
                 continue
@@ -219,7 +207,7 @@ class Walk:
                     if first != relpath:
                         skip(Skip(relpath, SkipReason.DUPLICATE_URL, first))
                         continue
-            yield relpath, kind == _PAGE_LINK
+            yield relpath, kind == PAGE_LINK
 
 
 def _shareable(listed: list[bytes], style: UrlStyle | None) -> set[str] | None:
@@ -235,63 +223,14 @@ def _shareable(listed: list[bytes], style: UrlStyle | None) -> set[str] | None:
         return None
     shared: set[str] = set()
     for item in listed:
-        if item[-1] in (_PAGE, _PAGE_LINK) and not item.endswith(b".html\0" + bytes([item[-1]])):
-            shared.add(url_name(item[1:-2].decode(_FS_ENCODING, _FS_ERRORS), style))
+        if item[-1] in (PAGE, PAGE_LINK) and not item.endswith(b".html\0" + bytes([item[-1]])):
+            shared.add(url_name(item[1:-2].decode(FS_ENCODING, FS_ERRORS), style))
     return shared or None
-
-
-def _listing(directory: str, document: Callable[[str], bool] | None = None) -> tuple[list[bytes], dict[str, OSError]]:
-    """A directory's subdirectories, page-named files and symlinks, in no order; assets dropped,
-    but for the files `document` accepts (by name), which are kept as pages are.
-
-    Each entry is one bytes object, rank + raw name + NUL + kind, so that sorting
-    them sorts by (index rank, raw name bytes): a NUL is in no file name, so a
-    name sorts before every longer name it begins. An entry whose type cannot be
-    read is of kind `_BROKEN`, and its error is in the dict under its name.
-
-    Where the compiled scanner is built, it lists the directory (`_scan.listing`: the same
-    entries, from `readdir` alone), unless an entry's type is not in the listing (some network
-    file systems): then, as without it, `os.scandir` and a stat of that entry. It tests the
-    names' suffixes on their raw bytes: so only where the file system's encoding is UTF-8, in
-    which only ASCII bytes spell ASCII letters.
-    """
-    compiled = scanner.COMPILED
-    if compiled is not None and compiled.listing is not None and document is None and _FS_UTF8:
-        found = compiled.listing(directory.encode(_FS_ENCODING, _FS_ERRORS))
-        if found is not None:
-            return found, {}
-    fs_encoding, fs_errors = _FS_ENCODING, _FS_ERRORS
-    rank = _INDEX_RANK.get
-    listed: list[bytes] = []
-    errors: dict[str, OSError] = {}
-    with os.scandir(directory) as it:
-        for entry in it:
-            name = entry.name
-            kind: int
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    kind = _DIR
-                elif name[-5:].lower().endswith(PAGE_SUFFIXES):  # is_page_name, on the end alone
-                    kind = _PAGE_LINK if entry.is_symlink() else _PAGE
-                elif document is not None and document(name):
-                    kind = _PAGE_LINK if entry.is_symlink() else _PAGE
-                elif entry.is_symlink():
-                    kind = _OTHER_LINK
-                else:
-                    continue  # an asset
-            except OSError as e:
-                errors[name] = e
-                kind = _BROKEN
-            listed.append(b"%c%b\0%c" % (rank(name, 2), name.encode(fs_encoding, fs_errors), kind))
-    return listed, errors
 
 
 def _prune_default(relpath: str) -> Skip | None:
     """The default excludes for a directory (``a/b/``), by its name alone."""
     return Skip(relpath, SkipReason.EXCLUDED_DIR) if default_excluded(relpath[:-1].rpartition("/")[2]) else None
-
-
-_DIR, _PAGE, _PAGE_LINK, _OTHER_LINK, _BROKEN = range(5)
 
 
 def iter_pages(

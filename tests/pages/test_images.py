@@ -3,13 +3,17 @@ test against beautifulsoup4 (html.parser), the reference reader, on generated pa
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from unittest import mock
 
 import bs4
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitemapgen.pages import images as finder
+from sitemapgen.pages import signals
 from sitemapgen.pages.images import (
     PAGE_MAX_BYTES,
     ImageTags,
@@ -21,7 +25,8 @@ from sitemapgen.pages.images import (
     srcset_candidates,
 )
 
-PAGE = "https://example.com/docs/page/"
+ORIGIN = "https://example.com"
+PAGE = ORIGIN + "/docs/page/"
 
 
 def images(body: str, head: str = "", url: str = PAGE) -> tuple[str, ...]:
@@ -180,6 +185,20 @@ def test_og_image_by_name_is_not_open_graph() -> None:
 )
 def test_srcset_candidates(srcset: str, expected: list[tuple[str, str, float]]) -> None:
     assert srcset_candidates(srcset) == expected
+
+
+def test_the_elements_skipped_whole_are_the_signal_table_s() -> None:
+    # The finder skips the elements the head scanners skip whole (`signals.RAW_TEXT`), taken from
+    # that one table: one more there, and an image inside it is none here either.
+    page = "<noscript><img src=/a.png></noscript><img src=/b.png>"
+    assert page_images(page, PAGE) == (ORIGIN + "/a.png", ORIGIN + "/b.png")
+    try:
+        with mock.patch.object(signals, "RAW_TEXT", (*signals.RAW_TEXT, "noscript")):
+            importlib.reload(finder)
+            assert finder.page_images(page, PAGE) == (ORIGIN + "/b.png",)
+    finally:
+        importlib.reload(finder)
+    assert finder.page_images(page, PAGE) == (ORIGIN + "/a.png", ORIGIN + "/b.png")
 
 
 def test_bytes_without_image_marks_are_not_decoded_and_utf16_is() -> None:

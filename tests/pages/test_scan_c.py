@@ -5,21 +5,24 @@ against beautifulsoup4: conftest.py.)"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sitemapgen.pages import scanner
+from sitemapgen.pages import lister, scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
-from sitemapgen.pages.walk import _listing
+from sitemapgen.pages.signals import RAW_TEXT, SIGNAL_TAGS
+from sitemapgen.urls import INDEX_NAMES, PAGE_SUFFIXES
 
 from ..helpers import c_compiler
 from .test_head import _attribute, _piece
@@ -86,17 +89,19 @@ def test_it_is_built_where_a_compiler_is() -> None:
     if c_compiler() is None:
         pytest.skip("no C compiler here: the install left the compiled scanner out, as it should")
     assert _scan is not None, "a C compiler is here, but the install did not build the compiled scanner"
-    assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag, _scan.listing)
+    assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
+    assert lister.COMPILED == _scan.listing
 
 
 @pytest.mark.parametrize(("value", "compiled"), [("1", False), ("yes", False), ("0", True), ("", True)])
 def test_the_environment_can_turn_it_off(value: str, compiled: bool) -> None:
     # SITEMAPGEN_PURE_PYTHON=1: every head read in Python (if the compiled scanner were ever
     # wrong, the way around it; and how make bench times the pure-Python path).
-    code = "from sitemapgen.pages import scanner; print(scanner.COMPILED is not None)"
+    # The directory lister too (`compiled.load` loads the module for both).
+    code = "from sitemapgen.pages import lister, scanner; print(scanner.COMPILED is None, lister.COMPILED is None)"
     env = {**os.environ, "SITEMAPGEN_PURE_PYTHON": value}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == str(compiled)
+    assert done.stdout.split() == [str(not compiled)] * 2
 
 
 #: What could make the compiled scanner read a head otherwise than the Python scanner: Unicode
@@ -257,9 +262,9 @@ def test_from_bytes_it_answers_for_every_utf8_page_of_the_real_sites() -> None:
 
 
 def _python_listing(directory: Path) -> tuple[list[bytes], dict[str, OSError]]:
-    """`walk._listing` of `directory` by `os.scandir` alone, as where the scanner is not built."""
-    with mock.patch.object(scanner, "COMPILED", None):
-        return _listing(str(directory))
+    """`lister.listing` of `directory` by `os.scandir` alone, as where the scanner is not built."""
+    with mock.patch.object(lister, "COMPILED", None):
+        return lister.listing(str(directory))
 
 
 #: Names of every kind the walk tells apart: page suffixes in any case and their near misses,
@@ -322,3 +327,56 @@ def test_a_listing_that_fails_fails_as_os_scandir(tmp_path: Path, missing: str, 
         python.value.strerror,
     )
     assert os.fsdecode(compiled.value.filename) == str(path)
+
+
+def _untold() -> ModuleType:
+    """A new instance of the compiled module, not yet told its words by the modules that use it."""
+    spec = importlib.util.find_spec("sitemapgen.pages._scan")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_listing_takes_its_names_from_the_lister(tmp_path: Path) -> None:
+    # The C spells no index name, page suffix or kind of its own: untold, it lists nothing; told
+    # others, it lists by them. So a suffix added to `urls.PAGE_SUFFIXES` is one edit.
+    root = tmp_path / "site"
+    (root / "d").mkdir(parents=True)
+    for name in ("a.xml", "home.xml", "b.html", "index.html"):
+        (root / name).write_text("")
+    untold = _untold()
+    with pytest.raises(RuntimeError, match="configure_listing"):
+        untold.listing(os.fsencode(root))
+    untold.configure_listing(("home.xml",), (".xml",), (5, 6, 7, 8))
+    assert sorted(untold.listing(os.fsencode(root))) == [b"\0home.xml\0\6", b"\1a.xml\0\6", b"\1d\0\5"]
+    with pytest.raises(ValueError, match="may not"):
+        untold.configure_listing(("index.html",), (".kml",), (0, 1, 2, 3))  # U+212A lower-cases to "k"
+
+
+def test_a_scan_takes_its_names_from_the_signal_table() -> None:
+    # The C spells no tag name of its own: untold, it reads nothing; told one more tag that may
+    # decide and one more element to skip whole, it finds and reads by them. So a tag added to
+    # `signals.SIGNALS` (or an element to `signals.RAW_TEXT`) is one edit.
+    untold = _untold()
+    with pytest.raises(RuntimeError, match="configure_heads"):
+        untold.deciding_tags("<meta>", scanner._MARKS)
+    with pytest.raises(RuntimeError, match="configure_heads"):
+        untold.read_tag("<meta>")
+    untold.configure_heads((*SIGNAL_TAGS, "base"), (*RAW_TEXT, "textarea"))
+    head = "<BASE href=/canonical><textarea><meta name=robots content=noindex></textarea><link rel=canonical href=/c>"
+    assert untold.deciding_tags(head, scanner._MARKS) == ["<BASE href=/canonical>", "<link rel=canonical href=/c>"]
+    assert untold.deciding_tags_utf8(head.encode(), scanner._MARKS) == untold.deciding_tags(head, scanner._MARKS)
+    assert untold.read_tag("<BASE href=/canonical>") == ("base", {"href": "/canonical"})
+    assert untold.deciding_tags("<textareax>", scanner._MARKS) is None  # only starts as one: Python's to say
+    with pytest.raises(ValueError, match="may not"):
+        untold.configure_heads(("meta/",), RAW_TEXT)
+
+
+@pytest.mark.without_it
+def test_the_c_spells_no_word_of_the_tables() -> None:
+    # What the tables say is said once, in Python; the C is told it (the two tests above).
+    source = (Path(scanner.__file__).parent / "_scan.c").read_text(encoding="utf-8")
+    for word in (*SIGNAL_TAGS, *RAW_TEXT, *INDEX_NAMES, *PAGE_SUFFIXES):
+        assert f'"{word}"' not in source, word
