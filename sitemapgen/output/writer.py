@@ -194,8 +194,8 @@ def _write(
         closing.close(section, open_chunks.pop(section))
 
     try:
-        # A row unpacked in its fields' order: the cheapest way to read all five.
-        for loc, xml, lastmod_key, lastmod_text, section in rows:
+        for row in rows:
+            loc, xml, section = row.loc, row.xml, row.section
             size = len(xml)
             if size > room:
                 skip(Skip(loc, SkipReason.ENTRY_TOO_LARGE, f"{size:,} bytes"))
@@ -207,7 +207,7 @@ def _write(
             if chunk is None:
                 tmp = temp_name(out_dir, "sitemap-new.xml.gz", journal)
                 chunk = open_chunks[section] = Chunk(tmp, faults, opening, aside=aside())
-            chunk.add(xml, size, lastmod_key, lastmod_text)
+            chunk.add(xml, size, row.lastmod_key, row.lastmod_text)
             # A content-defined cut point: about one URL in `every`, decided by the URL alone.
             if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
                 close(section)

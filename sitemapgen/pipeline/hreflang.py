@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO
 
-from sitemapgen.entry import Row, RowFields, escape_xml
+from sitemapgen.entry import Row, escape_xml
 from sitemapgen.pipeline.forms import Forms
 
 _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
@@ -85,10 +85,10 @@ class Reciprocity:
         """Every row into the spool, in order, and every link into the table."""
         base = self.base_url
         pending: list[tuple[int, str, str]] = []
-        spooled: list[RowFields] = []
+        spooled: list[Row] = []
         for seq, row in enumerate(rows):
             links = _links(row.xml) if b"<xhtml:link" in row.xml else None
-            spooled.append(row[:])  # its fields as a plain tuple
+            spooled.append(row)
             if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
@@ -121,11 +121,10 @@ class Reciprocity:
         seq = 0
         while True:
             try:
-                spooled: list[RowFields] = pickle.load(spool)
+                spooled: list[Row] = pickle.load(spool)
             except EOFError:
                 return
-            for fields in spooled:
-                row = tuple.__new__(Row, fields)
+            for row in spooled:
                 if change is None or change[0] != seq:
                     yield row
                 else:
