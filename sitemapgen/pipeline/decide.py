@@ -141,7 +141,7 @@ class Decider:
                 return Outcome(relpath, skip=skip)
         warnings: list[str] = []
         notes: list[tuple[NoteKind, str]] = []
-        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd)
+        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd=fd)
         if entry is None:
             return Outcome(relpath, skip=skip, warnings=tuple(warnings))
         if lastmod_key is not None:
@@ -154,7 +154,7 @@ class Decider:
         return Outcome(relpath, row=row, lastmod_source=source, notes=tuple(notes))
 
     def _entry(
-        self, page: Page, url: str | None, warn: Warn, note: Note, fd: int | None = None
+        self, page: Page, url: str | None, warn: Warn, note: Note, *, fd: int | None = None
     ) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
         """The page's entry (or skip), and its lastmod's key and source; `url` is the path
         the host serves it under (relative to the base URL), None for a plain server; `fd`

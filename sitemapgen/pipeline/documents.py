@@ -149,7 +149,7 @@ class DocumentDecider:
             return Outcome(relpath, skip=Skip(relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"))
         warnings: list[str] = []
         lastmod, source = decider.lastmod.date_document(page, warnings.append)
-        return self._listed(relpath, loc, lastmod, source, warnings, detail)
+        return self._listed(relpath, loc, lastmod, source, warnings=warnings, detail=detail)
 
     def _listed(
         self,
@@ -157,6 +157,7 @@ class DocumentDecider:
         loc: str,
         lastmod: datetime | bytes | None,
         source: str | None,
+        *,
         warnings: list[str],
         detail: bool,
     ) -> Outcome:
