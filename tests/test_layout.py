@@ -187,3 +187,21 @@ def test_the_readme_and_the_development_page_draw_this_order() -> None:
     assert _drawing("docs/development.md") == drawing
     drawn = re.findall(r"\b(\w+)/", drawing)
     assert drawn == ["sitemapgen", *(name for name in DATA_ORDER if (PACKAGE / name).is_dir())]
+
+
+MAX_POSITIONAL = 5
+
+
+def test_no_function_takes_more_than_five_positional_parameters() -> None:
+    """Past a few parameters a call is read by their names: the rest are keyword-only (a
+    method's `self` or `cls` is not counted)."""
+    crowded = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                positional = [arg.arg for arg in [*node.args.posonlyargs, *node.args.args]]
+                if positional[:1] in (["self"], ["cls"]):
+                    positional = positional[1:]
+                if len(positional) > MAX_POSITIONAL:
+                    crowded.append(f"{name}:{node.lineno} {node.name} ({len(positional)})")
+    assert crowded == []

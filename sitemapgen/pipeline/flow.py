@@ -42,23 +42,16 @@ _Task = tuple[list[Candidate], list[tuple[int, Skip]]]
 class Pipeline:
     """One build's decisions, page by page. Close it with `commit` or `abort`."""
 
-    def __init__(self, config: Config, host: Host | None, *, warn: Warn, dry_run: bool) -> None:
-        """`config` is the effective one, and `host` its host model (`hosts.load.effective_config`)."""
+    def __init__(
+        self, config: Config, host: Host | None, *, warn: Warn, dry_run: bool, previous: Previous | None = None
+    ) -> None:
+        """`config` is the effective one, and `host` its host model (`hosts.load.effective_config`);
+        `previous` the previous deploy (``previous``), read before (`deploy.memory.read_previous_deploy`)
+        and closed by the caller."""
         self.host = host
         self.config = config
         self.warn = warn
-        self.previous: Previous | None = None  # the previous deploy (--previous), read before the walk
-        if config.previous is not None:
-            from sitemapgen.deploy.manifest import fingerprint_settings
-            from sitemapgen.deploy.previous import read_previous
-
-            settings = fingerprint_settings(config.content_ignore, config.content_select)
-            self.previous = read_previous(config.previous, config.base_url, warn=warn, settings=settings)
-        try:
-            self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=self.previous, host=self.host)
-        except BaseException:
-            self.close()
-            raise
+        self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=previous, host=host)
         self.documents: DocumentDecider | None = None  # the decision of a build with documents
         if config.documents:
             self.documents = DocumentDecider(self.decider, DocumentPatterns(config))
@@ -189,8 +182,3 @@ class Pipeline:
     def abort(self) -> None:
         """Forget what the build learned."""
         self.decider.abort()
-
-    def close(self) -> None:
-        """Let go of the previous deploy's data (after the caller is done with its diff)."""
-        if self.previous is not None:
-            self.previous.close()
