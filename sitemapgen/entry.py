@@ -130,10 +130,9 @@ def _utc_text(value: datetime, date_only: bool) -> str:
 class Row(NamedTuple):
     """An entry ready to write: its ``<url>`` element, and what the writer needs beside it.
 
-    Rows cross from worker processes as plain tuples (`RowFields`): a plain tuple
-    pickles in less than half the time of a NamedTuple. The main process makes
-    them `Row`s again with ``tuple.__new__(Row, fields)``, a C call (`Row(...)`
-    and `Row._make` run Python).
+    Rows cross from worker processes (inside an `Outcome`) and through the hreflang spool, so
+    a row pickles as a C call that rebuilds it from its fields (`__reduce__`), not as the
+    NamedTuple's own Python constructor.
     """
 
     loc: str
@@ -142,13 +141,8 @@ class Row(NamedTuple):
     lastmod_text: str | None  # lastmod as written
     section: str
 
-    def __reduce__(self) -> tuple[Callable[..., Row], tuple[type[Row], RowFields]]:
-        # Where a Row itself is pickled (in an `Outcome`): cheaper than a NamedTuple's own way.
-        return tuple.__new__, (Row, self[:])
-
-
-#: A `Row`'s fields as a plain tuple, in its order: how rows cross from worker processes.
-RowFields = tuple[str, bytes, float | None, str | None, str]
+    def __reduce__(self) -> tuple[Callable[..., Row], tuple[type[Row], tuple[object, ...]]]:
+        return tuple.__new__, (Row, tuple(self))
 
 
 def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = None) -> bytes:
@@ -176,16 +170,11 @@ def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = No
 
 def row_of(entry: Entry, fmt: LastmodFormat) -> Row:
     """The `Row` for an `Entry`."""
-    return tuple.__new__(Row, row_fields(entry, fmt))
-
-
-def row_fields(entry: Entry, fmt: LastmodFormat) -> RowFields:
-    """The `Row` for an `Entry`, as the plain tuple that crosses from worker processes."""
     lastmod = entry.lastmod
     if lastmod is None:
-        return entry.loc, format_entry(entry, fmt), None, None, entry.section
+        return Row(entry.loc, format_entry(entry, fmt), None, None, entry.section)
     if lastmod.tzinfo is UTC:
         text = _utc_text(lastmod, fmt is LastmodFormat.DATE)
     else:
         text = format_lastmod(lastmod, fmt)
-    return entry.loc, format_entry(entry, fmt, text), lastmod.timestamp(), text, entry.section
+    return Row(entry.loc, format_entry(entry, fmt, text), lastmod.timestamp(), text, entry.section)

@@ -194,3 +194,21 @@ def test_listing_a_folder_needs_nothing_of_head_reading() -> None:
     # loader and the URL rules' names: not the head scanner, nor the signal table.
     assert set(_imports("sitemapgen.pages.lister")) <= {"sitemapgen.pages.compiled", "sitemapgen.urls"}
     assert "sitemapgen.pages.scanner" not in set(_imports("sitemapgen.pages.walk"))
+
+
+MAX_POSITIONAL = 5
+
+
+def test_no_function_takes_more_than_five_positional_parameters() -> None:
+    """Past a few parameters a call is read by their names: the rest are keyword-only (a
+    method's `self` or `cls` is not counted)."""
+    crowded = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                positional = [arg.arg for arg in [*node.args.posonlyargs, *node.args.args]]
+                if positional[:1] in (["self"], ["cls"]):
+                    positional = positional[1:]
+                if len(positional) > MAX_POSITIONAL:
+                    crowded.append(f"{name}:{node.lineno} {node.name} ({len(positional)})")
+    assert crowded == []

@@ -11,35 +11,31 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitemapgen._types import Notice, Warn
+from sitemapgen._types import Warn
 from sitemapgen.commands.report import BuildResult, sorted_skips
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import RobotsTxt
-from sitemapgen.deploy.manifest import ManifestWriter, fingerprint_settings, has_manifest
-from sitemapgen.entry import Row
+from sitemapgen.deploy.memory import DeployMemory, read_previous_deploy
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.published import own_name, published_others
-from sitemapgen.output.robots import RobotsOutcome, update_robots_txt
-from sitemapgen.output.stylesheet import named_by, remove_stylesheet
+from sitemapgen.output.robots import RobotsOutcome, name_indexes
+from sitemapgen.output.stylesheet import named_by, unstyle
 from sitemapgen.output.writer import WriteResult, write_rows
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.forms import Forms
 from sitemapgen.pipeline.hreflang import Reciprocity
 from sitemapgen.protocol import INDEX_NAME
 from sitemapgen.skips import Skip, SkipReason, skip_warning
-from sitemapgen.urls import at_host_root, page_url
 
 if TYPE_CHECKING:
-    from sitemapgen.deploy.changes import Changes
     from sitemapgen.deploy.include import Included
-    from sitemapgen.deploy.previous import Previous
 
 logger = logging.getLogger("sitemapgen")
 
@@ -94,12 +90,20 @@ def build(
         # Inside the claim: a bad .sitemapignore or an unusable store must not leave
         # behind the output directory this run created.
         config, host = effective_config(config, counted_warn)
-        included = _included(config, published_in or out, counted_warn) if config.include else None
-        pipeline = Pipeline(config, host, warn=counted_warn, dry_run=dry_run)
-        try:
-            written, robots, changes = _write(
-                config, out, pipeline, claimed, skip, counted_warn, on_progress, dry_run, included
+        included = None
+        if config.include:
+            from sitemapgen.deploy.include import read_included  # with urllib3: only when there are some
+
+            others = published_others(published_in or out)
+            included = read_included(
+                config.include, config.base_url, own_name=own_name, published=others, warn=counted_warn
             )
+        previous = read_previous_deploy(config, counted_warn)
+        try:
+            pipeline = Pipeline(config, host, warn=counted_warn, dry_run=dry_run, previous=previous)
+            memory = DeployMemory.of(config, out, previous)
+            run = _Run(config=config, out=out, pipeline=pipeline, memory=memory, included=included, dry_run=dry_run)
+            written, robots = _write(run, claimed, on_skip=skip, warn=counted_warn, on_progress=on_progress)
             if included is not None and (message := included.overlap_warning()) is not None:
                 counted_warn(message)
             if not written.sitemaps:
@@ -108,76 +112,57 @@ def build(
                 raise SitemapgenError(f"no pages to list under {config.docroot} ({why or none}); nothing written")
             for message in pipeline.undated_warnings():
                 counted_warn(message)
-            change_summary = _changes_said(changes, changes_file)
+            change_summary = run.memory.said(changes_file)
         finally:
-            pipeline.close()
-    listed = sum(s.urls for s in written.sitemaps)
+            if previous is not None:
+                previous.close()
     return BuildResult(
-        listed,
-        sorted_skips(skipped),
-        written,
-        warnings,
-        dict(pipeline.sources_used.most_common()),
-        robots,
-        change_summary,
-        pipeline.undated,
-        pipeline.documents_listed,
-        tuple(included.children) if included is not None else (),
+        listed=sum(s.urls for s in written.sitemaps),
+        skipped=sorted_skips(skipped),
+        written=written,
+        warnings=warnings,
+        lastmod_sources=dict(pipeline.sources_used.most_common()),
+        robots_txt=robots,
+        changes=change_summary,
+        no_lastmod=pipeline.undated,
+        documents=pipeline.documents_listed,
+        included=tuple(included.children) if included is not None else (),
     )
 
 
-def _changes_said(changes: Changes | None, changes_file: Path | None) -> str | None:
-    """What changed since the previous deploy, in a few words, written to `changes_file` too
-    (after publishing); None without ``--previous``."""
-    if changes is None:
-        return None
-    if changes_file is not None:
-        try:
-            changes.write_json(changes_file)
-        except OSError as e:
-            raise EnvironmentFailure(
-                f"{changes_file}: cannot write the changes: {e.strerror or e} (the sitemaps were published)"
-            ) from e
-    return changes.summary()
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Run:
+    """One build under the output directory's claim: what its steps share."""
 
-
-def _included(config: Config, out: Path, warn: Warn) -> Included:
-    """The other builds' sitemaps the index lists (``include``), read and checked before anything is written."""
-    from sitemapgen.deploy.include import read_included  # with urllib3: only when there are some
-
-    others = published_others(out)
-    return read_included(config.include, config.base_url, own_name=own_name, published=others, warn=warn)
+    config: Config
+    out: Path
+    pipeline: Pipeline
+    memory: DeployMemory
+    included: Included | None
+    dry_run: bool
 
 
 def _write(
-    config: Config,
-    out: Path,
-    pipeline: Pipeline,
+    run: _Run,
     claimed: ClaimedOutput,
+    *,
     on_skip: Callable[[Skip], None],
     warn: Warn,
     on_progress: Callable[[int], None] | None,
-    dry_run: bool,
-    included: Included | None = None,
-) -> tuple[WriteResult, RobotsOutcome | None, Changes | None]:
+) -> tuple[WriteResult, RobotsOutcome | None]:
     """Write and publish (the part of `build` under the output directory's claim)."""
+    config, out, pipeline, memory, included = run.config, run.out, run.pipeline, run.memory, run.included
     reciprocity = Reciprocity(config.base_url, Forms(config, pipeline.host))
-    previous = pipeline.previous
-    changes, manifest = _deploy_memory(config, out, previous)
 
     def skip(item: Skip) -> None:
         on_skip(item)
-        if changes is not None and not item.relpath.endswith("/"):
-            # The writer's own skips name the URL (no relpath holds "://"); the others, the file.
-            url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, config.url_style)
-            changes.left_out(url, item.reason.value)
+        memory.left_out(item)
 
-    rows = pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
+    on_dated = memory.manifest.add if memory.manifest is not None else None
+    rows = pipeline.rows(skip, on_progress, on_dated)
     if config.read_heads and config.hreflang:
         rows = reciprocity.filter(rows)
-    rows = _remembered(rows, changes, included)
-
-    before_publish = functools.partial(_before_publish, config, out, pipeline, changes, manifest, dry_run, included)
+    rows = memory.remembered(rows, included)
     styled_before = named_by(out / INDEX_NAME)  # the index this build replaces named sitemap.xsl
 
     try:
@@ -188,7 +173,7 @@ def _write(
             limits=config.limits,
             on_skip=skip,
             on_warning=warn,
-            before_publish=before_publish,
+            before_publish=functools.partial(_before_publish, run),
             stylesheet=config.stylesheet,
             others=included.entries if included is not None else (),
             aside=lambda: pipeline.walked,
@@ -202,122 +187,30 @@ def _write(
         pipeline.abort()
         raise
     finally:
-        if manifest is not None:
-            manifest.discard()
-    if not (config.stylesheet or styled_before or dry_run) and written.sitemaps:
-        _unstyled(out, warn)
+        memory.discard()
+    if not (config.stylesheet or styled_before or run.dry_run) and written.sitemaps:
+        unstyle(out, warn)
     for line in reciprocity.lines():
         warn(line)
-    if not written.sitemaps or dry_run:
+    if not written.sitemaps or run.dry_run:
         pipeline.abort()
         claimed.release_if_empty()
-    if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or dry_run:
-        return written, None, changes
-    return written, _robots_txt(config, written, warn), changes
+    if not written.sitemaps or config.robots_txt is RobotsTxt.OFF or run.dry_run:
+        return written, None
+    return written, name_indexes(config, written.indexes, warn=warn)
 
 
-def _remembered(rows: Iterator[Row], changes: Changes | None, included: Included | None) -> Iterator[Row]:
-    """`rows`, seen by the previous deploy's changes (``--previous``) and followed by the included
-    sitemaps' URLs for them (``include``), where there are such."""
-    if changes is not None:
-        rows = _seen(rows, changes)
-    if included is not None:
-        rows = _with_included(rows, included, changes)
-    return rows
-
-
-def _unstyled(out: Path, warn: Warn) -> None:
-    """The stylesheet is off, and neither the new index nor the one it replaced names it: remove
-    the ``sitemap.xsl`` an earlier build wrote, if it is still as written, and say so."""
-    removed = remove_stylesheet(out)
-    if removed is not None:
-        warn(Notice(f"{removed}: removed (stylesheet is off, and no index names it any more)"))
-
-
-def _robots_txt(config: Config, written: WriteResult, warn: Warn) -> RobotsOutcome:
-    """Name the published indexes in the docroot's robots.txt, where it is the host's (under the
-    output directory's lock: one writer at a time), and say what became of it."""
-    index_urls = [config.base_url + path.name for path in written.indexes]
-    if not at_host_root(config.base_url):
-        warn(
-            f"{config.docroot / 'robots.txt'}: served at {config.base_url}robots.txt, where"
-            " crawlers never look (only the host's root counts), so sitemapgen leaves it alone; drop robots_txt"
-            f" (--robots-txt) here, and name the index in the root's robots.txt: Sitemap: {index_urls[0]}"
-        )
-        return RobotsOutcome.NOT_AT_ROOT
-    robots = update_robots_txt(
-        config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE, on_warning=warn
-    )
-    if robots is RobotsOutcome.MISSING:
-        warn(
-            f"{config.docroot}: no robots.txt to update, so none names the sitemap index;"
-            " robots_txt 'create' (--robots-txt create) writes one"
-        )
-    return robots
-
-
-def _deploy_memory(
-    config: Config, out: Path, previous: Previous | None
-) -> tuple[Changes | None, ManifestWriter | None]:
-    """What this build compares with the previous deploy, and the manifest it publishes.
-
-    The manifest is also kept current without --previous where one of ours is
-    there: left as an older build wrote it, it would give the next --previous
-    build that build's lastmods.
-    """
-    changes = manifest = None
-    if previous is not None:
-        from sitemapgen.deploy.changes import Changes
-
-        changes = Changes(previous)
-    if previous is not None or has_manifest(out):
-        manifest = ManifestWriter(config.base_url, fingerprint_settings(config.content_ignore, config.content_select))
-    return changes, manifest
-
-
-def _before_publish(
-    config: Config,
-    out: Path,
-    pipeline: Pipeline,
-    changes: Changes | None,
-    manifest: ManifestWriter | None,
-    dry_run: bool,
-    included: Included | None = None,
-) -> None:
+def _before_publish(run: _Run) -> None:
     """Every new chunk is on disk and nothing is published yet: refuse (the drop guard), or
     make durable what goes with the new sitemaps."""
-    if changes is not None and included is not None:
-        included.settle(changes, config.base_url)
-    if changes is not None and config.max_removed is not None:
-        changes.guard(config.max_removed)
-    if dry_run:
+    run.memory.before_publish(run.included, out=run.out, dry_run=run.dry_run)
+    if run.dry_run:
         return
-    if manifest is not None:
-        manifest.publish(out)
-    if config.indexnow_key is not None:
+    if run.config.indexnow_key is not None:
         from sitemapgen.deploy.indexnow import write_key_file
 
-        write_key_file(config.docroot, config.indexnow_key)
-    pipeline.commit()  # the store keeps this build's lastmods only if the build is published
-
-
-def _with_included(rows: Iterator[Row], included: Included, changes: Changes | None) -> Iterator[Row]:
-    """The rows, each looked up among the included sitemaps' URLs; those URLs told to `changes`
-    first, but for a sitemap the previous deploy's index lists and that was not read there."""
-    if changes is not None:
-        unread = changes.previous.unread  # not read in the previous deploy: not compared
-        for loc, (lastmod, child) in included.urls.items():
-            if child not in unread:
-                changes.see(loc, lastmod)
-    return included.rows(rows)
-
-
-def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:
-    """The rows, each told to `changes` as it passes to the writer."""
-    see = changes.see
-    for row in rows:
-        see(row.loc, row.lastmod_text)
-        yield row
+        write_key_file(run.config.docroot, run.config.indexnow_key)
+    run.pipeline.commit()  # the store keeps this build's lastmods only if the build is published
 
 
 def build_elsewhere(

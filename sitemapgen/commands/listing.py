@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
+from sitemapgen.deploy.memory import read_previous_deploy
 from sitemapgen.entry import Entry, format_priority
 from sitemapgen.hosts.load import effective_config
 from sitemapgen.output.outdir import check_docroot, reading
@@ -59,18 +60,22 @@ def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iter
     check_docroot(config)
     with reading(config.output_dir, warn):  # what a running build's store and robots.txt say once it is done
         config, host = effective_config(config, warn)
-        pipeline = Pipeline(config, host, warn=warn, dry_run=True)
+        previous = read_previous_deploy(config, warn)
         try:
-            for outcome in pipeline.outcomes():
-                for message in outcome.warnings:
-                    warn(message)
-                if outcome.skip is not None:
-                    on_skip(outcome.skip)
-                else:
-                    yield outcome
+            pipeline = Pipeline(config, host, warn=warn, dry_run=True, previous=previous)
+            try:
+                for outcome in pipeline.outcomes():
+                    for message in outcome.warnings:
+                        warn(message)
+                    if outcome.skip is not None:
+                        on_skip(outcome.skip)
+                    else:
+                        yield outcome
+            finally:
+                pipeline.abort()
         finally:
-            pipeline.abort()
-            pipeline.close()
+            if previous is not None:
+                previous.close()
 
 
 def iter_listing(config: Config, *, on_warning: Warn | None = None) -> Iterator[Listing]:

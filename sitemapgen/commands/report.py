@@ -21,9 +21,9 @@ def sorted_skips(skipped: Counter[SkipReason]) -> dict[SkipReason, int]:
     return dict(sorted(skipped.items(), key=lambda kv: order.index(kv[0])))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BuildResult:
-    """What a build listed, passed over and wrote."""
+    """What a build listed, passed over and wrote (made with keywords: its fields are many)."""
 
     listed: int
     skipped: Mapping[SkipReason, int]

@@ -167,17 +167,13 @@ class _Validator:
         with f:
             key = identity(f)
             if key not in self.done:
-                self._read(path, own_url, f, key, None, 0)
+                self._read(path, own_url, f, listed_at=None, depth=0)
 
     def _read(
-        self,
-        path: Path,
-        own_url: str | None,
-        f: io.BufferedReader,
-        key: tuple[int, int],
-        listed_at: str | None,
-        depth: int,
+        self, path: Path, own_url: str | None, f: io.BufferedReader, *, listed_at: str | None, depth: int
     ) -> None:
+        """Validate the file `f` at `path`, not read before (its identity is checked by the caller)."""
+        key = identity(f)
         self.report.files += 1
         self.done[key] = listed_at
         self.reading.append(key)
@@ -232,20 +228,20 @@ class _Validator:
         return root
 
     def _checked(
-        self, path: Path, root: etree._Element, xsd: str, tag: str, own_url: str | None
+        self, path: Path, root: etree._Element, xsd: str, tag: str, *, own_url: str | None
     ) -> list[tuple[str, int]]:
         """The schema's problems and each `<loc>`'s, one per cause: a `<loc>` whose URL is
         wrong is not also reported for the length the schema allows it; its URLs are returned."""
         found = list(schema_problems(root, _schema(xsd)))
         flagged: set[etree._Element] = set()
-        urls = list(self._locs(path, root, tag, own_url, flagged))
+        urls = list(self._locs(path, root, tag, own_url=own_url, flagged=flagged))
         for problem in found:
             if problem.element is None or problem.element not in flagged:
                 self.problem(path, problem.line, problem.message)
         return urls
 
     def _locs(
-        self, path: Path, root: etree._Element, tag: str, own_url: str | None, flagged: set[etree._Element]
+        self, path: Path, root: etree._Element, tag: str, *, own_url: str | None, flagged: set[etree._Element]
     ) -> Iterator[tuple[str, int]]:
         """Each entry's URL and line, with what is wrong with it: its form, then, for an
         absolute URL, the one-host rule, then (on its host) the location rule."""
@@ -259,10 +255,10 @@ class _Validator:
             if problems:
                 flagged.add(element)
             if absolute:
-                self._placed(path, line, url, tag, own_url)
+                self._placed(path, line, url, tag, own_url=own_url)
             yield url, line or 0
 
-    def _placed(self, path: Path, line: int | None, url: str, tag: str, own_url: str | None) -> None:
+    def _placed(self, path: Path, line: int | None, url: str, tag: str, *, own_url: str | None) -> None:
         """The one-host rule, then the location rule, for an absolute URL: one problem at most.
         An index of ours lists other builds' sitemaps (``include``) anywhere on its host."""
         unread = "; not read" if tag == "sitemap" and own_url is not None else ""
@@ -284,7 +280,7 @@ class _Validator:
     def _urlset(self, path: Path, root: etree._Element, own_url: str | None) -> None:
         self.future_lastmods(path, root, "url")
         count = 0
-        for url, line in self._checked(path, root, "sitemap-with-extensions.xsd", "url", own_url):
+        for url, line in self._checked(path, root, "sitemap-with-extensions.xsd", "url", own_url=own_url):
             count += 1
             key = hash(url)
             if key in self.seen:
@@ -295,7 +291,7 @@ class _Validator:
             self.problem(path, None, f"{count:,} URLs; a sitemap may list at most {MAX_URLS_PER_SITEMAP:,}")
 
     def _index(self, path: Path, root: etree._Element, own_url: str | None, depth: int) -> None:
-        entries = self._checked(path, root, "siteindex.xsd", "sitemap", own_url)
+        entries = self._checked(path, root, "siteindex.xsd", "sitemap", own_url=own_url)
         self.future_lastmods(path, root, "sitemap")
         if len(entries) > MAX_SITEMAPS_PER_INDEX:
             self.problem(path, None, f"{len(entries):,} sitemaps; an index may list at most {MAX_SITEMAPS_PER_INDEX:,}")
@@ -304,7 +300,7 @@ class _Validator:
         directory = directory_of(own_url) if own_url else None
         for url, line in entries:
             if is_absolute(url) and not self._elsewhere(path, line, url, directory):  # else as _locs said
-                self._entry(path, line, url, directory, depth + 1)
+                self._entry(path, line, url, directory, depth=depth + 1)
 
     def _elsewhere(self, index: Path, line: int, url: str, directory: str | None) -> bool:
         """Whether `url` is another build's sitemap that an index of ours lists (``include``), not
@@ -323,7 +319,7 @@ class _Validator:
             self.others[directory] = {loc for loc, _ in published_others(directory)}
         return self.others[directory]
 
-    def _entry(self, index: Path, line: int, url: str, directory: str | None, depth: int) -> None:
+    def _entry(self, index: Path, line: int, url: str, directory: str | None, *, depth: int) -> None:
         """Validate a file the index lists, if it is found below the index's own directory.
 
         With the index's URL known, the entry's path below that URL is the
@@ -370,7 +366,7 @@ class _Validator:
                 if first is not None:  # a file also named by the caller was read then: no problem in that
                     self.problem(index, line, f"lists {url} again, as {first} did; read once")
             else:
-                self._read(local, url, f, key, f"{index}:{line}", depth)
+                self._read(local, url, f, listed_at=f"{index}:{line}", depth=depth)
 
 
 def validate(paths: list[Path], *, base_url: str | None = None) -> Report:

@@ -123,7 +123,7 @@ def verify(url: str, crawl: Crawl = Crawl(), *, on_progress: Callable[[int, int]
             _read_sitemaps(sitemaps, url, robots, report)
             _give_back()
             _validated(sitemaps, report)
-            _pages(client, sitemaps, robots, crawl, report, on_progress)
+            _pages(client, sitemaps, robots, crawl, report, on_progress=on_progress)
             if deployed is not None:
                 compare(client, deployed, sitemaps.copies, report)
     order = {kind: n for n, kind in enumerate((*PROBLEMS, *NOTES))}
@@ -226,6 +226,7 @@ def _pages(
     robots: LiveRobots,
     crawl: Crawl,
     report: Report,
+    *,
     on_progress: Callable[[int, int], None] | None,
 ) -> None:
     """Each listed page (or the sample), then each page's cluster of alternates."""

@@ -1,8 +1,9 @@
 """What a build knows of the deploy before it: the previous sitemaps (`previous`), the manifest
 published beside ours (`manifest`), what changed (`changes`), IndexNow (`indexnow`), and the other
 builds' sitemaps its index lists (`include`); `source` reads a deployed set for `previous` and
-`include` alike. The names of `previous` and `changes` load on first use: a build without a
-previous deploy imports neither (nor urllib3)."""
+`include` alike, and `memory` is a build's use of them (read the previous deploy, see the rows). The
+names of `previous` and `changes` load on first use: a build without a previous deploy imports
+neither (nor urllib3)."""
 
 from typing import TYPE_CHECKING
 

@@ -164,6 +164,7 @@ def json_redirects(
     shown: str,
     compile_source: Sources,
     default: int,
+    *,
     status: int | None = None,
     with_params: Sources | None = None,
 ) -> list[Redirect]:

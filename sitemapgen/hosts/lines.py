@@ -38,7 +38,7 @@ def _cloudflare_header_problem(source: str, headers: list[tuple[str, str]], deta
 
 
 def _header_rule(
-    source: str, number: int, file: str, host: str, headers: list[tuple[str, str]], detach: list[str]
+    source: str, number: int, *, file: str, host: str, headers: list[tuple[str, str]], detach: list[str]
 ) -> HeaderRule:
     scope: re.Pattern[str] | None = None
     path = source
@@ -107,7 +107,7 @@ def read_headers_file(text: str, file: str, host: str) -> tuple[list[HeaderRule]
                 rejected.append(f"{file} line {number}: Cloudflare rejects {source!r}: {problem}")
                 continue
             rules = [rule for rule in rules if rule.origin.text != source]  # a path twice: the later wins
-        rules.append(_header_rule(source, number, file, host, headers, detach))
+        rules.append(_header_rule(source, number, file=file, host=host, headers=headers, detach=detach))
     return rules, rejected
 
 

@@ -27,8 +27,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sitemapgen._types import Warn
+from sitemapgen.config.settings import Config
+from sitemapgen.config.words import RobotsTxt
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError, os_failure
 from sitemapgen.protocol import ROBOTS_FILE
+from sitemapgen.urls import at_host_root
 from sitemapgen.util.safeio import create_exclusive, open_regular_stat, write_beside
 
 _SITEMAP_LINE = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S+)[ \t]*$", re.IGNORECASE)
@@ -48,6 +51,28 @@ class RobotsOutcome(enum.Enum):
     NOT_A_FILE = "not a file"  # a symlink or something else: left as it is (a warning said so)
     CHANGING = "changing"  # another process kept changing it: left as it is (a warning said so)
     NOT_AT_ROOT = "not at the root"  # the base URL has a path: crawlers never read it there (a warning said so)
+
+
+def name_indexes(config: Config, indexes: Sequence[Path], *, warn: Warn) -> RobotsOutcome:
+    """Name the published `indexes` in the docroot's robots.txt, where it is the host's (the
+    caller holds the output directory's lock: one writer at a time), and say what became of it."""
+    index_urls = [config.base_url + path.name for path in indexes]
+    if not at_host_root(config.base_url):
+        warn(
+            f"{config.docroot / ROBOTS_FILE}: served at {config.base_url}robots.txt, where"
+            " crawlers never look (only the host's root counts), so sitemapgen leaves it alone; drop robots_txt"
+            f" (--robots-txt) here, and name the index in the root's robots.txt: Sitemap: {index_urls[0]}"
+        )
+        return RobotsOutcome.NOT_AT_ROOT
+    robots = update_robots_txt(
+        config.docroot, config.base_url, index_urls, create=config.robots_txt is RobotsTxt.CREATE, on_warning=warn
+    )
+    if robots is RobotsOutcome.MISSING:
+        warn(
+            f"{config.docroot}: no robots.txt to update, so none names the sitemap index;"
+            " robots_txt 'create' (--robots-txt create) writes one"
+        )
+    return robots
 
 
 def update_robots_txt(

@@ -22,6 +22,7 @@ import os
 import stat
 from pathlib import Path
 
+from sitemapgen._types import Notice, Warn
 from sitemapgen.entry import XML_DECL
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.protocol import SITEMAP_NS, XHTML_NS
@@ -196,6 +197,14 @@ def named_by(index: Path) -> bool:
     except OSError:
         return False
     return start == XML_DECL + STYLESHEET_PI
+
+
+def unstyle(out_dir: Path, warn: Warn) -> None:
+    """The stylesheet is off, and neither the new index nor the one it replaced names it: remove
+    the ``sitemap.xsl`` an earlier build wrote, if it is still as written, and say so."""
+    removed = remove_stylesheet(out_dir)
+    if removed is not None:
+        warn(Notice(f"{removed}: removed (stylesheet is off, and no index names it any more)"))
 
 
 def remove_stylesheet(out_dir: Path) -> Path | None:

@@ -158,7 +158,17 @@ def write_rows(
         publisher.retired = retired
         publisher.sheet = sheet
         _name_lookalikes(out_dir, publisher, warn, names)
-        result = _write(rows, publisher, base_url, limits, skip, before_publish, warn, others, aside or _never)
+        result = _write(
+            rows,
+            publisher,
+            base_url=base_url,
+            limits=limits,
+            skip=skip,
+            before_publish=before_publish,
+            warn=warn,
+            others=others,
+            aside=aside or _never,
+        )
     finally:
         journal.close()
     if not result.sitemaps:
@@ -171,6 +181,7 @@ def write_rows(
 def _write(
     rows: Iterable[Row],
     publisher: Publisher,
+    *,
     base_url: str,
     limits: Limits,
     skip: Callable[[Skip], None],
@@ -188,14 +199,14 @@ def _write(
     done: dict[str, list[SitemapFile]] = {s: [] for s in order}
     open_chunks: dict[str, Chunk] = {}
 
-    closing = Closing(publisher, functools.partial(_placed, done, base_url))
+    closing = Closing(publisher, functools.partial(_placed, done=done, base_url=base_url))
 
     def close(section: str) -> None:
         closing.close(section, open_chunks.pop(section))
 
     try:
-        # A row unpacked in its fields' order: the cheapest way to read all five.
-        for loc, xml, lastmod_key, lastmod_text, section in rows:
+        for row in rows:
+            loc, xml, section = row.loc, row.xml, row.section
             size = len(xml)
             if size > room:
                 skip(Skip(loc, SkipReason.ENTRY_TOO_LARGE, f"{size:,} bytes"))
@@ -207,7 +218,7 @@ def _write(
             if chunk is None:
                 tmp = temp_name(out_dir, "sitemap-new.xml.gz", journal)
                 chunk = open_chunks[section] = Chunk(tmp, faults, opening, aside=aside())
-            chunk.add(xml, size, lastmod_key, lastmod_text)
+            chunk.add(xml, size, row.lastmod_key, row.lastmod_text)
             # A content-defined cut point: about one URL in `every`, decided by the URL alone.
             if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
                 close(section)
@@ -228,7 +239,7 @@ def _write(
 
 
 def _placed(
-    done: dict[str, list[SitemapFile]], base_url: str, section: str, chunk: Chunk, path: Path, changed: bool
+    section: str, chunk: Chunk, path: Path, changed: bool, *, done: dict[str, list[SitemapFile]], base_url: str
 ) -> None:
     """A chunk is in place, at `path`: it joins its section's files."""
     done[section].append(SitemapFile(path, base_url + path.name, chunk.urls, chunk.size, chunk.lastmod, changed))

@@ -9,11 +9,11 @@ alternates and section, and its ``<url>`` element formatted as the writer
 writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
 `iter_listing` all take page fates from here, through `pipeline.flow.Pipeline`.
 
-`decide` runs in worker processes, so its result must be cheap to send: a
-`Listed` as plain tuples (`Sent`) for a page listed with no warning (nearly all;
-the notes the build counts ride along), an `Outcome` for anything else, or for
-every page when the caller wants the details (`list`, `explain`). `settle` runs
-in the main process, in walk order: it makes a sent page a `Listed` again, dates
+`decide` runs in worker processes, so its result must be cheap to send: an
+`Outcome`, a NamedTuple that pickles as a C call. A page listed with no warning
+(nearly all) crosses with its row alone, the notes the build counts riding along;
+its `Entry` comes too where the caller wants the details (`list`, `explain`) or
+`settle` must date it. `settle` runs in the main process, in walk order: it dates
 'content' pages from the store and applies the size limit.
 """
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
 
@@ -30,7 +29,7 @@ import pathspec
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
-from sitemapgen.entry import Alternate, Entry, Row, RowFields, entry_room, row_fields, row_of
+from sitemapgen.entry import Alternate, Entry, Row, entry_room, row_of
 from sitemapgen.lastmod.chain import LastmodChain
 from sitemapgen.pages.head import read_head
 from sitemapgen.pages.signals import HeadFacts
@@ -52,12 +51,13 @@ if TYPE_CHECKING:
 Note = Callable[[NoteKind, str], None]
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One page's fate: listed (`entry` and `row`) or left out (`skip`), and what was said of it."""
+class Outcome(NamedTuple):
+    """One page's fate: listed (`row`, and `entry` where asked for) or left out (`skip`), and
+    what was said of it. The one shape a fate has, from the worker that decides it to the
+    writer: a NamedTuple, because one crosses from a worker for every page."""
 
     relpath: str
-    entry: Entry | None = None
+    entry: Entry | None = None  # sent where the caller wants the details, or `settle` dates it
     row: Row | None = None  # the entry as the writer writes it
     skip: Skip | None = None
     lastmod_source: str | None = None  # a `LastmodSource` value
@@ -69,37 +69,10 @@ class Outcome:
     def listed(self) -> bool:
         return self.skip is None
 
-    def __reduce__(self) -> tuple[type[Outcome], tuple[object, ...]]:
-        # Sent from workers for every page `list` and `explain` ask about: a constructor
-        # call pickles twice as fast as a slotted dataclass's state.
-        fields = (
-            self.relpath,
-            self.entry,
-            self.row,
-            self.skip,
-            self.lastmod_source,
-            self.warnings,
-            self.key,
-            self.notes,
-        )
-        return Outcome, fields
-
-
-class Listed(NamedTuple):
-    """A page listed with no warning: its row, its lastmod source, and the notes the build counts.
-
-    Notes (a cluster without the page itself, a canonical no file answers) are on a quarter of
-    a multilingual site's pages: an `Outcome` would send their entry and alternates twice.
-    """
-
-    row: Row
-    source: str | None  # a `LastmodSource` value
-    notes: tuple[tuple[NoteKind, str], ...]
-
-
-#: A `Listed` as it crosses from a worker: plain tuples, (the row's fields, source, notes),
-#: made a `Listed` again by `settle` (see `entry.Row`).
-Sent = tuple[RowFields, str | None, tuple[tuple[NoteKind, str], ...]]
+    def __reduce__(self) -> tuple[Callable[..., Outcome], tuple[type[Outcome], tuple[object, ...]]]:
+        # One crosses from the workers for every page: rebuilt by a C call, not the
+        # NamedTuple's Python constructor (as `Row`).
+        return tuple.__new__, (Outcome, tuple(self))
 
 
 class Decider:
@@ -131,7 +104,7 @@ class Decider:
             self.images = PageImages(config)
         self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
 
-    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Sent:
+    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome:
         """One candidate's fate, as plain data (see the module's docstring)."""
         relpath, is_link = candidate
         skip = self.path_rules.check(relpath)
@@ -158,7 +131,7 @@ class Decider:
             if fd is not None:
                 os.close(fd)
 
-    def _decided(self, page: Page, fd: int | None, detail: bool) -> Outcome | Sent:
+    def _decided(self, page: Page, fd: int | None, detail: bool) -> Outcome:
         """`decide`, from the page on; `fd` is the page, open, or None."""
         relpath = page.relpath
         url: str | None = None
@@ -168,20 +141,20 @@ class Decider:
                 return Outcome(relpath, skip=skip)
         warnings: list[str] = []
         notes: list[tuple[NoteKind, str]] = []
-        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd)
+        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd=fd)
         if entry is None:
             return Outcome(relpath, skip=skip, warnings=tuple(warnings))
         if lastmod_key is not None:
             return Outcome(
                 relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key, notes=tuple(notes)
             )
+        row = row_of(entry, self.config.lastmod_format)
         if warnings or detail:
-            row = row_of(entry, self.config.lastmod_format)
             return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings), notes=tuple(notes))
-        return row_fields(entry, self.config.lastmod_format), source, tuple(notes)
+        return Outcome(relpath, row=row, lastmod_source=source, notes=tuple(notes))
 
     def _entry(
-        self, page: Page, url: str | None, warn: Warn, note: Note, fd: int | None = None
+        self, page: Page, url: str | None, warn: Warn, note: Note, *, fd: int | None = None
     ) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
         """The page's entry (or skip), and its lastmod's key and source; `url` is the path
         the host serves it under (relative to the base URL), None for a plain server; `fd`
@@ -318,34 +291,21 @@ class Decider:
         """The first of `relpaths` that is a file in the docroot: the one a server answers with."""
         return next((relpath for relpath in relpaths if os.path.isfile(self.root + relpath)), None)
 
-    def settle(self, event: Outcome | Sent, relpath: str) -> Outcome | Listed:
+    def settle(self, outcome: Outcome) -> Outcome:
         """The last of the decision, in the main process and walk order: the lastmod a
-        source dates here (the content store), then the entry-size limit.
-
-        `event` is what `decide` gave for the page at `relpath` (a `Sent` tuple
-        does not carry its relpath: it is not sent back from the workers).
-        """
-        if type(event) is tuple:  # the common case: no dataclass is made for it
-            fields, source, notes = event
-            ready = tuple.__new__(Row, fields)  # C calls, not NamedTuple constructors (see `entry.Row`)
-            if len(ready.xml) > self.room:
-                return self._too_large(relpath, len(ready.xml), ())
-            return tuple.__new__(Listed, (ready, source, notes))
-        assert isinstance(event, Outcome)
-        entry = event.entry
-        if entry is None:
-            return event
-        row = event.row
-        if event.key is not None:
-            assert event.lastmod_source is not None
-            lastmod = self.lastmod.finish(event.lastmod_source, entry.loc, event.key)
+        source dates here (the content store), then the entry-size limit."""
+        row = outcome.row
+        if outcome.key is not None:
+            entry = outcome.entry
+            assert entry is not None
+            assert outcome.lastmod_source is not None
+            lastmod = self.lastmod.finish(outcome.lastmod_source, entry.loc, outcome.key)
             entry = dataclasses.replace(entry, lastmod=lastmod)
             row = row_of(entry, self.config.lastmod_format)
-            event = dataclasses.replace(event, entry=entry, row=row)  # the key stays: the manifest records it
-        assert row is not None
-        if len(row.xml) > self.room:
-            return self._too_large(relpath, len(row.xml), event.warnings)
-        return event
+            outcome = outcome._replace(entry=entry, row=row)  # the key stays: the manifest records it
+        if row is not None and len(row.xml) > self.room:
+            return self._too_large(outcome.relpath, len(row.xml), outcome.warnings)
+        return outcome
 
     def _too_large(self, relpath: str, size: int, warnings: tuple[str, ...]) -> Outcome:
         """The outcome of a page whose entry would not fit in a sitemap of the configured size."""

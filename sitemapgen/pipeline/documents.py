@@ -25,11 +25,11 @@ import pathspec
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Entry, row_fields, row_of
+from sitemapgen.entry import Entry, row_of
 from sitemapgen.hosts.base import Host
 from sitemapgen.hosts.load import TOP_FILES
 from sitemapgen.pages.walk import Candidate, page_at
-from sitemapgen.pipeline.decide import Decider, Outcome, Sent
+from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, ROBOTS_FILE
 from sitemapgen.skips import Skip, SkipReason, display
 from sitemapgen.urls import encoded_path, is_page_name
@@ -124,7 +124,7 @@ class DocumentDecider:
         self.decider = decider
         self.patterns = patterns
 
-    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome | Sent:
+    def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome:
         relpath, is_link = candidate
         if is_page_name(relpath):
             return self.decider.decide(candidate, detail=detail)
@@ -149,7 +149,7 @@ class DocumentDecider:
             return Outcome(relpath, skip=Skip(relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"))
         warnings: list[str] = []
         lastmod, source = decider.lastmod.date_document(page, warnings.append)
-        return self._listed(relpath, loc, lastmod, source, warnings, detail)
+        return self._listed(relpath, loc, lastmod, source, warnings=warnings, detail=detail)
 
     def _listed(
         self,
@@ -157,9 +157,10 @@ class DocumentDecider:
         loc: str,
         lastmod: datetime | bytes | None,
         source: str | None,
-        warn: list[str],
+        *,
+        warnings: list[str],
         detail: bool,
-    ) -> Outcome | Sent:
+    ) -> Outcome:
         """The listed document's outcome, as `Decider` gives a page's."""
         decider = self.decider
         facts = decider.rules.facts_for(relpath)
@@ -167,8 +168,8 @@ class DocumentDecider:
         fmt = decider.config.lastmod_format
         if isinstance(lastmod, bytes):
             entry = Entry(loc, None, facts.changefreq, facts.priority, (), section)
-            return Outcome(relpath, entry, lastmod_source=source, warnings=tuple(warn), key=lastmod)
+            return Outcome(relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod)
         entry = Entry(loc, lastmod, facts.changefreq, facts.priority, (), section)
-        if warn or detail:
-            return Outcome(relpath, entry, row_of(entry, fmt), lastmod_source=source, warnings=tuple(warn))
-        return row_fields(entry, fmt), source, ()
+        if warnings or detail:
+            return Outcome(relpath, entry, row_of(entry, fmt), lastmod_source=source, warnings=tuple(warnings))
+        return Outcome(relpath, row=row_of(entry, fmt), lastmod_source=source)

@@ -22,7 +22,7 @@ from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Walk
-from sitemapgen.pipeline.decide import Decider, Listed, Outcome, Sent
+from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
 from sitemapgen.skips import Skip
@@ -36,29 +36,22 @@ Progress = Callable[[int], None]
 Dated = Callable[[str, bytes, str], None]
 
 #: A task for the workers: candidates, and the walk's skips among them as (position, skip).
-_Task = tuple[list[Candidate], tuple[list[Candidate], list[tuple[int, Skip]]]]
+_Task = tuple[list[Candidate], list[tuple[int, Skip]]]
 
 
 class Pipeline:
     """One build's decisions, page by page. Close it with `commit` or `abort`."""
 
-    def __init__(self, config: Config, host: Host | None, *, warn: Warn, dry_run: bool) -> None:
-        """`config` is the effective one, and `host` its host model (`hosts.load.effective_config`)."""
+    def __init__(
+        self, config: Config, host: Host | None, *, warn: Warn, dry_run: bool, previous: Previous | None = None
+    ) -> None:
+        """`config` is the effective one, and `host` its host model (`hosts.load.effective_config`);
+        `previous` the previous deploy (``previous``), read before (`deploy.memory.read_previous_deploy`)
+        and closed by the caller."""
         self.host = host
         self.config = config
         self.warn = warn
-        self.previous: Previous | None = None  # the previous deploy (--previous), read before the walk
-        if config.previous is not None:
-            from sitemapgen.deploy.manifest import fingerprint_settings
-            from sitemapgen.deploy.previous import read_previous
-
-            settings = fingerprint_settings(config.content_ignore, config.content_select)
-            self.previous = read_previous(config.previous, config.base_url, warn=warn, settings=settings)
-        try:
-            self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=self.previous, host=self.host)
-        except BaseException:
-            self.close()
-            raise
+        self.decider = Decider(config, warn=warn, dry_run=dry_run, previous=previous, host=host)
         self.documents: DocumentDecider | None = None  # the decision of a build with documents
         if config.documents:
             self.documents = DocumentDecider(self.decider, DocumentPatterns(config))
@@ -96,14 +89,14 @@ class Pipeline:
                 count += len(batch)
                 if on_progress is not None:
                     on_progress(count)
-                yield batch, (batch, skips)
+                yield batch, skips
                 batch, skips = [], []
         if batch or skips:
-            yield batch, (batch, skips)
+            yield batch, skips
 
     def _events(
         self, *, detail: bool, targets: Collection[str] | None = None, on_progress: Progress | None = None
-    ) -> Iterator[Outcome | Listed]:
+    ) -> Iterator[Outcome]:
         """Every page's settled fate, and the walk's skips, in walk order."""
         decider = self.decider
         decide = decider.decide if self.documents is None else self.documents.decide
@@ -113,27 +106,22 @@ class Pipeline:
         tally = Tally()
         odd = OddDates(decider.lastmod, datetime.now(UTC))
         low, high = odd.low, odd.high
-        for results, (candidates, walk_skips) in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
+        for results, walk_skips in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
             at = 0
             tally.pages += len(results)
             for i, event in enumerate(results):
                 while at < len(walk_skips) and walk_skips[at][0] <= i:
                     yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
                     at += 1
-                event = settle(event, candidates[i][0])
-                row: Row | None
-                if type(event) is Listed:
-                    notes, row, source = event.notes, event.row, event.source
-                else:
-                    assert isinstance(event, Outcome)
-                    notes, row, source = event.notes, event.row, event.lastmod_source
-                    if event.skip is not None:
-                        tally.skip(event.skip)
-                for kind, example in notes:
+                outcome = settle(event)
+                if outcome.skip is not None:
+                    tally.skip(outcome.skip)
+                for kind, example in outcome.notes:
                     tally.note(kind, example)
-                if row is not None and (when := row[2]) is not None and not low <= when <= high:  # POSIX time
-                    odd.see(source, when, row[3], candidates[i][0])
-                yield event
+                row = outcome.row
+                if row is not None and (when := row.lastmod_key) is not None and not low <= when <= high:
+                    odd.see(outcome.lastmod_source, when, row.lastmod_text, outcome.relpath)
+                yield outcome
             for _, skip in walk_skips[at:]:
                 yield Outcome(skip.relpath, skip=skip)
         self.walked = True
@@ -141,10 +129,10 @@ class Pipeline:
             for line in [*tally.lines(), *odd.lines()]:
                 self.warn(line)
 
-    def _settle_counted(self, event: Outcome | Sent, relpath: str) -> Outcome | Listed:
+    def _settle_counted(self, outcome: Outcome) -> Outcome:
         """`Decider.settle`, counting the documents listed (a build with documents only)."""
-        settled = self.decider.settle(event, relpath)
-        if (isinstance(settled, Listed) or settled.skip is None) and not is_page_name(relpath):
+        settled = self.decider.settle(outcome)
+        if settled.skip is None and not is_page_name(settled.relpath):
             self.documents_listed += 1
         return settled
 
@@ -157,22 +145,18 @@ class Pipeline:
         """
         sources = self.sources_used
         warn = self.warn
-        for event in self._events(detail=False, on_progress=on_progress):
-            if type(event) is Listed:
-                row, source = event.row, event.source
-            else:
-                assert isinstance(event, Outcome)
-                for message in event.warnings:
-                    warn(message)
-                if event.skip is not None:
-                    on_skip(event.skip)
-                    continue
-                assert event.row is not None
-                row, source = event.row, event.lastmod_source
-                if on_dated is not None and event.key is not None and event.entry is not None:
-                    lastmod = event.entry.lastmod
-                    assert lastmod is not None
-                    on_dated(row.loc, event.key, lastmod.isoformat(timespec="seconds"))
+        for outcome in self._events(detail=False, on_progress=on_progress):
+            for message in outcome.warnings:
+                warn(message)
+            if outcome.skip is not None:
+                on_skip(outcome.skip)
+                continue
+            row, source = outcome.row, outcome.lastmod_source
+            assert row is not None
+            if on_dated is not None and outcome.key is not None and outcome.entry is not None:
+                lastmod = outcome.entry.lastmod
+                assert lastmod is not None
+                on_dated(row.loc, outcome.key, lastmod.isoformat(timespec="seconds"))
             if source is not None:
                 sources[source] += 1
             else:
@@ -185,9 +169,7 @@ class Pipeline:
         With `targets`, only those pages, and the skips of directories above
         them (see `Walk.candidates`).
         """
-        for event in self._events(detail=True, targets=targets):
-            assert isinstance(event, Outcome)
-            yield event
+        yield from self._events(detail=True, targets=targets)
 
     def undated_warnings(self) -> Iterator[str]:
         """After `rows`: a warning for each lastmod source that was asked about pages and dated none."""
@@ -200,8 +182,3 @@ class Pipeline:
     def abort(self) -> None:
         """Forget what the build learned."""
         self.decider.abort()
-
-    def close(self) -> None:
-        """Let go of the previous deploy's data (after the caller is done with its diff)."""
-        if self.previous is not None:
-            self.previous.close()

@@ -11,8 +11,8 @@ hosts cannot be checked here and are kept; a page's link to itself always is.
 That needs every page's links before any page is written, so this stage sits
 between the pipeline and the writer, in the main process: rows pass straight
 through until the first that carries links; from there every row is spooled,
-in order (a few hundred a pickle, as plain tuples: see `entry.Row`), to an
-unnamed temporary file, and every link to another URL of this site into a
+in order (a few hundred a pickle, each the plain tuple of its fields, a `Row` again
+once read back), to an unnamed temporary file, and every link to another URL of this site into a
 temporary on-disk SQLite table (nothing is written where the site is, and
 memory stays flat however many pages there are). Once the walk is done the
 spool is read back, each row's links are checked against the table, and the
@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO
 
-from sitemapgen.entry import Row, RowFields, escape_xml
+from sitemapgen.entry import Row, escape_xml
 from sitemapgen.pipeline.forms import Forms
 
 _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
@@ -85,10 +85,10 @@ class Reciprocity:
         """Every row into the spool, in order, and every link into the table."""
         base = self.base_url
         pending: list[tuple[int, str, str]] = []
-        spooled: list[RowFields] = []
+        spooled: list[tuple[object, ...]] = []
         for seq, row in enumerate(rows):
             links = _links(row.xml) if b"<xhtml:link" in row.xml else None
-            spooled.append(row[:])  # its fields as a plain tuple
+            spooled.append(tuple(row))  # a plain tuple pickles and loads with no call a row
             if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
@@ -121,11 +121,11 @@ class Reciprocity:
         seq = 0
         while True:
             try:
-                spooled: list[RowFields] = pickle.load(spool)
+                spooled: list[tuple[object, ...]] = pickle.load(spool)
             except EOFError:
                 return
             for fields in spooled:
-                row = tuple.__new__(Row, fields)
+                row = Row._make(fields)
                 if change is None or change[0] != seq:
                     yield row
                 else:

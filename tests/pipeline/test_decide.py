@@ -32,7 +32,7 @@ def _head(extra: str) -> str:
 def _decide(root: Path, relpath: str, **overrides: Any) -> tuple[Decider, Outcome]:
     decider = Decider(Config(docroot=root, base_url=BASE, **overrides), warn=lambda _: None, dry_run=True)
     try:
-        outcome = decider.settle(decider.decide((relpath, os.path.islink(root / relpath)), detail=True), relpath)
+        outcome = decider.settle(decider.decide((relpath, os.path.islink(root / relpath)), detail=True))
         assert isinstance(outcome, Outcome)
         return decider, outcome
     finally:
@@ -181,25 +181,25 @@ def test_a_url_too_long_is_left_out(tmp_path: Path) -> None:
     [
         pytest.param("", False, id="nothing-to-say"),
         # A note (here: a canonical no file answers) is counted for the build, not warned of page
-        # by page: the page still crosses as a tuple, its notes with it, and the build counts them.
+        # by page: the page still crosses with its row alone, its notes with it, and the build counts them.
         pytest.param('<link rel="canonical" href="/gone.html">', True, id="a-note"),
     ],
 )
-def test_a_listed_page_without_warnings_crosses_from_workers_as_a_plain_tuple(
+def test_a_listed_page_without_warnings_crosses_from_workers_without_its_entry(
     tmp_path: Path, head: str, noted: bool
 ) -> None:
     root = make_tree(tmp_path / "site", {"p.html": _head(head)})
     decider = Decider(Config(docroot=root, base_url=BASE), warn=lambda _: None, dry_run=True)
     plain = decider.decide(("p.html", False))
     detailed = decider.decide(("p.html", False), detail=True)
-    assert isinstance(detailed, Outcome)
     assert bool(detailed.notes) is noted
-    assert type(plain) is tuple
-    assert plain == (detailed.row, "mtime", detailed.notes)
+    assert detailed.entry is not None
+    assert plain == detailed._replace(entry=None)
+    assert plain.lastmod_source == "mtime"
 
 
 def test_what_crosses_from_workers_survives_pickling_whole() -> None:
-    """Entry, Alternate and Outcome pickle as constructor calls: no field may be left behind."""
+    """Entry, Alternate, Row and Outcome pickle as constructor calls: no field may be left behind."""
     import pickle
     from datetime import UTC, datetime
 
@@ -211,8 +211,10 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
     )
     outcome = Outcome("a.html", entry, row_of(entry, LastmodFormat.DATETIME), None, "git")
     skipped = Outcome("b.html", skip=Skip("b.html", SkipReason.NOINDEX), warnings=("w",), key=b"k")
-    for value in (entry, entry.alternates[0], outcome, skipped):
-        assert pickle.loads(pickle.dumps(value)) == value  # dataclass equality: every field
+    for value in (entry, entry.alternates[0], outcome.row, outcome, skipped):
+        back = pickle.loads(pickle.dumps(value))
+        assert type(back) is type(value)
+        assert back == value  # every field
 
 
 def _alternates(*pairs: tuple[str, str]) -> str:
