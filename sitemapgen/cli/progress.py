@@ -1,89 +1,60 @@
-"""The live page count a build shows on stderr, when a person is watching a terminal."""
+"""The live count a command shows on stderr, when a person is watching a terminal: `build`'s pages
+walked, `verify`'s pages fetched of those to fetch."""
 
 from __future__ import annotations
 
 import contextlib
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from typing import Protocol
 
 from sitemapgen.util.streams import Guarded, is_terminal
 
 
-@contextlib.contextmanager
-def progress(enabled: bool) -> Iterator[Callable[[int], None] | None]:
-    """A live page count on stderr, only when a person is watching a terminal.
+class Update(Protocol):
+    def __call__(self, done: int, total: int | None = None) -> None: ...
 
-    Refreshed by the build's own calls, never by a thread of rich's: workers are
-    forked, and a fork while another thread runs can deadlock the child. Drawn
-    through `Guarded`: a terminal that goes away stops the drawing, not the build.
+
+@contextlib.contextmanager
+def progress(enabled: bool, what: str = "pages", *, delay: float = 0.0) -> Iterator[Update | None]:
+    """A live count of `what` on stderr (a spinner and the count; a bar once a total is told),
+    only when a person is watching a terminal, and only once the run has taken `delay` seconds:
+    a quick run draws nothing.
+
+    Refreshed by the command's own calls, never by a thread of rich's: workers are forked, and a
+    fork while another thread runs can deadlock the child. Drawn through `Guarded`: a terminal
+    that goes away stops the drawing, not the command.
     """
     stderr = sys.stderr
     if not enabled or stderr is None or not is_terminal(stderr):
         yield None
         return
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.completed:,} pages"),
-        TimeElapsedColumn(),
-        console=Console(file=Guarded(stderr)),  # type: ignore[arg-type]  # a file as rich uses one
-        transient=True,
-        auto_refresh=False,
-    ) as bar:
-        task = bar.add_task("walk", total=None)
-        shown = 0.0
+    started, shown = time.monotonic(), 0.0
+    counting = (SpinnerColumn(), TextColumn(f"{{task.completed:,}} {what}"))
+    of_total = (TextColumn(what), BarColumn(), MofNCompleteColumn())
+    bar: Progress | None = None
 
-        def update(n: int) -> None:
-            nonlocal shown
-            bar.update(task, completed=n)
-            now = time.monotonic()
-            if now - shown >= 0.1:
-                bar.refresh()
-                shown = now
-
-        yield update
-
-
-@contextlib.contextmanager
-def counted(enabled: bool, what: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A bar of (done, of so many) `what` on stderr, only when a person is watching a terminal
-    and only once the run has taken a second: a quick run draws nothing."""
-    stderr = sys.stderr
-    if not enabled or stderr is None or not is_terminal(stderr):
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    started = time.monotonic()
-    shown = 0.0
-    bar = Progress(
-        TextColumn(what),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(file=Guarded(stderr)),  # type: ignore[arg-type]  # a file as rich uses one
-        transient=True,
-        auto_refresh=False,
-    )
-    task = bar.add_task(what, total=None)
-
-    def update(done: int, total: int) -> None:
-        nonlocal shown
+    def update(done: int, total: int | None = None) -> None:
+        nonlocal shown, bar
         now = time.monotonic()
-        if now - started < 1.0 or now - shown < 0.1:
+        if now - started < delay or now - shown < 0.1:
             return
-        if not bar.live.is_started:
+        if bar is None:
+            columns = counting if total is None else of_total
+            console = Console(file=Guarded(stderr))  # type: ignore[arg-type]  # a file as rich uses one
+            bar = Progress(*columns, TimeElapsedColumn(), console=console, transient=True, auto_refresh=False)
+            bar.add_task(what, total=total)
             bar.start()
-        bar.update(task, completed=done, total=total)
+        bar.update(bar.task_ids[0], completed=done, total=total)
         bar.refresh()
         shown = now
 
     try:
         yield update
     finally:
-        if bar.live.is_started:
+        if bar is not None:
             bar.stop()

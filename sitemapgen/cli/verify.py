@@ -17,7 +17,7 @@ import typer
 
 from sitemapgen.cli.exits import EXIT_PROBLEM, flags_named, handled, put_summary
 from sitemapgen.cli.options import JsonOpt, NoSummaryMdOpt, QuietOpt, SummaryMdOpt, option_of
-from sitemapgen.cli.progress import counted
+from sitemapgen.cli.progress import progress
 from sitemapgen.commands.verify import CONCURRENCY, CRAWLER, SAMPLE, TIMEOUT, Crawl
 from sitemapgen.util.github import in_github_actions
 from sitemapgen.util.streams import echo, takes_unicode
@@ -58,7 +58,7 @@ def verify_command(
     crawl = Crawl(
         sample=sample, all_pages=all_pages, concurrency=concurrency, timeout=timeout, crawler=crawler, against=against
     )
-    with handled(), counted(not quiet and not json_output, "pages") as on_progress:
+    with handled(), progress(not quiet and not json_output, "pages", delay=1.0) as on_progress:
         with flags_named({**flags, "url": "URL"}):
             report = verify(url, crawl, on_progress=on_progress)
     if in_github_actions():
