@@ -115,7 +115,7 @@ class _Validator:
     def __init__(self, base_url: str | None) -> None:
         self.report = Report()
         self.base_url = base_url
-        self.host: str | None = urlsplit(base_url).netloc if base_url else None
+        self.host: str | None = urlsplit(base_url).netloc.lower() if base_url else None  # RFC 3986: any case
         self.seen: set[int] = set()
         # Every file read, by identity: where an index listed it ("path:line"), None if named.
         self.done: dict[tuple[int, int], str | None] = {}
@@ -262,7 +262,7 @@ class _Validator:
         """The one-host rule, then the location rule, for an absolute URL: one problem at most.
         An index of ours lists other builds' sitemaps (``include``) anywhere on its host."""
         unread = "; not read" if tag == "sitemap" and own_url is not None else ""
-        host = urlsplit(url).netloc
+        host = urlsplit(url).netloc.lower()
         if self.host is None:
             self.host = host
         elif host != self.host:

@@ -68,10 +68,11 @@ def below(url: str, directory: str) -> list[str] | None:
     """The resolved path segments of `url` below `directory` (a URL ending in '/'); None if not below.
 
     Compared after percent-decoding and resolving dot segments, so neither
-    ``../`` nor ``%2e%2e/`` passes for a path under the directory.
+    ``../`` nor ``%2e%2e/`` passes for a path under the directory; the scheme and the host
+    in any case, as RFC 3986 (3.1, 3.2.2) compares them.
     """
     target, base = urlsplit(url), urlsplit(directory)
-    if (target.scheme, target.netloc) != (base.scheme, base.netloc):
+    if (target.scheme, target.netloc.lower()) != (base.scheme, base.netloc.lower()):  # RFC 3986: any case
         return None
     inside = resolved(path_segments(directory))[:-1]
     path = resolved(path_segments(url))

@@ -867,3 +867,24 @@ def test_validate_notes_lastmods_in_the_future(tmp_path: Path, cli: CliRunner) -
         "2 files, 4 URLs: ok",
     ]
     assert cli("validate", "--quiet", index).err == ""
+
+
+def test_a_host_is_one_host_in_any_case_on_mkdocs_own_sitemap(tmp_path: Path, cli: CliRunner) -> None:
+    """MkDocs writes its sitemap's host as `site_url` spells it; `--base-url` may spell it in other
+    capitals (RFC 3986 3.2.2: the same host), and a sitemap may mix the two."""
+    pytest.importorskip("mkdocs")
+    site_url, capitals = "https://python-markdown.github.io/docs/", "https://Python-Markdown.GitHub.io/docs/"
+    files = {"mkdocs.yml": f"site_name: Case\nsite_url: {site_url}\n", "docs/index.md": "# Case\n"}
+    make_tree(tmp_path, {**files, "docs/guide.md": "# Guide\n"})
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert built.returncode == 0, built.stderr
+    sitemap = tmp_path / "site" / "sitemap.xml"
+    assert f"<loc>{site_url}guide/</loc>" in sitemap.read_text(encoding="utf-8")
+    run = cli("validate", sitemap, "--base-url", capitals)
+    assert (run.code, run.out) == (0, ""), run.out
+    mixed = sitemap.read_text(encoding="utf-8").replace(f"<loc>{site_url}guide/", f"<loc>{capitals}guide/")
+    sitemap.write_text(mixed, encoding="utf-8")
+    run = cli("validate", sitemap, "--base-url", site_url)
+    assert (run.code, run.out) == (0, ""), run.out
