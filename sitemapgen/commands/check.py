@@ -20,7 +20,7 @@ from sitemapgen.commands.build import build_elsewhere
 from sitemapgen.config.settings import Config
 from sitemapgen.hosts.base import page_forms
 from sitemapgen.output.chunks import IndexEntry
-from sitemapgen.output.outdir import reading
+from sitemapgen.output.outdir import check_docroot, reading
 from sitemapgen.output.published import file_digest, published_others, read_published
 from sitemapgen.skips import Skip, SkipReason, display, plural
 from sitemapgen.urls import encoded_path
@@ -110,6 +110,7 @@ class Comparison:
 
 def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
     """Compare the published sitemaps with a fresh build of the docroot."""
+    check_docroot(config)  # a docroot that is not there is bad input, as for build
     out = config.output_dir
     # Held throughout: a build publishing meanwhile would show a half-replaced set.
     with reading(out, on_warning), tempfile.TemporaryDirectory(prefix="sitemapgen-check-") as tmp:

@@ -377,7 +377,7 @@ def validate(paths: list[Path], *, base_url: str | None = None) -> Report:
     A file named twice, or named and also listed by an index, is read once.
     """
     for path in paths:
-        if not os.path.lexists(path):
+        if not os.path.lexists(path) or os.path.isdir(path):
             raise SitemapgenError(not_found(path))
     validator = _Validator(base_url)
     for path in paths:

@@ -102,9 +102,14 @@ def unservable(segments: Sequence[str]) -> str | None:
 
 
 def not_found(path: Path) -> str:
-    """A named file that is not there: bad input, said before anything is read. A URL (which a
-    path spells with one slash) is named as given, with what to do."""
+    """A named file that is not there, or a directory: bad input, said before anything is read. A
+    URL (which a path spells with one slash) is named as given, with what to do; a directory, with
+    the index a build writes there."""
     name = str(path)
+    if path.is_dir():
+        index = path / "sitemap.xml"
+        hint = f"did you mean {index}?" if index.is_file() else "give a sitemap or an index in it, such as sitemap.xml"
+        return f"{name}: a directory, not a sitemap ({hint})"
     for scheme in ("http:/", "https:/"):
         if name.startswith(scheme) and not name.startswith(scheme + "/"):
             url = scheme + "/" + name.removeprefix(scheme)

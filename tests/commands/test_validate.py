@@ -9,6 +9,7 @@ import http.server
 import itertools
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -447,6 +448,8 @@ def test_validate_refuses_what_it_cannot_read_without_waiting(
     """Through the library: the CLI's own argument check refuses an unreadable named file first (exit 2)."""
     path = tmp_path / "x.xml"
     make(path)
+    if make is Path.mkdir and not listed:
+        pytest.skip("a directory named is bad input: test_validate_of_a_directory_is_bad_input_with_its_index")
     if listed:
         (tmp_path / "sitemap.xml").write_text(_index("https://example.com/x.xml"))
     with _within(5):
@@ -888,3 +891,29 @@ def test_a_host_is_one_host_in_any_case_on_mkdocs_own_sitemap(tmp_path: Path, cl
     sitemap.write_text(mixed, encoding="utf-8")
     run = cli("validate", sitemap, "--base-url", site_url)
     assert (run.code, run.out) == (0, ""), run.out
+
+
+def test_validate_of_a_directory_is_bad_input_with_its_index(tmp_path: Path, cli: CliRunner) -> None:
+    """`validate DIR` is a mistake of the command line (exit 2, as a missing file is), with the
+    index a build wrote there to name instead; on the output of a real generator (MkDocs)."""
+    site = tmp_path / "site"
+    shutil.copytree(Path(__file__).parents[1] / "realsites" / "mkdocs-material" / "site", site)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli("build", site, "--base-url", "https://example.org/").code == 0  # the fixture's site_url
+    run = cli("validate", site)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"error: {site}: a directory, not a sitemap (did you mean {site}/sitemap.xml?)\n"
+    run = cli("validate", empty)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"error: {empty}: a directory, not a sitemap (give a sitemap or an index in it")
+
+
+def test_check_of_a_docroot_that_is_not_there_is_bad_input(tmp_path: Path, cli: CliRunner) -> None:
+    """As build, list and explain say it: exit 2, not "missing" (exit 1, a stale site)."""
+    site = tmp_path / "site"
+    shutil.copytree(Path(__file__).parents[1] / "realsites" / "mkdocs-material" / "site", site)
+    for command in ("build", "check", "list", "explain"):
+        run = cli(command, tmp_path / "sitee", "--base-url", BASE, *(["index.html"] if command == "explain" else []))
+        assert (run.code, run.out) == (2, ""), command
+        assert run.err == f"error: docroot not found: {tmp_path}/sitee\n", command
