@@ -112,11 +112,11 @@ def flags_named(flags: Mapping[str, str]) -> Iterator[None]:
 
 
 def usage_failure(error: typer.exceptions.TyperException) -> int:
-    """A usage error as one line, with a pointer to ``--help``."""
+    """A usage error as one line, ``error: `` and the message as every error is, with a pointer to
+    the command's ``--help``."""
     context = getattr(error, "ctx", None)
-    where = f"{context.command_path}: " if context is not None else ""
     hint = f" (see {context.command_path} --help)" if context is not None else ""
-    echo(f"error: {where}{one_line(error.format_message())}{hint}", err=True)
+    echo(f"error: {one_line(error.format_message())}{hint}", err=True)
     return error.exit_code
 
 

@@ -50,8 +50,10 @@ def test_usage_errors_exit_2_without_traceback(site: SiteFactory, cli: CliRunner
     for args in (["build", root, "--nope"], ["build"], ["frobnicate"], ["build", root, "--url-style", "pretty"]):
         run = cli(*args)
         assert run.code == 2, args
-        assert error_line(run.err).startswith("sitemapgen")  # not typer's five-line box
-        assert "--help)" in run.err
+        # One line, "error: " and the message as every error is (not "error: sitemapgen build: ..."),
+        # not typer's five-line box; the command's help named at its end.
+        assert not error_line(run.err).startswith("sitemapgen"), run.err
+        assert run.err.endswith(f"(see sitemapgen{' build' if args[0] == 'build' else ''} --help)\n"), run.err
     assert sorted(p.name for p in root.iterdir()) == ["a.html"]
 
 

@@ -109,7 +109,7 @@ def test_an_unknown_option_is_offered_only_close_matches(
         suggestion = f". Did you mean {listed}?"
     else:
         suggestion = ""
-    assert line == f"{command}: No such option: {unknown}{suggestion} (see {command} --help)"
+    assert line == f"No such option: {unknown}{suggestion} (see {command} --help)"
     assert list(docroot.iterdir()) == []
 
 
@@ -147,7 +147,7 @@ def test_an_unknown_option_that_is_something_else_says_what(
     assert run.code == 2
     unknown = next(arg for arg in args if arg.startswith("-"))
     command = f"sitemapgen {args[0]}"
-    assert error_line(run.err) == f"{command}: No such option: {unknown}{why} (see {command} --help)"
+    assert error_line(run.err) == f"No such option: {unknown}{why} (see {command} --help)"
     assert list(docroot.iterdir()) == []
 
 
@@ -173,7 +173,6 @@ def test_a_value_not_among_the_choices_is_said_once_with_the_close_one(
     run = cli("build", str(docroot), "--base-url", "https://example.com/", option, value)
     assert run.code == 2
     assert error_line(run.err) == (
-        f"sitemapgen build: Invalid value for '{option}': '{value}' is not one of {choices}{meant}"
-        " (see sitemapgen build --help)"
+        f"Invalid value for '{option}': '{value}' is not one of {choices}{meant} (see sitemapgen build --help)"
     )
     assert list(docroot.iterdir()) == []
