@@ -80,7 +80,10 @@ EndpointOpt = Annotated[
 KeyLocationOpt = Annotated[
     str | None,
     typer.Option(
-        "--key-location", metavar="URL", help="The key file's URL (default: https://HOST/KEY.txt).", show_default=False
+        "--key-location",
+        metavar="URL",
+        help="The key file's URL (default: BASE_URL/KEY.txt, where build --indexnow-key put it).",
+        show_default=False,
     ),
 ]
 CheckKeyOpt = Annotated[

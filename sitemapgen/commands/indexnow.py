@@ -44,7 +44,8 @@ def indexnow(
     """Submit the URLs `changes_file` names (added, changed, removed) to `endpoint`.
 
     `endpoint` None is IndexNow's shared endpoint (`ENDPOINT`); `key_location`
-    None is ``https://HOST/KEY.txt``. With `check_key` the key file must first
+    None is where ``build --indexnow-key`` put the key file: the base URL's ``KEY.txt`` (a changes
+    file without a base URL: ``https://HOST/KEY.txt``). With `check_key` the key file must first
     answer on the live host. Nothing is sent when nothing changed, or with
     `dry_run`: `plan` is what would be. `on_status` hears a line for each answer.
     Raises `ConfigError` (key ``key`` or ``endpoint``) for a bad key or endpoint,

@@ -45,6 +45,13 @@ def key_file_name(key: str) -> str:
     return f"{key}.txt"
 
 
+def key_url(base_url: str, key: str) -> str:
+    """Where the key file `write_key_file` puts in the docroot is served: the base URL's ``KEY.txt``.
+    Under a path (``https://example.com/docs/KEY.txt``), it vouches only for URLs under that path,
+    as the protocol says: the site's own pages are."""
+    return base_url + key_file_name(key)
+
+
 def write_key_file(docroot: Path, key: str) -> None:
     """``DOCROOT/KEY.txt`` holding the key, so it deploys with the site.
 
@@ -114,7 +121,9 @@ def plan(changes: dict[str, object], *, key: str, endpoint: str, key_location: s
         host = urlsplit(base).netloc if isinstance(base, str) else ""
     else:
         host = hosts.pop()
-    if key_location is None:
+    if key_location is None and isinstance(base, str) and urlsplit(base).netloc == host:
+        key_location = key_url(base, key)  # where build --indexnow-key put it: DOCROOT is served at the base URL
+    elif key_location is None:
         scheme = urlsplit(urls[0] if urls else str(base)).scheme or "https"
         key_location = f"{scheme}://{host}/{key_file_name(key)}"
     if urlsplit(key_location).netloc != host and urls:

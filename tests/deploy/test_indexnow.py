@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -203,3 +205,31 @@ def test_a_key_file_made_meanwhile_is_read_again_not_written_over(
             indexnow.write_key_file(root, KEY)
     assert key_file.read_text() == theirs
     assert os.listdir(root) == [key_file.name]  # no temporary file left
+
+
+def test_a_site_under_a_path_submits_with_the_key_file_where_build_put_it(tmp_path: Path, cli: CliRunner) -> None:
+    """A real MkDocs site published under /en/stable/ (as Read the Docs and GitHub Pages project
+    sites are): build --indexnow-key writes DOCROOT/KEY.txt, served at BASE/KEY.txt, and indexnow
+    checks and sends that keyLocation, not the host's root."""
+    pytest.importorskip("mkdocs")
+    live, project = tmp_path / "live", tmp_path / "project"
+    docroot = live / "en" / "stable"
+    (tmp_path / "before").mkdir()
+    changes = tmp_path / "changes.json"
+    live.mkdir()
+    with static_server(live) as server, indexnow_endpoint() as endpoint:
+        base = f"{server}en/stable/"
+        make_tree(project, {"mkdocs.yml": f"site_name: Under a path\nsite_url: {base}\n", "docs/index.md": "# Home\n"})
+        make_tree(project, {"docs/guide.md": "# Guide\n"})
+        mkdocs = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(docroot)]
+        made = subprocess.run(mkdocs, cwd=project, capture_output=True, text=True, check=False)
+        assert made.returncode == 0, made.stderr
+        built = cli(
+            "build", docroot, "--base-url", base, "--indexnow-key", KEY,
+            "--previous", tmp_path / "before", "--changes-file", changes,
+        )  # fmt: skip
+        assert built.code == 0, built.err
+        run = cli("indexnow", changes, "--key", KEY, "--endpoint", endpoint.url)
+    assert run.code == 0, run.err
+    assert [body["keyLocation"] for body in endpoint.bodies] == [f"{base}{KEY}.txt"]
+    assert endpoint.bodies[0]["urlList"] == [base, f"{base}guide/"]
