@@ -5,7 +5,8 @@ without error, the library runs on its output directory with ``html_baseurl``
 as the base URL and the ``sitemapgen_*`` values of ``conf.py`` as options (the
 keys of ``sitemapgen.toml``: ``sitemapgen_exclude``, ``sitemapgen_lastmod``...).
 A ``sitemapgen_*`` name that is none of them is refused, with the close one if
-there is one. Every line it logs starts with ``sitemapgen:``. An error is one
+there is one, and so is a bad value: as soon as Sphinx has read ``conf.py``, before it reads a
+source (`config_inited`). Every line it logs starts with ``sitemapgen:``. An error is one
 such line at Sphinx's error level, and sphinx-build exits non-zero (2 for bad
 input, 3 when the machine failed): raising would print Sphinx's crash report
 (versions, traceback, "please open an issue"), which is for bugs. What a
@@ -54,8 +55,24 @@ _CLOSE = 0.75
 def setup(app: Sphinx) -> dict[str, Any]:
     for key in FILE_KEYS:
         app.add_config_value(PREFIX + key, None, "", types=())
+    app.connect("config-inited", config_inited)
     app.connect("build-finished", build_finished)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def config_inited(app: Sphinx, config: SphinxConfig) -> None:
+    """Check the options as soon as Sphinx has read ``conf.py``, before it reads a source: a bad
+    one is its one error line and exit 2, before a minute of building, as a bad command line is
+    (`SystemExit`, as argparse's; an exception would print Sphinx's crash report, for bugs). The
+    base URL's own check waits for an HTML build, which alone needs it."""
+    try:
+        values = settings_of(config)
+        base_url = values.get("base_url") or config.html_baseurl
+        if base_url:
+            config_from_values(Path(app.outdir), {**values, "base_url": base_url}, source=SOURCE, prefix=PREFIX)
+    except SitemapgenError as e:
+        logger.error("sitemapgen: %s", e)
+        raise SystemExit(exit_code(e)) from None
 
 
 def build_finished(app: Sphinx, exception: Exception | None) -> None:

@@ -231,5 +231,6 @@ def test_a_site_under_a_path_submits_with_the_key_file_where_build_put_it(tmp_pa
         assert built.code == 0, built.err
         run = cli("indexnow", changes, "--key", KEY, "--endpoint", endpoint.url)
     assert run.code == 0, run.err
-    assert [body["keyLocation"] for body in endpoint.bodies] == [f"{base}{KEY}.txt"]
-    assert endpoint.bodies[0]["urlList"] == [base, f"{base}guide/"]
+    assert endpoint.bodies == [
+        {"host": base.split("/")[2], "key": KEY, "keyLocation": f"{base}{KEY}.txt", "urlList": [base, f"{base}guide/"]}
+    ]
