@@ -25,6 +25,7 @@ from urllib.parse import unquote_to_bytes, urlsplit
 from sitemapgen._types import Warn
 from sitemapgen.commands.explain_documents import document_lines, not_a_document
 from sitemapgen.config.settings import Config
+from sitemapgen.deploy.memory import read_previous_deploy
 from sitemapgen.entry import Alternate, format_lastmod, format_priority
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.hosts.base import Host
@@ -146,14 +147,21 @@ def _alternate(alternate: Alternate, forms: Forms) -> str:
 
 
 def _decided(config: Config, host: Host | None, targets: list[str], warn: Warn) -> dict[str, Outcome]:
-    """The outcome of each of `targets` (and of the directories above them), as `build` decides."""
-    pipeline = Pipeline(config, host, warn=warn, dry_run=True)
+    """The outcome of each of `targets` (and of the directories above them), as `build` decides,
+    with the previous deploy read as `build` reads it. What a build says of all its pages is not
+    said: each page's own warnings and lastmod source are said under it."""
+    previous = read_previous_deploy(config, warn)
     found: dict[str, Outcome] = {}
     try:
-        for outcome in pipeline.outcomes(targets):
-            found.setdefault(outcome.relpath, outcome)
+        pipeline = Pipeline(config, host, warn=warn, dry_run=True, previous=previous)
+        try:
+            for outcome in pipeline.outcomes(targets):
+                found.setdefault(outcome.relpath, outcome)
+        finally:
+            pipeline.abort()
     finally:
-        pipeline.abort()
+        if previous is not None:
+            previous.close()
     return found
 
 

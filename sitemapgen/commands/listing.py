@@ -71,6 +71,8 @@ def _listed(config: Config, warn: Warn, on_skip: Callable[[Skip], None]) -> Iter
                         on_skip(outcome.skip)
                     else:
                         yield outcome
+                for message in pipeline.undated_warnings():  # what build says once every page is dated
+                    warn(message)
             finally:
                 pipeline.abort()
         finally:

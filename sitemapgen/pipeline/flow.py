@@ -116,6 +116,10 @@ class Pipeline:
                 outcome = settle(event)
                 if outcome.skip is not None:
                     tally.skip(outcome.skip)
+                elif outcome.lastmod_source is not None:  # counted for every caller: `undated_warnings`
+                    self.sources_used[outcome.lastmod_source] += 1
+                else:
+                    self.undated += 1
                 for kind, example in outcome.notes:
                     tally.note(kind, example)
                 row = outcome.row
@@ -143,7 +147,6 @@ class Pipeline:
 
         `on_dated` hears each page dated by its content: URL, fingerprint, lastmod.
         """
-        sources = self.sources_used
         warn = self.warn
         for outcome in self._events(detail=False, on_progress=on_progress):
             for message in outcome.warnings:
@@ -151,16 +154,12 @@ class Pipeline:
             if outcome.skip is not None:
                 on_skip(outcome.skip)
                 continue
-            row, source = outcome.row, outcome.lastmod_source
+            row = outcome.row
             assert row is not None
             if on_dated is not None and outcome.key is not None and outcome.entry is not None:
                 lastmod = outcome.entry.lastmod
                 assert lastmod is not None
                 on_dated(row.loc, outcome.key, lastmod.isoformat(timespec="seconds"))
-            if source is not None:
-                sources[source] += 1
-            else:
-                self.undated += 1
             yield row
 
     def outcomes(self, targets: Collection[str] | None = None) -> Iterator[Outcome]:
@@ -172,7 +171,8 @@ class Pipeline:
         yield from self._events(detail=True, targets=targets)
 
     def undated_warnings(self) -> Iterator[str]:
-        """After `rows`: a warning for each lastmod source that was asked about pages and dated none."""
+        """After `rows` or `outcomes`: a warning for each lastmod source that was asked about pages and
+        dated none."""
         return self.decider.lastmod.undated_warnings(self.sources_used, self.undated)
 
     def commit(self) -> None:

@@ -306,3 +306,55 @@ def test_an_alternate_in_another_form_is_explained_as_the_build_publishes_it(
             taken += 1
     assert explained == built
     assert taken > 0  # every host lists b/index.html as another URL than /b/index.html
+
+
+def _mkdocs_site(root: Path) -> Path:
+    """A real MkDocs build of two pages, its project committed to git and its output not."""
+    import subprocess
+    import sys
+
+    from ..helpers import git
+
+    make_tree(root, {"mkdocs.yml": "site_name: Dates\nsite_url: https://example.org/\n", "docs/index.md": "# Dates\n"})
+    make_tree(root, {"docs/install.md": "# Install\n"})
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "docs", date="2024-05-01T10:00:00+00:00")
+    made = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=root, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    return root / "site"
+
+
+def test_list_says_the_warnings_build_says_once_every_page_is_dated(tmp_path: Path, cli: CliRunner) -> None:
+    """As the commands page says: list's warnings are build's. (explain says each page's own, and
+    where its lastmod came from, under it.)"""
+    pytest.importorskip("mkdocs")
+    site = _mkdocs_site(tmp_path / "project")
+    flags = ["--base-url", "https://example.org/", "--lastmod", "git,mtime", "--out", tmp_path / "out"]
+    listed, built = cli("list", site, *flags), cli("build", site, *flags)
+    assert listed.code == built.code == 0, listed.err + built.err
+    [line] = [line for line in built.err.splitlines() if "dated none" in line]
+    assert line.startswith("warning: lastmod 'git' dated none of the 2 pages (mtime dated them): git tracks no")
+    assert listed.err.splitlines() == [line]
+
+
+def test_explain_reads_the_previous_deploy_as_build_does(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With lastmod content, an unchanged page keeps the previous deploy's lastmod: explain says
+    the lastmod build would write, read from the same previous deploy."""
+    pytest.importorskip("mkdocs")
+    site = _mkdocs_site(tmp_path / "project")
+    before, after = tmp_path / "before", tmp_path / "after"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    base = ["--base-url", "https://example.org/", "--lastmod", "content"]
+    (tmp_path / "none").mkdir()  # a first deploy: it writes the manifest the next one reads
+    assert cli("build", site, *base, "--out", before, "--previous", tmp_path / "none").code == 0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1800000000")  # a later build, its own store: nothing changed
+    flags = [*base, "--out", after, "--previous", before]
+    explained = cli("explain", site, "install/index.html", *flags)
+    listed = cli("list", site, *flags)
+    assert explained.code == listed.code == 0, explained.err + listed.err
+    [line] = [line for line in explained.out.splitlines() if line.startswith("  lastmod")]
+    assert line == "  lastmod 2023-11-14T22:13:20+00:00 (from content)"
+    assert "https://example.org/install/\t2023-11-14T22:13:20+00:00" in listed.out
