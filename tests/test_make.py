@@ -107,3 +107,25 @@ def test_the_demo_shows_the_clean_run_then_each_trap_explained(tmp_path: Path) -
         assert explanation.startswith("  -> ")
         named = explanation.removeprefix("  -> ").split(":", 1)[0]
         assert named in trap_lines[i]
+
+
+def _make_recipe(doc: str) -> str:
+    text = (Path(__file__).parents[1] / doc).read_text(encoding="utf-8")
+    start = text.index("```make\n") + len("```make\n")
+    return text[start : text.index("```", start)]
+
+
+def test_the_readme_makefile_recipe_runs_whatever_directories_are_there(tmp_path: Path) -> None:
+    """The README's recipe is docs/ci.md's, and its targets are phony: a `site/` or `sitemaps/`
+    directory beside the Makefile does not make `make sitemaps` "up to date"."""
+    if shutil.which("make") is None:
+        pytest.skip("no make on this machine")
+    recipe = _make_recipe("README.md")
+    assert recipe == _make_recipe("docs/ci.md")
+    (tmp_path / "Makefile").write_text(recipe, encoding="utf-8")
+    for name in ("site", "sitemaps", "deploy", "public"):
+        (tmp_path / name).mkdir()
+    run = subprocess.run(["make", "-n", "deploy"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "sitemapgen build public --base-url https://example.com/" in run.stdout
+    assert "sitemapgen validate public/sitemap.xml" in run.stdout
