@@ -6,7 +6,8 @@ check its value goes through, whether a config file and the plugins set it, and 
 flag, on which commands and in which help panel. From it come the `Config` field's check
 (`Config.__post_init__` runs them in field order, so a check may read the fields before it), the
 keys a config file, the MkDocs plugin and the Sphinx extension accept (`FILE_KEYS`), the command
-line's options (`cli.program`), and the reference table in docs/config.md (`reference`).
+line's options (`cli.program`, `cli.options.option_of`), and the reference table in docs/config.md
+(tools/config_reference.py). `verify`'s `Crawl` declares its options the same way.
 """
 
 from __future__ import annotations
