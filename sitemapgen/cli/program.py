@@ -100,15 +100,17 @@ def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
     typer reads a command's parameters from its signature and has no other way to share options
     between commands, so the signature is drawn from the declarations.
     """
-    declared = {s.name: s.declared for s in settings_of(Config) if s.declared.flag and name in s.declared.flag.commands}
-    kinds = {list: list[str], ",": str}
+    declared = [
+        (s.name, flag, s.declared.help)
+        for s in settings_of(Config)
+        if (flag := s.declared.flag) is not None and name in flag.commands
+    ]
+    kinds = {list: list[str], ",": str}  # a repeated flag, a comma list (split in `run`)
     options = {
-        key: Annotated[kinds.get(d.flag.kind, d.flag.kind) | None, option(d.flag, d.help)]
-        for key, d in declared.items()
-        if d.flag
+        key: Annotated[kinds.get(flag.kind, flag.kind) | None, option(flag, text)] for key, flag, text in declared
     }
-    flags = {key: d.flag.name for key, d in declared.items() if d.flag}
-    commas = {key for key, d in declared.items() if d.flag and d.flag.kind == ","}
+    flags = {key: flag.name for key, flag, _ in declared}
+    commas = {key for key, flag, _ in declared if flag.kind == ","}
 
     def register(command: Callable[..., None]) -> Callable[..., None]:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]

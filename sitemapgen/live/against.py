@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sitemapgen.config.checks import is_indexnow_key
-from sitemapgen.deploy.indexnow import key_file_name
+from sitemapgen.deploy.indexnow import key_file_name, key_url
 from sitemapgen.deploy.source import directory
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.live.report import Report
@@ -84,7 +84,7 @@ def compare(client: Client, deployed: Deployed, served: Mapping[str, Path], repo
             f"served with other bytes than {local} ({len(theirs):,} bytes served, {len(mine):,} built): {why}",
         )
     for key in deployed.key_files():
-        url = deployed.folder + key_file_name(key)
+        url = key_url(deployed.folder, key)
         try:
             answer = client.request(url, limit=1024, tries=3)
         except FetchError as e:

@@ -125,7 +125,7 @@ class Reciprocity:
             except EOFError:
                 return
             for fields in spooled:
-                row = Row._make(fields)
+                row = tuple.__new__(Row, fields)  # a C call, as `Row.__reduce__` rebuilds one
                 if change is None or change[0] != seq:
                     yield row
                 else:
