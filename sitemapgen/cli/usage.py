@@ -21,6 +21,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from sitemapgen.cli.exits import EXIT_BAD_INPUT
 from sitemapgen.config.declare import Panel, settings_of
+from sitemapgen.config.loader import FILE_KEYS
 from sitemapgen.config.settings import Config
 from sitemapgen.util.streams import echo
 
@@ -29,8 +30,6 @@ if TYPE_CHECKING:  # typer's own click, for the types of the methods overridden 
     from typer._click.exceptions import NoSuchOption
 
 
-#: The settings' names (a config file's keys, and the library's keywords).
-_SETTINGS = {setting.name for setting in settings_of(Config)}
 #: The order `sitemapgen --help` lists the commands in.
 COMMAND_ORDER = ("build", "check", "list", "explain", "validate", "verify", "diff", "indexnow")
 
@@ -85,7 +84,7 @@ def _parsed(
 def _flagless_setting(option: str, params: Iterable[Parameter]) -> bool:
     """Whether `option` names a setting that no flag sets (``--exclude``; not ``--out-dir``: ``--out``)."""
     key = option.removeprefix("--").replace("-", "_")
-    return key in _SETTINGS and all(param.name != key for param in params)
+    return key in FILE_KEYS and all(param.name != key for param in params)
 
 
 def _not_here(option: str, elsewhere: Iterable[Parameter]) -> str:
@@ -99,7 +98,7 @@ def _not_here(option: str, elsewhere: Iterable[Parameter]) -> str:
     if any(option in param.opts or option in param.secondary_opts for param in elsewhere):
         return ": it is an option of sitemapgen build only; leave it out here"
     key = option.removeprefix("--").replace("-", "_")
-    if key in _SETTINGS:
+    if key in FILE_KEYS:
         return f": {key} has no flag; set it in sitemapgen.toml ({key} = ...) or [tool.sitemapgen]"
     return ""
 
