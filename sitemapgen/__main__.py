@@ -37,8 +37,10 @@ def run() -> None:
         if not _room_to_load():
             raise MemoryError
         from sitemapgen.cli.program import main
+        from sitemapgen.util.parallel import collect_less
         from sitemapgen.util.streams import flush_all
 
+        collect_less()
         code = main()
         flush_all()  # a reader gone at the last moment: dropped here, not at the interpreter's exit
     except MemoryError:

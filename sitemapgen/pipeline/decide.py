@@ -10,7 +10,7 @@ writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
 `iter_listing` all take page fates from here, through `pipeline.flow.Pipeline`.
 
 `decide` runs in worker processes, so its result must be cheap to send: an
-`Outcome`, a NamedTuple that pickles as a C call. A page listed with no warning
+`Outcome`, a NamedTuple, crosses as a plain tuple (`OUTCOME_WIRE`). A page listed with no warning
 (nearly all) crosses with its row alone, the notes the build counts riding along;
 its `Entry` comes too where the caller wants the details (`list`, `explain`) or
 `settle` must date it. `settle` runs in the main process, in walk order: it dates
@@ -40,6 +40,7 @@ from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
 from sitemapgen.skips import NoteKind, Skip, SkipReason, display
 from sitemapgen.urls import normalize_url, page_url, served_files
+from sitemapgen.util.parallel import Wire
 from sitemapgen.util.safeio import open_regular_stat
 
 if TYPE_CHECKING:
@@ -69,10 +70,49 @@ class Outcome(NamedTuple):
     def listed(self) -> bool:
         return self.skip is None
 
-    def __reduce__(self) -> tuple[Callable[..., Outcome], tuple[type[Outcome], tuple[object, ...]]]:
-        # One crosses from the workers for every page: rebuilt by a C call, not the
-        # NamedTuple's Python constructor (as `Row`).
-        return tuple.__new__, (Outcome, tuple(self))
+
+_new = tuple.__new__  # rebuilds a NamedTuple from its fields in C, as `Row.__reduce__` does
+#: An `Outcome` as it crosses: its fields, its row's as a plain tuple.
+_Packed = tuple[
+    str,
+    Entry | None,
+    tuple[object, ...] | None,  # the row's fields
+    Skip | None,
+    str | None,
+    tuple[str, ...],
+    bytes | None,
+    tuple[tuple[NoteKind, str], ...],
+]
+
+
+def _pack(outcomes: list[Outcome]) -> list[_Packed]:
+    """A worker's outcomes as plain tuples, which pickle in C: an `Outcome` and its `Row`
+    would each call a Python `__reduce__` for every page."""
+    return [
+        (
+            o.relpath,
+            o.entry,
+            None if (r := o.row) is None else tuple(r),
+            o.skip,
+            o.lastmod_source,
+            o.warnings,
+            o.key,
+            o.notes,
+        )
+        for o in outcomes
+    ]
+
+
+def _unpack(packed: list[_Packed]) -> list[Outcome]:
+    """The outcomes `_pack` packed."""
+    return [
+        _new(Outcome, (relpath, entry, None if r is None else _new(Row, r), skip, source, warnings, key, notes))
+        for relpath, entry, r, skip, source, warnings, key, notes in packed
+    ]
+
+
+#: How outcomes cross from the workers (`util.parallel.ordered_map`).
+OUTCOME_WIRE = Wire(_pack, _unpack)
 
 
 class Decider:

@@ -22,7 +22,7 @@ from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Walk
-from sitemapgen.pipeline.decide import Decider, Outcome
+from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Outcome
 from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
 from sitemapgen.skips import Skip
@@ -106,7 +106,9 @@ class Pipeline:
         tally = Tally()
         odd = OddDates(decider.lastmod, datetime.now(UTC))
         low, high = odd.low, odd.high
-        for results, walk_skips in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs):
+        for results, walk_skips in ordered_map(
+            decide, self._tasks(targets, on_progress), jobs=self.jobs, wire=OUTCOME_WIRE
+        ):
             at = 0
             tally.pages += len(results)
             for i, event in enumerate(results):

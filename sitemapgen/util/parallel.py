@@ -8,8 +8,9 @@ this process, so a small site never pays for starting workers.
 
 Workers are forked, so they inherit the function and everything it holds (the
 build's rules, git dates, compiled patterns) without pickling any of it; only
-the items and the results cross, and the caller keeps both small (plain
-tuples where it can: a dataclass costs about five times as much to send).
+the items and the results cross, and the caller keeps both small. Results
+of its own types cross as the caller's `Wire` packs them: plain tuples pickle
+in C, where a class's own `__reduce__` is a Python call for every item.
 The function is bound to its own pool (its workers' initializer gets it), so
 maps running at once in one process each run their own. Without fork (Windows),
 in a daemonic process (a `multiprocessing.Pool` worker: it may have no
@@ -36,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from sitemapgen.errors import EnvironmentFailure
 
@@ -50,17 +51,33 @@ C = TypeVar("C")
 
 logger = logging.getLogger(__name__)
 _function: Callable[[Any], Any] | None = None  # in a worker only: its pool's function (`_worker_init`)
+_pack: Callable[[list[Any]], Any] | None = None  # in a worker only: its pool's `Wire.pack`
 _PR_SET_PDEATHSIG = 1
 _POLL = 1.0  # seconds between checks that the pool is still alive, while waiting on it
 _FDS_PER_WORKER = 3  # the ends of two pipes the pool keeps per worker, plus one while forking
 _FDS_SPARE = 32  # for the build's own files: a page, a chunk, the index, the store, the journal
-#: A worker's garbage collector thresholds (`gc.set_threshold`): a collection after 20,000 more
-#: objects instead of 700. A worker's objects die by reference counting (a head read is no
-#: cycle); what it keeps (the tags read before, `pages.scanner._TAGS`) the default thresholds
-#: looked through again and again (what that cost: docs/performance.md). The cycles there are
-#: (bs4's trees, for the few heads only it reads) wait at most that long, and a build whose
-#: every head bs4 reads keeps the same peak memory.
-_WORKER_GC = (20_000, 50, 1_000)
+#: The garbage collector's thresholds in our own processes (`collect_less`): a collection after
+#: 20,000 more objects instead of 700. A build's objects die by reference counting (a head read,
+#: a page's outcome, its row: no cycles); what it keeps (the tags read before,
+#: `pages.scanner._TAGS`, and everything loaded) the default thresholds looked through again and
+#: again (what that cost: docs/performance.md). The cycles there are (bs4's trees, for the few
+#: heads only it reads) wait at most that long, and a build whose every head bs4 reads keeps the
+#: same peak memory.
+_FEWER_COLLECTIONS = (20_000, 50, 1_000)
+
+
+def collect_less() -> None:
+    """Collect garbage less often, in a process that is ours alone: the ``sitemapgen`` command's
+    (`sitemapgen.__main__`) and its workers, not a program that calls the library."""
+    gc.set_threshold(*_FEWER_COLLECTIONS)
+
+
+class Wire(NamedTuple, Generic[R]):
+    """How a batch of results crosses from a worker: `pack` there, `unpack` here (into what
+    the function returned, in order)."""
+
+    pack: Callable[[list[R]], Any]
+    unpack: Callable[[Any], list[R]]
 
 
 def worker_limit() -> tuple[int, int]:
@@ -160,7 +177,7 @@ def _why_not_fork() -> str | None:
     return None
 
 
-def _worker_init(parent: int, function: Callable[[Any], Any]) -> None:
+def _worker_init(parent: int, function: Callable[[Any], Any], pack: Callable[[list[Any]], Any] | None) -> None:
     """Ctrl-C reaches every process of the group: the parent handles it and shuts
     the workers down, so they must not each print a traceback. SIGTERM gets its
     default action back (the parent's handler is inherited at fork): a worker
@@ -175,13 +192,13 @@ def _worker_init(parent: int, function: Callable[[Any], Any]) -> None:
     garbage collector is told to leave it alone (`gc.freeze`): its collections
     then look at what the worker made since, and they no longer write to the
     pages shared with the parent;
-    and it collects less often (`_WORKER_GC`).
+    and it collects less often (`collect_less`).
     `function` is what the worker runs: given here, by its own pool (with fork
-    nothing is pickled), so two pools never run each other's."""
-    global _function
-    _function = function
+    nothing is pickled), so two pools never run each other's; `pack`, its `Wire`'s."""
+    global _function, _pack
+    _function, _pack = function, pack
     gc.freeze()
-    gc.set_threshold(*_WORKER_GC)
+    collect_less()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -197,21 +214,22 @@ def _worker_init(parent: int, function: Callable[[Any], Any]) -> None:
         os._exit(1)
 
 
-def _run(batch: Sequence[Any]) -> list[Any]:
-    """A worker's task: its pool's function over one batch."""
+def _run(batch: Sequence[Any]) -> Any:
+    """A worker's task: its pool's function over one batch, packed."""
     function = _function
     assert function is not None
-    return [function(item) for item in batch]
+    results = [function(item) for item in batch]
+    return results if _pack is None else _pack(results)
 
 
 def ordered_map(
-    function: Callable[[T], R], tasks: Iterable[tuple[Sequence[T], C]], *, jobs: int
+    function: Callable[[T], R], tasks: Iterable[tuple[Sequence[T], C]], *, jobs: int, wire: Wire[R] | None = None
 ) -> Iterator[tuple[list[R], C]]:
     """`function` over each task's items, yielded per task, in the order of `tasks`.
 
     A task is (items, context); the context comes back untouched beside the
     results, for the caller to put them in place. `jobs` is the number of
-    worker processes (1: none). A worker that dies is a `SitemapgenError`.
+    worker processes (1: none); `wire`, how their results cross. A worker that dies is a `SitemapgenError`.
     Where workers cannot be started safely (see `_why_not_fork`), all runs
     here, and an info line says why.
     """
@@ -234,9 +252,10 @@ def ordered_map(
         jobs,
         mp_context=multiprocessing.get_context("fork"),
         initializer=_worker_init,
-        initargs=(os.getpid(), function),
+        initargs=(os.getpid(), function, None if wire is None else wire.pack),
     )
-    pending: deque[tuple[C, Future[list[R]]]] = deque()
+    unpack: Callable[[Any], list[R]] = (lambda results: results) if wire is None else wire.unpack
+    pending: deque[tuple[C, Future[Any]]] = deque()
     finished = False
     _quiet_pool_threads(pool)
     try:
@@ -244,10 +263,10 @@ def ordered_map(
             pending.append((context, _submit(pool, items)))
             while len(pending) >= AHEAD * jobs:
                 done, future = pending.popleft()
-                yield _result(pool, future), done
+                yield unpack(_result(pool, future)), done
         while pending:
             done, future = pending.popleft()
-            yield _result(pool, future), done
+            yield unpack(_result(pool, future)), done
         finished = True
     except BrokenProcessPool as e:
         raise EnvironmentFailure(
@@ -296,7 +315,7 @@ def _hear_pool_threads(pool: ProcessPoolExecutor) -> None:
             _previous_hook = None
 
 
-def _result(pool: ProcessPoolExecutor, future: Future[list[R]]) -> list[R]:
+def _result(pool: ProcessPoolExecutor, future: Future[Any]) -> Any:
     """The future's result; an error, not a wait forever, if the pool's own thread has died
     (it does when it cannot start a thread of its own: no memory left for the stack)."""
     while True:
@@ -310,7 +329,7 @@ def _result(pool: ProcessPoolExecutor, future: Future[list[R]]) -> list[R]:
                 ) from None
 
 
-def _submit(pool: ProcessPoolExecutor, items: Sequence[Any]) -> Future[list[Any]]:
+def _submit(pool: ProcessPoolExecutor, items: Sequence[Any]) -> Future[Any]:
     """Hand a batch to the pool; the pool's own thread that cannot start (no memory left for
     its stack) is the machine failing, not a bug."""
     try:

@@ -576,3 +576,20 @@ def test_verify_draws_a_bar_on_a_terminal_once_it_has_taken_a_second() -> None:
     assert bar.search(shown), shown
     assert not bar.search(out)
     assert not bar.search(plain.stderr)
+
+
+def test_the_command_collects_garbage_less_often_than_a_program_that_calls_the_library() -> None:
+    """The ``sitemapgen`` command's process is its own: it sets the collector's thresholds
+    (`util.parallel.collect_less`); importing the package sets nothing."""
+    code = (
+        "import atexit, gc, sys\n"
+        "default = gc.get_threshold()\n"
+        "import sitemapgen, sitemapgen.__main__\n"
+        "assert gc.get_threshold() == default, 'importing changed the thresholds'\n"
+        "atexit.register(lambda: print(gc.get_threshold()[0], default[0]))\n"
+        "sys.argv = ['sitemapgen', '--version']\n"
+        "sitemapgen.__main__.run()\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    ours, default = map(int, run.stdout.split()[-2:])
+    assert ours > default

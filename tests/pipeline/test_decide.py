@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sitemapgen import Config, SkipReason
-from sitemapgen.entry import row_of
+from sitemapgen.entry import Row, row_of
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.skips import NoteKind
 
@@ -199,22 +199,29 @@ def test_a_listed_page_without_warnings_crosses_from_workers_without_its_entry(
 
 
 def test_what_crosses_from_workers_survives_pickling_whole() -> None:
-    """Entry, Alternate, Row and Outcome pickle as constructor calls: no field may be left behind."""
+    """Entry, Alternate and Row pickle as constructor calls, and outcomes cross as `OUTCOME_WIRE`
+    packs them: no field may be left behind, and each comes back as its own type."""
     import pickle
     from datetime import UTC, datetime
 
     from sitemapgen import ChangeFreq, LastmodFormat, Skip
     from sitemapgen.entry import Alternate, Entry
+    from sitemapgen.pipeline.decide import OUTCOME_WIRE
 
     entry = Entry(
         BASE, datetime(2024, 1, 2, tzinfo=UTC), ChangeFreq.DAILY, 0.5, (Alternate("de", BASE + "de/"),), "blog"
     )
     outcome = Outcome("a.html", entry, row_of(entry, LastmodFormat.DATETIME), None, "git")
     skipped = Outcome("b.html", skip=Skip("b.html", SkipReason.NOINDEX), warnings=("w",), key=b"k")
-    for value in (entry, entry.alternates[0], outcome.row, outcome, skipped):
+    for value in (entry, entry.alternates[0], outcome.row):
         back = pickle.loads(pickle.dumps(value))
         assert type(back) is type(value)
         assert back == value  # every field
+    crossed = OUTCOME_WIRE.unpack(pickle.loads(pickle.dumps(OUTCOME_WIRE.pack([outcome, skipped]))))
+    assert crossed == [outcome, skipped]  # every field
+    assert [type(value) for value in crossed] == [Outcome, Outcome]
+    assert type(crossed[0].row) is Row
+    assert crossed[1].row is None
 
 
 def _alternates(*pairs: tuple[str, str]) -> str:

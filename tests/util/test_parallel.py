@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
-from sitemapgen.util.parallel import INLINE, ordered_map, usable_cpus
+from sitemapgen.util.parallel import INLINE, Wire, ordered_map, usable_cpus
 
 from ..conftest import BASE
 from ..helpers import (
@@ -218,3 +218,22 @@ def test_workers_by_default_are_the_cpus_the_cgroup_allows(
     root, member = _cgroups(tmp_path, files, membership)
     allowed = len(os.sched_getaffinity(0))
     assert usable_cpus(root, member) == (allowed if cpus is None else min(cpus, allowed))
+
+
+def _packed_here(results: list[tuple[int, int]]) -> tuple[int, list[tuple[int, int]]]:
+    return os.getpid(), results
+
+
+def test_a_wire_packs_in_the_worker_and_unpacks_here() -> None:
+    packers: set[int] = set()
+
+    def unpack(packed: tuple[int, list[tuple[int, int]]]) -> list[tuple[int, int]]:
+        pid, results = packed
+        packers.add(pid)
+        return results
+
+    tasks = _tasks(40, 256)
+    results = list(ordered_map(_square, tasks, jobs=2, wire=Wire(_packed_here, unpack)))
+    assert [pair for batch, _ in results for pair in batch] == [(n, n * n) for n in range(40 * 256)]
+    assert packers  # the workers packed what they sent
+    assert os.getpid() not in packers  # and nothing done here was packed
