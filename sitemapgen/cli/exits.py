@@ -18,12 +18,10 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
 import typer
 
 from sitemapgen.errors import ConfigError, EnvironmentFailure, NeedsSetting, NotSet, Refusal, SitemapgenError
-from sitemapgen.util.github import step_summary_path, write_summary
 from sitemapgen.util.streams import GONE, echo
 
 EXIT_OK = 0
@@ -136,17 +134,3 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def put_summary(summary_md: Path | None, off: bool, text: str, *, done: str = "") -> None:
-    """The Markdown summary where it goes: `summary_md`, else GitHub's step summary (added to);
-    nowhere when `off`. A summary that cannot be written is the machine's failure (exit 3), said
-    with `done`, what the command did before it (`` (the sitemaps were published)``)."""
-    summary = None if off else summary_md or step_summary_path()
-    if summary is None:
-        return
-    with handled():
-        try:
-            write_summary(summary, text, append=summary_md is None)
-        except OSError as e:
-            raise EnvironmentFailure(f"{summary}: cannot write the summary: {e.strerror or e}{done}") from e

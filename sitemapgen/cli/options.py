@@ -1,6 +1,7 @@
 """The commands' own options: how they report, and `indexnow`'s. The settings' flags are not
 here: each is declared once, on its `Config` field (`config.declare`). Every option that takes a
-value has a metavar that says what to write (`FILE`, `URL`), so its help shows no Python type.
+value has a metavar that says what to write (`FILE`, `URL`), so its help shows no Python type;
+a default is shown only where it is not None (typer's own rule), or in the help's words.
 """
 
 from __future__ import annotations
@@ -16,11 +17,7 @@ OUTPUT = Panel.OUTPUT.value
 
 DocrootArg = Annotated[
     Path,
-    typer.Argument(
-        metavar="DOCROOT",
-        help="The built site: the directory a static server serves at the base URL.",
-        show_default=False,
-    ),
+    typer.Argument(metavar="DOCROOT", help="The built site: the directory a static server serves at the base URL."),
 ]
 ConfigOpt = Annotated[
     Path | None,
@@ -28,21 +25,18 @@ ConfigOpt = Annotated[
         "--config",
         metavar="FILE",
         help="TOML config file. Default: ./sitemapgen.toml, else [tool.sitemapgen] in ./pyproject.toml.",
-        show_default=False,
     ),
 ]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print nothing but warnings and errors.", rich_help_panel=OUTPUT)
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.", rich_help_panel=OUTPUT)]
-
 SummaryMdOpt = Annotated[
     Path | None,
     typer.Option(
         "--summary-md",
         metavar="FILE",
         help="Write a Markdown summary here (default in GitHub Actions: $GITHUB_STEP_SUMMARY).",
-        show_default=False,
         rich_help_panel=OUTPUT,
         dir_okay=False,
     ),
@@ -56,7 +50,6 @@ ChangesFileOpt = Annotated[
         "--changes-file",
         metavar="FILE",
         help="With --previous: write what changed (added, removed and why, changed) here as JSON.",
-        show_default=False,
         rich_help_panel=Panel.DEPLOY.value,
         dir_okay=False,
     ),
@@ -71,10 +64,7 @@ KeyOpt = Annotated[
 EndpointOpt = Annotated[
     str | None,
     typer.Option(
-        "--endpoint",
-        metavar="URL",
-        help="Where to submit (default: IndexNow's shared endpoint, api.indexnow.org).",
-        show_default=False,
+        "--endpoint", metavar="URL", help="Where to submit (default: IndexNow's shared endpoint, api.indexnow.org)."
     ),
 ]
 KeyLocationOpt = Annotated[
@@ -83,7 +73,6 @@ KeyLocationOpt = Annotated[
         "--key-location",
         metavar="URL",
         help="The key file's URL (default: BASE_URL/KEY.txt, where build --indexnow-key put it).",
-        show_default=False,
     ),
 ]
 CheckKeyOpt = Annotated[

@@ -28,7 +28,6 @@ from sitemapgen.cli.exits import (
     delivered,
     flags_named,
     handled,
-    put_summary,
     sigterm_as_interrupt,
     stopped,
     usage_failure,
@@ -153,24 +152,22 @@ def build_command(
 ) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
     from sitemapgen.commands.ci import CiReport
-    from sitemapgen.util.github import in_github_actions
+    from sitemapgen.util.github import in_github_actions, put_summary
 
-    ci = CiReport(annotate=in_github_actions(), docroot=settings.docroot)
+    annotate = (lambda line: echo(line, err=json_output)) if in_github_actions() else None  # stdout: not into JSON
+    ci = CiReport(docroot=settings.docroot, annotate=annotate)
 
     def warn(message: str) -> None:
         _warn(message)
-        annotation = ci.add(message)
-        if annotation is not None:
-            echo(annotation, err=json_output)  # stdout, where the runner reads commands, but not into JSON
+        ci.add(message)
 
     with handled(), progress(not quiet and not json_output) as on_progress:
         if changes_file is not None and settings.previous is None:
             raise SitemapgenError("--changes-file: needs --previous (what to compare with)")
         result = run_build(settings, on_warning=warn, on_progress=on_progress, changes_file=changes_file)
-    last = ci.last_annotation()
-    if last is not None:
-        echo(last, err=json_output)
-    put_summary(summary_md, no_summary_md, ci.markdown(result), done=" (the sitemaps were published)")
+    ci.close()
+    with handled():
+        put_summary(ci.markdown(result), to=summary_md, off=no_summary_md, done=" (the sitemaps were published)")
     if json_output:
         lost = echo(json.dumps(result.as_json(), indent=2))
         if lost is not None and lost.errno not in GONE:  # a reader that left asked for nothing more
@@ -265,7 +262,6 @@ def validate_command(
             "--base-url",
             metavar="URL",
             help="The URL the files' directory is served at: checks the location and one-host rules against it.",
-            show_default=False,
         ),
     ] = None,
     quiet: QuietOpt = False,

@@ -69,36 +69,30 @@ def _parsed(
         if isinstance(option, str) and hasattr(e, "possibilities"):  # click's NoSuchOption
             cast("NoSuchOption", e).possibilities = None
             known = [opt for param in params for opt in (*param.opts, *param.secondary_opts)]
-            flagless = _flagless_setting(option, [*params, *elsewhere])  # --exclude: not a typo of --include
-            meant = [] if flagless else close_options(option, known)
+            elsewhere_said = _not_here(option, [*params, *elsewhere])  # --exclude: not a typo of --include
+            meant = [] if elsewhere_said else close_options(option, known)
             if meant:
                 listed = meant[0] if len(meant) == 1 else f"{', '.join(meant[:-1])} or {meant[-1]}"
                 e.message = f"{e.message}. Did you mean {listed}?"
-            else:
-                e.message += _not_here(option, elsewhere)
+            e.message += elsewhere_said
         elif isinstance(message := getattr(e, "message", None), str) and " is not one of " in message:
             e.message = _not_a_choice(message)
         raise
 
 
-def _flagless_setting(option: str, params: Iterable[Parameter]) -> bool:
-    """Whether `option` names a setting that no flag sets (``--exclude``; not ``--out-dir``: ``--out``)."""
-    key = option.removeprefix("--").replace("-", "_")
-    return key in FILE_KEYS and all(param.name != key for param in params)
-
-
-def _not_here(option: str, elsewhere: Iterable[Parameter]) -> str:
-    """Why `option` is not an option here, when it is something else: a config key set in a file, or
-    an option of other commands (``list --chunking``: build and check's)."""
+def _not_here(option: str, params: Iterable[Parameter]) -> str:
+    """Why `option` is not an option here, when it is something else: an option of other commands
+    (``list --chunking``: build and check's), or a config key that no flag sets (``--exclude``; not
+    ``--out-dir``, which `params`, this command's and build's, set as ``--out``)."""
     flag = next(
         (s.declared.flag for s in settings_of(Config) if s.declared.flag and s.declared.flag.name == option), None
     )
     if flag is not None:
         return f": it is an option of sitemapgen {' and '.join(flag.commands)} only; leave it out here"
-    if any(option in param.opts or option in param.secondary_opts for param in elsewhere):
+    if any(option in param.opts or option in param.secondary_opts for param in params):
         return ": it is an option of sitemapgen build only; leave it out here"
     key = option.removeprefix("--").replace("-", "_")
-    if key in FILE_KEYS:
+    if key in FILE_KEYS and all(param.name != key for param in params):
         return f": {key} has no flag; set it in sitemapgen.toml ({key} = ...) or [tool.sitemapgen]"
     return ""
 

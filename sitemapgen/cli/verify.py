@@ -15,11 +15,11 @@ from typing import Annotated
 
 import typer
 
-from sitemapgen.cli.exits import EXIT_PROBLEM, flags_named, handled, put_summary
+from sitemapgen.cli.exits import EXIT_PROBLEM, flags_named, handled
 from sitemapgen.cli.options import JsonOpt, NoSummaryMdOpt, QuietOpt, SummaryMdOpt, option_of
 from sitemapgen.cli.progress import progress
 from sitemapgen.commands.verify import CONCURRENCY, CRAWLER, SAMPLE, TIMEOUT, Crawl
-from sitemapgen.util.github import in_github_actions
+from sitemapgen.util.github import in_github_actions, put_summary
 from sitemapgen.util.streams import echo, takes_unicode
 
 #: Examples shown for each kind of problem (``--json`` lists every one).
@@ -31,7 +31,6 @@ UrlArg = Annotated[
         metavar="URL",
         help="The live site's root (robots.txt, then its Sitemap: lines), or a sitemap or index"
         " (a path ending in .xml, .xml.gz or .txt).",
-        show_default=False,
     ),
 ]
 
@@ -64,7 +63,8 @@ def verify_command(
     if in_github_actions():
         for line in report.github_errors():
             echo(line, err=json_output)
-    put_summary(summary_md, no_summary_md, report.markdown())
+    with handled():
+        put_summary(report.markdown(), to=summary_md, off=no_summary_md)
     if json_output:
         echo(json.dumps(report.as_json(), indent=1, ensure_ascii=not takes_unicode(sys.stdout)))
     else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from sitemapgen.commands.report import BuildResult
@@ -40,38 +41,38 @@ def warning_kind(message: str) -> tuple[str, str | None]:
 class CiReport:
     """Warnings as they come (`add`), then the Markdown summary (`markdown`)."""
 
-    def __init__(self, *, annotate: bool, docroot: Path | None = None) -> None:
+    def __init__(self, *, docroot: Path | None = None, annotate: Callable[[str], object] | None = None) -> None:
+        """`annotate` prints each annotation line (in GitHub Actions); None: no annotations."""
         self.annotate = annotate
         self.docroot = docroot
         self.kinds: Counter[str] = Counter()
         self.examples: dict[str, list[str]] = {}
         self.annotated = 0
 
-    def add(self, message: str) -> str | None:
-        """Count a warning; the annotation line to print for it, if any."""
+    def add(self, message: str) -> None:
+        """Count a warning, and annotate it (the first `MAX_ANNOTATIONS`)."""
         kind, path = warning_kind(message)
         self.kinds[kind] += 1
         examples = self.examples.setdefault(kind, [])
         if len(examples) < EXAMPLES:
             examples.append(message)
-        if not self.annotate:
-            return None
+        if self.annotate is None:
+            return
         self.annotated += 1
         if self.annotated > MAX_ANNOTATIONS:
-            return None
+            return
         where = ""
         if path is not None and self.docroot is not None:
             # a page's path is the docroot's; an output file's is already a path from here
             shown = path if os.path.isabs(path) or path.startswith(str(self.docroot)) else str(self.docroot / path)
             where = f" file={workflow_property(shown)}"
-        return f"::warning{where}::{workflow_data(message)}"
+        self.annotate(f"::warning{where}::{workflow_data(message)}")
 
-    def last_annotation(self) -> str | None:
-        """The line that says how many warnings were not annotated, if any were not."""
+    def close(self) -> None:
+        """Annotate how many warnings were not annotated, if any were not."""
         left = self.annotated - MAX_ANNOTATIONS
-        if not self.annotate or left <= 0:
-            return None
-        return f"::warning::{left:,} more sitemapgen warnings: see the log"
+        if self.annotate is not None and left > 0:
+            self.annotate(f"::warning::{left:,} more sitemapgen warnings: see the log")
 
     def markdown(self, result: BuildResult) -> str:
         """The summary, as GitHub renders it (tables are GitHub Flavored Markdown)."""

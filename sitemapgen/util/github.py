@@ -8,6 +8,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from sitemapgen.errors import EnvironmentFailure
+
 #: At most this many findings become annotations; one more line says how many were left out.
 MAX_ANNOTATIONS = 50
 
@@ -63,3 +65,16 @@ def write_summary(path: Path, text: str, *, append: bool) -> None:
                 if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):  # still the file we made
                     os.unlink(path)
         raise
+
+
+def put_summary(text: str, *, to: Path | None, off: bool, done: str = "") -> None:
+    """The Markdown summary where it goes: `to`, else GitHub's step summary (added to); nowhere
+    when `off`. One that cannot be written is an `EnvironmentFailure`, said with `done`, what the
+    command did before it (`` (the sitemaps were published)``)."""
+    path = None if off else to or step_summary_path()
+    if path is None:
+        return
+    try:
+        write_summary(path, text, append=to is None)
+    except OSError as e:
+        raise EnvironmentFailure(f"{path}: cannot write the summary: {e.strerror or e}{done}") from e

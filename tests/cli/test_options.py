@@ -46,6 +46,11 @@ def test_list_and_explain_offer_no_option_they_ignore(cli: CliRunner, command: s
     run = cli(command, "site", "--base-url", "https://example.com/", "--chunking", "fill")
     assert run.code == 2
     assert "it is an option of sitemapgen build and check only" in run.err
+    # said so even where one of its own reads alike (--max-bytes-per-sitemap), not taken for a typo
+    run = cli(command, "site", "--max-urls-per-sitemap", "3")
+    assert run.code == 2
+    assert "--max-urls-per-sitemap: it is an option of sitemapgen build and check only" in run.err
+    assert "Did you mean" not in run.err
 
 
 def test_build_help_shows_its_panels_at_80_columns(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
