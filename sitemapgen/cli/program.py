@@ -21,33 +21,7 @@ from typing import Annotated, Any
 import typer
 
 from sitemapgen._version import __version__
-from sitemapgen.cli.exits import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_PROBLEM,
-    delivered,
-    flags_named,
-    handled,
-    sigterm_as_interrupt,
-    stopped,
-    usage_failure,
-)
-from sitemapgen.cli.options import (
-    ChangesArg,
-    ChangesFileOpt,
-    CheckKeyOpt,
-    ConfigOpt,
-    DocrootArg,
-    DryRunOpt,
-    EndpointOpt,
-    JsonOpt,
-    KeyLocationOpt,
-    KeyOpt,
-    NoSummaryMdOpt,
-    QuietOpt,
-    SummaryMdOpt,
-    option,
-)
+from sitemapgen.cli import exits, options
 from sitemapgen.cli.progress import progress
 from sitemapgen.cli.usage import Command, Group
 from sitemapgen.cli.verify import verify_command
@@ -58,7 +32,6 @@ from sitemapgen.config.declare import settings_of
 from sitemapgen.config.loader import load_config
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import SitemapgenError
-from sitemapgen.skips import plural
 from sitemapgen.urls import normalize_base_url
 from sitemapgen.util.streams import GONE, echo, put, takes_unicode
 
@@ -105,8 +78,9 @@ def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
         if (flag := s.declared.flag) is not None and name in flag.commands
     ]
     kinds = {list: list[str], ",": str}  # a repeated flag, a comma list (split in `run`)
-    options = {
-        key: Annotated[kinds.get(flag.kind, flag.kind) | None, option(flag, text)] for key, flag, text in declared
+    typed = {
+        key: Annotated[kinds.get(flag.kind, flag.kind) | None, options.option(flag, text)]
+        for key, flag, text in declared
     }
     flags = {key: flag.name for key, flag, _ in declared}
     commas = {key for key, flag, _ in declared if flag.kind == ","}
@@ -115,10 +89,10 @@ def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
         keyword = inspect.Parameter.KEYWORD_ONLY
         parameters = [
-            inspect.Parameter("docroot", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=DocrootArg),
+            inspect.Parameter("docroot", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=options.DocrootArg),
             *(p for p in own if p.kind is not keyword),
-            inspect.Parameter("config_file", keyword, default=None, annotation=ConfigOpt),
-            *(inspect.Parameter(key, keyword, default=None, annotation=option) for key, option in options.items()),
+            inspect.Parameter("config_file", keyword, default=None, annotation=options.ConfigOpt),
+            *(inspect.Parameter(key, keyword, default=None, annotation=option) for key, option in typed.items()),
             *(p for p in own if p.kind is keyword),
         ]
 
@@ -127,7 +101,7 @@ def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
             for key in given.keys() & commas:  # a list in one flag: --lastmod git,mtime
                 given[key] = [part.strip() for part in given[key].split(",")]
             docroot, config_file = kwargs.pop("docroot"), kwargs.pop("config_file")
-            with handled(), flags_named(flags):
+            with exits.handled(), exits.flags_named(flags):
                 settings = load_config(docroot, config_file=config_file, **given)
             command(settings=settings, **kwargs)
 
@@ -144,11 +118,11 @@ def _site_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
 def build_command(
     settings: Config,
     *,
-    quiet: QuietOpt = False,
-    json_output: JsonOpt = False,
-    summary_md: SummaryMdOpt = None,
-    no_summary_md: NoSummaryMdOpt = False,
-    changes_file: ChangesFileOpt = None,
+    quiet: options.QuietOpt = False,
+    json_output: options.JsonOpt = False,
+    summary_md: options.SummaryMdOpt = None,
+    no_summary_md: options.NoSummaryMdOpt = False,
+    changes_file: options.ChangesFileOpt = None,
 ) -> None:
     """Write DOCROOT/sitemap.xml (the index) and gzipped sitemap-N.xml.gz files."""
     from sitemapgen.commands.ci import CiReport
@@ -161,12 +135,12 @@ def build_command(
         _warn(message)
         ci.add(message)
 
-    with handled(), progress(not quiet and not json_output) as on_progress:
+    with exits.handled(), progress(not quiet and not json_output) as on_progress:
         if changes_file is not None and settings.previous is None:
             raise SitemapgenError("--changes-file: needs --previous (what to compare with)")
         result = run_build(settings, on_warning=warn, on_progress=on_progress, changes_file=changes_file)
     ci.close()
-    with handled():
+    with exits.handled():
         put_summary(ci.markdown(result), to=summary_md, off=no_summary_md, done=" (the sitemaps were published)")
     if json_output:
         lost = echo(json.dumps(result.as_json(), indent=2))
@@ -177,17 +151,17 @@ def build_command(
 
 
 @_site_command("check")
-def check_command(settings: Config, *, quiet: QuietOpt = False) -> None:
+def check_command(settings: Config, *, quiet: options.QuietOpt = False) -> None:
     """Exit 1, with a short account, if the sitemaps on disk are missing or not what build would write now."""
     from sitemapgen.commands.check import check
 
-    with handled():
+    with exits.handled():
         result = check(settings, on_warning=_warn if not quiet else (lambda _: None))
     if not (quiet and result.current):
         for line in result.lines:
             echo(line)
     if not result.current:
-        raise typer.Exit(EXIT_PROBLEM)
+        raise typer.Exit(exits.EXIT_PROBLEM)
 
 
 @app.command("diff", cls=Command)
@@ -202,51 +176,44 @@ def diff_command(
     """Print the URLs added (+), removed (-) and with a changed lastmod (~) between two deploys."""
     from sitemapgen.commands.diff import diff
 
-    with handled(), diff(old, new, on_warning=_warn) as changes:
+    with exits.handled(), diff(old, new, on_warning=_warn) as changes:
         if json_output:
-            delivered(echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=not takes_unicode(sys.stdout))))
+            exits.delivered(echo(json.dumps(changes.as_json(), indent=1, ensure_ascii=not takes_unicode(sys.stdout))))
             return
         for line in changes.lines():
-            delivered(echo(line))
+            exits.delivered(echo(line))
         echo(f"sitemapgen: {changes.counts()}", err=True)
 
 
 @app.command("indexnow", cls=Command)
 def indexnow_command(
-    changes_file: ChangesArg,
+    changes_file: options.ChangesArg,
     *,
-    key: KeyOpt,
-    endpoint: EndpointOpt = None,
-    key_location: KeyLocationOpt = None,
-    check_key: CheckKeyOpt = True,
-    dry_run: DryRunOpt = False,
+    key: options.KeyOpt,
+    endpoint: options.EndpointOpt = None,
+    key_location: options.KeyLocationOpt = None,
+    check_key: options.CheckKeyOpt = True,
+    dry_run: options.DryRunOpt = False,
 ) -> None:
     """Tell IndexNow (Bing, Yandex, Seznam, Naver...) the URLs a deploy added, changed or removed."""
     from sitemapgen.commands.indexnow import indexnow
 
-    def status(line: str) -> None:
-        echo(f"sitemapgen: {line}", err=True)
-
-    with handled():
-        with flags_named({"key": "--key", "endpoint": "--endpoint"}):
-            submission = indexnow(
-                changes_file,
-                key=key,
-                endpoint=endpoint,
-                key_location=key_location,
-                check_key=check_key,
-                dry_run=dry_run,
-                on_status=status,
-            )
-        if not submission.plan.urls:
-            echo("sitemapgen: nothing changed; nothing sent", err=True)
-            return
-        if dry_run:
-            for body in submission.plan.bodies():
-                echo(f"POST {submission.plan.endpoint}")
-                echo(json.dumps(body, indent=1, ensure_ascii=not takes_unicode(sys.stdout)))
-            return
-    echo(f"sitemapgen: submitted {plural(submission.sent, 'URL')} to {submission.plan.endpoint}", err=True)
+    with exits.handled(), exits.flags_named({"key": "--key", "endpoint": "--endpoint"}):
+        submission = indexnow(
+            changes_file,
+            key=key,
+            endpoint=endpoint,
+            key_location=key_location,
+            check_key=check_key,
+            dry_run=dry_run,
+            on_status=lambda line: echo(f"sitemapgen: {line}", err=True),
+        )
+    if dry_run and submission.plan.urls:
+        for body in submission.plan.bodies():
+            echo(f"POST {submission.plan.endpoint}")
+            echo(json.dumps(body, indent=1, ensure_ascii=not takes_unicode(sys.stdout)))
+    else:
+        echo(f"sitemapgen: {submission.summary()}", err=True)
 
 
 @app.command("validate", cls=Command)
@@ -264,13 +231,13 @@ def validate_command(
             help="The URL the files' directory is served at: checks the location and one-host rules against it.",
         ),
     ] = None,
-    quiet: QuietOpt = False,
+    quiet: options.QuietOpt = False,
 ) -> None:
     """Check sitemaps (any tool's) against the protocol. Exit 1 if anything is wrong."""
     from sitemapgen.commands.validate import validate  # lxml: imported only for this command
 
-    with handled():
-        with flags_named({"base_url": "--base-url"}):
+    with exits.handled():
+        with exits.flags_named({"base_url": "--base-url"}):
             base = normalize_base_url(base_url) if base_url is not None else None
         report = validate(paths, base_url=base)
     for problem in report.problems:
@@ -278,10 +245,9 @@ def validate_command(
     for note in () if quiet else report.notes:
         echo(f"note: {note}", err=True)
     if not quiet or report.problems:
-        verdict = "ok" if report.ok else plural(len(report.problems), "problem")
-        echo(f"{plural(report.files, 'file')}, {plural(report.urls, 'URL')}: {verdict}", err=True)
+        echo(report.closing(), err=True)
     if not report.ok:
-        raise typer.Exit(EXIT_PROBLEM)
+        raise typer.Exit(exits.EXIT_PROBLEM)
 
 
 app.command("verify", cls=Command)(verify_command)
@@ -297,12 +263,12 @@ def list_command(
 ) -> None:
     """Print what build would list, in its order, one page a line: URL, lastmod, changefreq, priority, source file."""
     stdout, ascii_only = sys.stdout, not takes_unicode(sys.stdout)
-    with handled():
-        delivered(put(stdout, "", flush=False))  # closed (``>&-``): nothing to walk the site for
+    with exits.handled():
+        exits.delivered(put(stdout, "", flush=False))  # closed (``>&-``): nothing to walk the site for
         for item in iter_listing(settings, on_warning=_warn):
             line = json.dumps(item.as_json(), ensure_ascii=ascii_only) if json_output else item.line()
-            delivered(put(stdout, line + "\n", flush=False))  # buffered: a million pages
-        delivered(put(stdout, ""))
+            exits.delivered(put(stdout, line + "\n", flush=False))  # buffered: a million pages
+        exits.delivered(put(stdout, ""))
 
 
 @_site_command("explain")
@@ -317,13 +283,13 @@ def explain_command(
     ],
 ) -> None:
     """Say why each page is or is not in the sitemap, as build would decide. Exit 1 if any is not."""
-    with handled():
+    with exits.handled():
         answers = explain(settings, pages, on_warning=_warn)
     for answer in answers:
         for line in answer.lines:
             echo(line)
     if not all(answer.listed for answer in answers):
-        raise typer.Exit(EXIT_PROBLEM)
+        raise typer.Exit(exits.EXIT_PROBLEM)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,14 +298,14 @@ def main(argv: list[str] | None = None) -> int:
     Usage errors are one line too (exit 2), with a pointer to ``--help``;
     no arguments at all prints the help once, as a usage error (`usage.Group`).
     """
-    with sigterm_as_interrupt():
+    with exits.sigterm_as_interrupt():
         try:
             code = app(args=argv, prog_name="sitemapgen", standalone_mode=False)
         except typer.exceptions.TyperException as e:
-            return usage_failure(e)
+            return exits.usage_failure(e)
         except typer.Abort:
             echo("interrupted", err=True)
-            return EXIT_INTERRUPTED
+            return exits.EXIT_INTERRUPTED
         except KeyboardInterrupt as e:  # outside a command (while parsing): still not a traceback
-            return stopped(e)
-    return code if isinstance(code, int) else EXIT_OK
+            return exits.stopped(e)
+    return code if isinstance(code, int) else exits.EXIT_OK

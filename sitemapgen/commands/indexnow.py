@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sitemapgen.config.checks import check_indexnow_key
 from sitemapgen.errors import ConfigError
+from sitemapgen.skips import plural
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.indexnow import Plan
@@ -25,6 +26,12 @@ class Submission:
 
     plan: Plan
     sent: int
+
+    def summary(self) -> str:
+        """What was done, in a line."""
+        if not self.plan.urls:
+            return "nothing changed; nothing sent"
+        return f"submitted {plural(self.sent, 'URL')} to {self.plan.endpoint}"
 
 
 def _quiet(line: str) -> None:
@@ -39,7 +46,7 @@ def indexnow(
     key_location: str | None = None,
     check_key: bool = True,
     dry_run: bool = False,
-    on_status: Callable[[str], None] | None = None,
+    on_status: Callable[[str], object] | None = None,
 ) -> Submission:
     """Submit the URLs `changes_file` names (added, changed, removed) to `endpoint`.
 

@@ -67,6 +67,7 @@ from sitemapgen.protocol import (
     MAX_URLS_PER_SITEMAP,
     SITEMAP_NS,
 )
+from sitemapgen.skips import plural
 
 #: How deep indexes may list indexes. The protocol does not say (Google has said it follows no
 #: nested index); a bound keeps a long chain of distinct files from exhausting the stack.
@@ -103,6 +104,11 @@ class Report:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def closing(self) -> str:
+        """The line that ends a report: ``2 files, 10 URLs: ok`` (or how many problems)."""
+        verdict = "ok" if self.ok else plural(len(self.problems), "problem")
+        return f"{plural(self.files, 'file')}, {plural(self.urls, 'URL')}: {verdict}"
 
 
 @cache

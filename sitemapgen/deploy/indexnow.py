@@ -153,7 +153,7 @@ def _retry_after(answer: Answer, attempt: int) -> float:
 def submit(
     submission: Plan,
     *,
-    on_status: Callable[[str], None],
+    on_status: Callable[[str], object],
     sleep: Callable[[float], None] = time.sleep,
     retries: int = RETRIES,
 ) -> int:

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 import sitemapgen
-import sitemapgen.cli
+import sitemapgen.cli.program
 from sitemapgen import ChangeFreq, Config, LastmodSource, Rule, SkipReason
 from sitemapgen.output.published import read_published
 from sitemapgen.output.retired import RETIRED_NAME, read_retired
@@ -214,7 +214,7 @@ def test_a_signal_mid_build_leaves_no_worker_no_lock_and_no_litter(
     out = ram_tmp / "out"
     args = ["build", str(root), "--base-url", "https://example.com/", "--out", str(out)]
     args += ["--max-urls-per-sitemap", "100", "--jobs", "2", "--quiet"]
-    sitemapgen.cli.main(args)
+    sitemapgen.cli.program.main(args)
     before = output_files(out)
     for path in list(root.rglob("p1*.html")):
         os.utime(path, (1_700_000_000, 1_700_000_000))  # a new generation to write
@@ -235,7 +235,7 @@ def test_a_signal_mid_build_leaves_no_worker_no_lock_and_no_litter(
     assert {name: after[name] for name in listed} == before  # the old set, whole
     if code != -9:  # it cleaned up itself: no new chunk, no temp file, no journal
         assert sorted(os.listdir(out)) == sorted(listed)
-    assert sitemapgen.cli.main(args) == 0  # the lock went with the process
+    assert sitemapgen.cli.program.main(args) == 0  # the lock went with the process
     # The journal tidied up; the files the previous index listed stay until the next build.
     retired = read_retired(out, read_published(out))
     assert retired
