@@ -388,15 +388,10 @@ def validate(paths: list[Path], *, base_url: str | None = None) -> Report:
     validator = _Validator(base_url)
     for path in paths:
         validator.named(path, base_url + path.name if base_url else None)
-    report = validator.report
-    report.problems = _in_line_order(report.problems)
-    return report
-
-
-def _in_line_order(problems: list[Problem]) -> list[Problem]:
-    """Each file's problems together, in line order (what concerns the whole file first),
-    the files in the order their first problem was found."""
+    # Each file's problems together, in line order (what concerns the whole file first), the
+    # files in the order their first problem was found.
     files: dict[Path, int] = {}
-    for problem in problems:
+    for problem in validator.report.problems:
         files.setdefault(problem.path, len(files))
-    return sorted(problems, key=lambda problem: (files[problem.path], problem.line or 0))
+    validator.report.problems.sort(key=lambda problem: (files[problem.path], problem.line or 0))
+    return validator.report
