@@ -61,8 +61,8 @@ _FDS_SPARE = 32  # for the build's own files: a page, a chunk, the index, the st
 #: a page's outcome, its row: no cycles); what it keeps (the tags read before,
 #: `pages.scanner._TAGS`, and everything loaded) the default thresholds looked through again and
 #: again (what that cost: docs/performance.md). The cycles there are (bs4's trees, for the few
-#: heads only it reads) wait at most that long, and a build whose every head bs4 reads keeps the
-#: same peak memory.
+#: heads only it reads) wait at most that long: with workers, a build whose every head bs4 reads
+#: keeps the same peak memory; in one process, a little more (docs/performance.md).
 _FEWER_COLLECTIONS = (20_000, 50, 1_000)
 
 
