@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ..helpers import published
-from .test_plugins import _PAGES, _mkdocs_build
+from .test_plugins import _PAGES, _mkdocs_build, _sphinx_build, _sphinx_project
 
 BASE = "https://example.org/"
 
@@ -51,3 +51,29 @@ def test_the_mkdocs_plugin_lists_no_page_the_theme_made(tmp_path: Path, caplog: 
     assert _listed(site) == ["", "guide/usage/", "install/", "search/"]
     summary = next(r.getMessage() for r in caplog.records if "sitemapgen: listed " in r.getMessage())
     assert "skipped 1 excluded by pattern, 1 search page, 1 theme page that is no document;" in summary
+
+
+def _dirhtml(root: Path, extra: str = "") -> Path:
+    """A Sphinx project built as ``dirhtml``, the documents of `_sphinx_project` and an
+    ``errors/404`` page about the HTTP error (``errors/404/``, a document to list)."""
+    src = _sphinx_project(root, extra)
+    (src / "errors").mkdir()
+    (src / "errors" / "404.rst").write_text(":orphan:\n\nError 404\n=========\n\nWhat the server answers.\n")
+    out = root / "dirhtml"
+    assert _sphinx_build(src, out, "dirhtml") == 0
+    return out
+
+
+@pytest.mark.filterwarnings("ignore:'tags' will become a required keyword argument")
+def test_the_sphinx_extension_knows_the_not_found_page_whatever_it_says(tmp_path: Path) -> None:
+    """A not-found page whose title does not say so (``notfound_context``): the extension knows
+    it from sphinx-notfound-page's ``notfound_pagename``, not from what the page says."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("notfound", reason="sphinx-notfound-page is not installed")
+    out = _dirhtml(
+        tmp_path,
+        'extensions.append("notfound.extension")\nnotfound_pagename = "lost"\n'
+        'notfound_context = {"title": "Lost?", "body": "<h1>Lost?</h1>"}\n',
+    )
+    assert (out / "lost" / "index.html").is_file()
+    assert _listed(out) == ["", "errors/404/", "genindex/", "install/", "usage/"]
