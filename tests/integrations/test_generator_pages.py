@@ -9,14 +9,24 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import CliRunner
 from ..helpers import published
-from .test_plugins import _PAGES, _mkdocs_build, _sphinx_build, _sphinx_project
+from .test_plugins import _PAGES, _mkdocs_build, _run, _sphinx_build, _sphinx_project
 
 BASE = "https://example.org/"
 
 
 def _listed(site: Path) -> list[str]:
     return [u.loc.removeprefix(BASE) for u in published(site, BASE)]
+
+
+def _summary(err: str) -> str:
+    return next(line for line in err.splitlines() if line.startswith("sitemapgen: listed "))
+
+
+def _verdicts(out: str) -> list[str]:
+    """What `explain` says of each page, without the details under it (its lastmod)."""
+    return [line for line in out.splitlines() if not line.startswith(" ")]
 
 
 def _readthedocs_project(root: Path, plugins: str) -> Path:
@@ -53,6 +63,26 @@ def test_the_mkdocs_plugin_lists_no_page_the_theme_made(tmp_path: Path, caplog: 
     assert "skipped 1 excluded by pattern, 1 search page, 1 theme page that is no document;" in summary
 
 
+def test_the_cli_leaves_out_a_search_page_by_its_form_and_says_so(tmp_path: Path, cli: CliRunner) -> None:
+    """The theme's search page holds a form that sends the query to the page itself; the page
+    about searching holds the theme's search box, which sends it to the search page."""
+    pytest.importorskip("mkdocs")
+    _readthedocs_project(tmp_path, "  - search\n")
+    assert _run("mkdocs", "build", cwd=tmp_path).returncode == 0
+    site = tmp_path / "site"
+    (site / "sitemap.xml.gz").unlink()  # MkDocs' own
+    run = cli("build", site, "--base-url", BASE)
+    assert run.code == 0, run.err
+    # sitemap.html says nothing that tells it from a document: only the plugin can leave it out
+    assert _listed(site) == ["", "sitemap.html", "guide/usage/", "install/", "search/"]
+    assert "; skipped 1 excluded by pattern, 1 search page;" in _summary(run.err)
+    said = cli("explain", site, "search.html", "search/index.html", "--base-url", BASE)
+    assert _verdicts(said.out) == [
+        "search.html: not listed: search page (its search form's action ./search.html is the page itself)",
+        f"search/index.html: listed as {BASE}search/",
+    ]
+
+
 def _dirhtml(root: Path, extra: str = "") -> Path:
     """A Sphinx project built as ``dirhtml``, the documents of `_sphinx_project` and an
     ``errors/404`` page about the HTTP error (``errors/404/``, a document to list)."""
@@ -62,6 +92,42 @@ def _dirhtml(root: Path, extra: str = "") -> Path:
     out = root / "dirhtml"
     assert _sphinx_build(src, out, "dirhtml") == 0
     return out
+
+
+def test_the_cli_leaves_out_a_not_found_page_that_says_so(tmp_path: Path, cli: CliRunner) -> None:
+    """Read the Docs' not-found page in Sphinx's dirhtml, from a ``404`` document: ``404/``,
+    whose title says so; ``errors/404/``, about the error, is a document."""
+    pytest.importorskip("sphinx")
+    src = tmp_path / "src"
+    out = _dirhtml(tmp_path, "extensions = []\n")  # no extension: the CLI alone
+    assert not (src / "404.rst").exists()
+    (src / "404.rst").write_text(":orphan:\n\nPage not found\n==============\n\nNo such page here.\n")
+    assert _sphinx_build(src, out, "dirhtml") == 0
+    run = cli("build", out, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert _listed(out) == ["", "errors/404/", "genindex/", "install/", "usage/"]
+    assert "; skipped 1 noindex, 1 not-found page;" in _summary(run.err)
+    said = cli("explain", out, "404/index.html", "errors/404/index.html", "--base-url", BASE)
+    assert _verdicts(said.out) == [
+        "404/index.html: not listed: not-found page (its title says so: 'Page not found — Frobnicate documentation')",
+        f"errors/404/index.html: listed as {BASE}errors/404/",
+    ]
+
+
+# sphinx-notfound-page 1.1.0 calls a Sphinx function as Sphinx 9 deprecates
+@pytest.mark.filterwarnings("ignore:'tags' will become a required keyword argument")
+def test_sphinx_notfound_pages_not_found_page_is_never_listed(tmp_path: Path, cli: CliRunner) -> None:
+    """sphinx-notfound-page (Flask's and Jinja's theme turn it on), built as dirhtml: ``404/``.
+    The extension knows it from sphinx-notfound-page; the CLI from the page's title."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("notfound", reason="sphinx-notfound-page is not installed")
+    out = _dirhtml(tmp_path, 'extensions.append("notfound.extension")\n')
+    assert (out / "404" / "index.html").is_file()
+    assert _listed(out) == ["", "errors/404/", "genindex/", "install/", "usage/"]
+    run = cli("build", out, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert _listed(out) == ["", "errors/404/", "genindex/", "install/", "usage/"]
+    assert "; skipped 1 noindex, 1 not-found page;" in _summary(run.err)
 
 
 @pytest.mark.filterwarnings("ignore:'tags' will become a required keyword argument")
