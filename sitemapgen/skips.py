@@ -35,6 +35,11 @@ class SkipReason(enum.Enum):
     HOST_REDIRECT = "redirected by the host's rules"
     HOST_NOINDEX = "noindex in the host's headers"
     HOST_NOT_SERVED = "not served by the host under a URL of their own"
+    #: Pages a site generator makes that are no document of the site: what the generator knows
+    #: (the plugins), or what the page itself says (see `pages.kinds`).
+    NOT_FOUND_PAGE = "not-found pages"
+    SEARCH_PAGE = "search pages"
+    THEME_PAGE = "theme pages that are no document"
 
     @property
     def singular(self) -> str:
@@ -67,6 +72,9 @@ _QUIET = frozenset(
         SkipReason.ROBOTS_DISALLOWED,  # the site's own robots.txt: its intent, counted
         SkipReason.HOST_REDIRECT,  # the host's own files: their intent, counted (explain names the rule)
         SkipReason.HOST_NOINDEX,
+        SkipReason.NOT_FOUND_PAGE,  # the generator's own pages: counted (explain says what told)
+        SkipReason.SEARCH_PAGE,
+        SkipReason.THEME_PAGE,
     }
 )
 
@@ -84,6 +92,9 @@ _SINGULAR = {
     SkipReason.DUPLICATE_URL: "same URL as an earlier page",
     SkipReason.ENTRY_TOO_LARGE: "entry larger than max_bytes_per_sitemap allows",
     SkipReason.HOST_NOT_SERVED: "not served by the host under a URL of its own",
+    SkipReason.NOT_FOUND_PAGE: "not-found page",
+    SkipReason.SEARCH_PAGE: "search page",
+    SkipReason.THEME_PAGE: "theme page that is no document",
 }
 
 

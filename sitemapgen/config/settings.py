@@ -9,6 +9,7 @@ CLI; the loader's only extra job is to say *where* a bad value came from: the fi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from sitemapgen.config.words import (
     RobotsTxt,
 )
 from sitemapgen.protocol import LastmodFormat
+from sitemapgen.skips import Skip
 from sitemapgen.urls import UrlStyle
 
 __all__ = ["Config", "Rule", "Section"]
@@ -181,6 +183,15 @@ class Config:
         default=None,
         metadata=declare(
             "The plugins' page -> source file map (not a config file's key).", check=values.git_pages, file=False
+        ),
+    )
+    not_documents: Mapping[str, Skip] | None = field(
+        default=None,
+        metadata=declare(
+            "The plugins' pages that are no document (not-found, search, theme pages): page -> its skip"
+            " (not a config file's key).",
+            check=values.not_documents,
+            file=False,
         ),
     )
     state_file: Path | None = field(

@@ -7,7 +7,7 @@ under them."""
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from sitemapgen.config.declare import Check
 from sitemapgen.config.words import GitPages, HostName, LastmodSource
 from sitemapgen.errors import ConfigError, NeedsSetting
 from sitemapgen.protocol import LANGUAGE
+from sitemapgen.skips import Skip
 from sitemapgen.urls import UrlStyle, normalize_base_url, resolve_href
 
 
@@ -104,6 +105,15 @@ def x_default(value: object, key: str, _: object) -> str:
 def git_pages(value: object, key: str, _: object) -> GitPages | None:
     if value is not None and not isinstance(value, GitPages):
         raise ConfigError(key, f"must be a GitPages (a directory and page -> source file), got {value!r}")
+    return value
+
+
+def not_documents(value: object, key: str, _: object) -> Mapping[str, Skip] | None:
+    if value is not None and not (
+        isinstance(value, Mapping)
+        and all(isinstance(skip, Skip) and skip.relpath == page for page, skip in value.items())
+    ):
+        raise ConfigError(key, f"must be a mapping of page -> its Skip, got {value!r}")
     return value
 
 

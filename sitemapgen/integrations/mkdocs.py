@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import GitPages
 from sitemapgen.errors import SitemapgenError
+from sitemapgen.skips import Skip, SkipReason
+from sitemapgen.urls import is_page_name
 
 log = get_plugin_logger(__name__)
 
@@ -58,6 +61,7 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         self.settings: Config | None = None
         self.sources: GitPages | None = None  # this build's pages and their Markdown files
         self.session_store: Path | None = None  # the content store of a `mkdocs serve` session
+        self.documents: frozenset[str] = frozenset()  # the pages MkDocs writes from files (Files)
 
     def load_config(
         self, options: dict[str, Any], config_file_path: str | None = None
@@ -93,12 +97,19 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         if template is not None and not (template.abs_src_path or docs).startswith(docs):
             files.remove(template)
         self.sources = GitPages(Path(docs), pages_and_sources(files, docs))
+        self.documents = frozenset(
+            file.dest_uri for file in files if file.is_documentation_page() or file.is_static_page()
+        )
         return files
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         assert self.settings is not None  # on_config ran: MkDocs calls it first
         try:
-            settings = dataclasses.replace(self.settings, git_pages=self.sources)
+            settings = dataclasses.replace(
+                self.settings,
+                git_pages=self.sources,
+                not_documents=theme_pages(config.theme.static_templates, self.documents),
+            )
             result = build(settings, on_warning=_warn)
         except SitemapgenError as e:
             raise PluginError(f"sitemapgen: {e}") from e
@@ -127,6 +138,23 @@ def _serve_dir(site_dir: str) -> bool:
     with ``tempfile.mkdtemp(prefix="mkdocs_")``."""
     path = Path(site_dir)
     return path.name.startswith("mkdocs_") and path.parent == Path(tempfile.gettempdir())
+
+
+#: What a static template of a theme is, by the name MkDocs writes it under: the not-found page
+#: MkDocs names so, the search plugin's search page; any other is the theme's own page (a
+#: ``sitemap.html``, a tag list), made from no document.
+_STATIC_KINDS = {"404.html": SkipReason.NOT_FOUND_PAGE, "search.html": SkipReason.SEARCH_PAGE}
+
+
+def theme_pages(static_templates: Iterable[str], documents: Collection[str]) -> dict[str, Skip]:
+    """The pages MkDocs renders from the theme's static templates (each written under its own
+    name), less any a documentation page of the same path overwrites: no document made them,
+    so none is listed. (The user's ``extra_templates`` are the user's own pages: listed.)"""
+    return {
+        name: Skip(name, _STATIC_KINDS.get(name, SkipReason.THEME_PAGE), f"the theme's static template {name}")
+        for name in sorted(static_templates)
+        if is_page_name(name) and name not in documents
+    }
 
 
 def pages_and_sources(files: Files, docs: str) -> dict[str, str]:

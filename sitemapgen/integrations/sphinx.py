@@ -41,6 +41,7 @@ from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.words import GitPages
 from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.skips import Skip, SkipReason
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +106,9 @@ def _build(app: Sphinx) -> BuildResult | None:
     if "state_file" not in values:
         values["state_file"] = str(Path(app.doctreedir, f"sitemapgen-state-{Path(app.outdir).name}.sqlite"))
     settings = config_from_values(Path(app.outdir), values, source=SOURCE, prefix=PREFIX)
-    settings = dataclasses.replace(settings, git_pages=GitPages(Path(app.srcdir), pages_and_sources(app)))
+    settings = dataclasses.replace(
+        settings, git_pages=GitPages(Path(app.srcdir), pages_and_sources(app)), not_documents=extra_pages(app)
+    )
     return build(settings, on_warning=_warn)
 
 
@@ -121,6 +124,33 @@ def pages_and_sources(app: Sphinx) -> dict[str, str]:
     for docname in sorted(app.env.found_docs):
         page = os.path.relpath(os.path.realpath(builder.get_outfilename(docname)), outdir)
         pages[page.replace(os.sep, "/")] = str(app.env.doc2path(docname))
+    return pages
+
+
+#: sphinx-notfound-page, whose ``notfound_pagename`` page is the site's not-found page.
+NOTFOUND = "notfound.extension"
+
+
+def extra_pages(app: Sphinx) -> dict[str, Skip]:
+    """The pages the builder writes that are no document of the site, by their path in the
+    output directory: its search page (when it writes one, and no document is named so) and
+    sphinx-notfound-page's not-found page (made from no document, or from the ``404`` document
+    the extension then turns into its not-found page). The builder's other extra pages stay
+    listed: ``genindex`` and the domain indices (``py-modindex``) index the documents, viewcode's
+    ``_modules`` pages show their code, and ``html_additional_pages`` are the user's own."""
+    builder = app.builder
+    if not isinstance(builder, StandaloneHTMLBuilder):  # html and dirhtml are
+        return {}
+    made: dict[str, tuple[SkipReason, str]] = {}
+    if builder.search and "search" not in app.env.found_docs:
+        made["search"] = SkipReason.SEARCH_PAGE, "Sphinx's search page"
+    if NOTFOUND in app.extensions:
+        made[app.config.notfound_pagename] = SkipReason.NOT_FOUND_PAGE, f"{NOTFOUND}'s not-found page"
+    outdir = os.path.realpath(app.outdir)
+    pages: dict[str, Skip] = {}
+    for pagename, (reason, detail) in made.items():
+        page = os.path.relpath(os.path.realpath(builder.get_outfilename(pagename)), outdir).replace(os.sep, "/")
+        pages[page] = Skip(page, reason, detail)
     return pages
 
 

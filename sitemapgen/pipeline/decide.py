@@ -31,6 +31,7 @@ from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Alternate, Entry, Row, entry_room, row_of
 from sitemapgen.lastmod.chain import LastmodChain
+from sitemapgen.pages import kinds
 from sitemapgen.pages.head import read_head
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Candidate, Page, page_at
@@ -39,9 +40,9 @@ from sitemapgen.pipeline.pathrules import PathRules
 from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
 from sitemapgen.skips import NoteKind, Skip, SkipReason, display
-from sitemapgen.urls import normalize_url, page_url, served_files
+from sitemapgen.urls import normalize_url, page_url, resolve_href, served_files
 from sitemapgen.util.parallel import Wire
-from sitemapgen.util.safeio import open_regular_stat
+from sitemapgen.util.safeio import open_regular_stat, read_page
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
@@ -213,6 +214,8 @@ class Decider:
             if head.problem:
                 warn(f"{display(page.relpath)}: {head.problem}")
             skip, loc = self._head_skip(page, loc, head, note)
+            if skip is None and kinds.candidate(page.relpath) is not None:
+                skip = self._generator_page(page, served, fd)
             if skip is not None:
                 return None, skip, None, None
         lastmod, source = self.lastmod.date(page, head, warn)
@@ -292,6 +295,35 @@ class Decider:
         if config.check_canonical and head.canonical is not None and head.canonical != own:
             return self._canonical(page, loc, head.canonical, note)
         return None, loc
+
+    def _generator_page(self, page: Page, served: str, fd: int | None) -> Skip | None:
+        """The skip of a page that is named as a not-found or search page is (`pages.kinds`)
+        and says it is one: read again, as only such candidates are; else None."""
+        kind = kinds.candidate(page.relpath)
+        try:
+            data = read_page(page.path, fd, lambda fd: os.pread(fd, kinds.PROBE, 0))
+        except OSError:
+            return None  # the head was read: what cannot be read now is not a reason to leave it out
+        if kind is SkipReason.NOT_FOUND_PAGE:
+            title = kinds.says_not_found(data)
+            return None if title is None else Skip(page.relpath, kind, f"its title says so: {title!r}")
+        own = self.own_base + served[len(self.config.base_url) :]
+        for action in kinds.form_targets(data):
+            target = resolve_href(action, own)
+            if target is not None and self._is_page(target.partition("#")[0].partition("?")[0], page.relpath):
+                return Skip(
+                    page.relpath, SkipReason.SEARCH_PAGE, f"its search form's action {action} is the page itself"
+                )
+        return None
+
+    def _is_page(self, url: str, relpath: str) -> bool:
+        """Whether `url` (absolute, normalized) is answered with the file `relpath`."""
+        served = (
+            served_files(url, self.own_base, self.config.url_style)
+            if self.host is None
+            else self.host.served(url, self.own_base)
+        )
+        return served is not None and relpath in (*served.direct, *served.redirected)
 
     def _canonical(self, page: Page, loc: str, canonical: str, note: Note) -> tuple[Skip | None, str]:
         """A canonical URL that is not the page's own, resolved against the docroot as a

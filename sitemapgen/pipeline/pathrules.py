@@ -63,8 +63,23 @@ class Patterns:
         return None if pattern is None else Skip(relpath, SkipReason.EXCLUDED_DIR, pattern)
 
 
+class GeneratorPages:
+    """The pages the site generator made that are no document of the site (its not-found page,
+    its search page, a theme's own page), as the generator says when sitemapgen runs inside it
+    (`Config.not_documents`: the MkDocs plugin, the Sphinx extension)."""
+
+    def __init__(self, config: Config) -> None:
+        self.pages = config.not_documents or {}
+
+    def check(self, relpath: str) -> Skip | None:
+        return self.pages.get(relpath)
+
+    def check_dir(self, relpath: str) -> Skip | None:
+        return None
+
+
 #: Every per-path rule, in the order they are asked: the first `Skip` decides.
-PATH_RULES: tuple[Callable[[Config], PathRule], ...] = (Patterns, RobotsDisallow)
+PATH_RULES: tuple[Callable[[Config], PathRule], ...] = (Patterns, GeneratorPages, RobotsDisallow)
 
 
 class PathRules:

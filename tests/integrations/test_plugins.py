@@ -178,8 +178,9 @@ def test_every_line_the_sphinx_extension_writes_starts_with_its_name(tmp_path: P
     ours = [line for line in printed["with"] if line not in printed["without"]]
     assert ours.pop(1) == "build succeeded, 1 warning."  # Sphinx's own count, the one line of its that differs
     assert ours == [
-        "sitemapgen: listed 4 pages in 1 sitemap; skipped 1 directory excluded by pattern, 1 noindex,"
-        " 1 canonical on another host; lastmod from 4 mtime;"
+        # search.html: Sphinx's search page, as the extension knows (the CLI: noindex, its head says)
+        "sitemapgen: listed 4 pages in 1 sitemap; skipped 1 directory excluded by pattern,"
+        " 1 canonical on another host, 1 search page; lastmod from 4 mtime;"
         " wrote ROOT/html/sitemap.xml and ROOT/html/sitemap-1.xml.gz",  # stdout
         "WARNING: sitemapgen: 1 skipped, canonical on another host; e.g. stray.html to https://elsewhere.example/",
     ]
