@@ -12,8 +12,9 @@ unknown option, a warning that says the same, is not added). Warnings go to
 MkDocs' log, which prefixes them with ``sitemapgen:``; what a healthy first
 build says (starting the content store) is logged at info level, so
 ``mkdocs build --strict`` passes. For ``lastmod: [git, ...]`` each page is dated
-by the Markdown file it was made from: git runs in ``docs_dir``, wherever
-``site_dir`` is. Under ``mkdocs serve`` the site is built in a temporary
+by the Markdown file it was made from, and a page the theme makes from every
+page (its ``search.html``) by the newest of their commits: git runs in
+``docs_dir``, wherever ``site_dir`` is. Under ``mkdocs serve`` the site is built in a temporary
 directory, so the content store beside it is the session's own: it is removed
 when the session ends.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +94,8 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         docs = os.path.join(os.path.abspath(config.docs_dir), "")
         if template is not None and not (template.abs_src_path or docs).startswith(docs):
             files.remove(template)
-        self.sources = GitPages(Path(docs), pages_and_sources(files, docs))
+        sources = pages_and_sources(files, docs)
+        self.sources = GitPages(Path(docs), sources, made_from_every_page(config, sources))
         return files
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
@@ -141,3 +144,9 @@ def pages_and_sources(files: Files, docs: str) -> dict[str, str]:
         and file.abs_src_path is not None
         and file.abs_src_path.startswith(docs)
     }
+
+
+def made_from_every_page(config: MkDocsConfig, sources: Mapping[str, str]) -> tuple[str, ...]:
+    """The pages the theme renders from its static templates (a search page, the not-found
+    page), which are made from the whole site, not a file of `docs_dir`."""
+    return tuple(sorted(t for t in config.theme.static_templates if t.endswith(".html") and t not in sources))
