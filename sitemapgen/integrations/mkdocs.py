@@ -14,7 +14,8 @@ build says (starting the content store) is logged at info level, so
 ``mkdocs build --strict`` passes. For ``lastmod: [git, ...]`` each page is dated
 by the Markdown file it was made from, and a page the theme makes from every
 page (its ``search.html``) by the newest of their commits: git runs in
-``docs_dir``, wherever ``site_dir`` is. Under ``mkdocs serve`` the site is built in a temporary
+``docs_dir``, wherever ``site_dir`` is. That map is left in ``site_dir``
+(`pagesources`), where ``sitemapgen check`` finds it. Under ``mkdocs serve`` the site is built in a temporary
 directory, so the content store beside it is the session's own: it is removed
 when the session ends.
 """
@@ -40,8 +41,9 @@ from sitemapgen._types import Notice
 from sitemapgen.commands.build import build
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.settings import Config
-from sitemapgen.config.words import GitPages
+from sitemapgen.config.words import GitPages, LastmodSource
 from sitemapgen.errors import SitemapgenError
+from sitemapgen.lastmod.pagesources import write_page_sources
 
 log = get_plugin_logger(__name__)
 
@@ -101,6 +103,8 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         assert self.settings is not None  # on_config ran: MkDocs calls it first
         try:
+            if self.sources is not None and LastmodSource.GIT in self.settings.lastmod:
+                write_page_sources(self.settings.docroot, self.sources)  # first: one not ours stops the build
             settings = dataclasses.replace(self.settings, git_pages=self.sources)
             result = build(settings, on_warning=_warn)
         except SitemapgenError as e:

@@ -15,7 +15,8 @@ so ``sphinx-build -W`` passes. For ``sitemapgen_lastmod = ["git", ...]`` each
 page is dated by the source file it was made from (``env.doc2path``), and a page
 made from every source (the general index, a domain's index such as
 ``py-modindex``, the search page) by the newest of their commits: git runs in the
-source directory, wherever the output directory is.
+source directory, wherever the output directory is. That map is left in the
+output directory (`pagesources`), where ``sitemapgen check`` finds it.
 
 The content store of ``sitemapgen_lastmod = ["content"]`` is kept by default in
 Sphinx's doctree directory (``-d``), with Sphinx's own state between builds:
@@ -43,8 +44,9 @@ from sitemapgen._version import __version__
 from sitemapgen.commands.build import build
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
-from sitemapgen.config.words import GitPages
+from sitemapgen.config.words import GitPages, LastmodSource
 from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.lastmod.pagesources import write_page_sources
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +127,8 @@ def _build(app: Sphinx, every: set[str]) -> BuildResult | None:
         values["state_file"] = str(Path(app.doctreedir, f"sitemapgen-state-{Path(app.outdir).name}.sqlite"))
     settings = config_from_values(Path(app.outdir), values, source=SOURCE, prefix=PREFIX)
     pages = GitPages(Path(app.srcdir), pages_and_sources(app), tuple(sorted(_outfiles(app, every).values())))
+    if LastmodSource.GIT in settings.lastmod:  # first: one that is not ours stops the build before it writes
+        write_page_sources(settings.docroot, pages)
     return build(dataclasses.replace(settings, git_pages=pages), on_warning=_warn)
 
 

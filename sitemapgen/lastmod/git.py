@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sitemapgen._types import Warn
 from sitemapgen.config.words import GitDate, GitPages, LastmodSource
 from sitemapgen.lastmod.base import Source
+from sitemapgen.lastmod.pagesources import read_page_sources
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
 
@@ -131,8 +132,8 @@ def git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates:
 
 class GitLastmod(Source):
     """The last commit that touched the page, or the source file `[[git_sources]]` or the site
-    generator maps it to (`Config.git_pages`); a page made from every source, the newest of their
-    commits."""
+    generator maps it to (`Config.git_pages`; without it, the map its plugin left in the docroot,
+    `pagesources`); a page made from every source, the newest of their commits."""
 
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.git: GitDates | None = None
@@ -143,7 +144,7 @@ class GitLastmod(Source):
         self.sources: dict[str, str] = {}  # page -> its source file in the repository (git_pages)
         self.every: frozenset[str] = frozenset()  # pages made from every source (git_pages)
         self.newest: datetime | None = None  # the newest commit of those sources
-        pages = config.git_pages
+        pages = config.git_pages if config.git_pages is not None else read_page_sources(config.docroot)
         try:
             self.git = git_dates(config.docroot if pages is None else pages.directory, config.git_date)
         except GitUnavailable as e:
