@@ -87,7 +87,11 @@ class GitPages:
     directory, Sphinx's source directory), wherever the docroot is (``mkdocs serve`` builds into
     a temporary one). ``[[git_sources]]`` rules come first; a page neither names is dated by its
     own path, if it is in the repository.
+
+    `every` names the pages made from every source (Sphinx's ``genindex``, ``py-modindex`` and
+    ``search``; a theme's search page): each is dated by the newest date git gives the sources.
     """
 
     directory: Path
     sources: Mapping[str, str | Path]
+    every: tuple[str, ...] = ()

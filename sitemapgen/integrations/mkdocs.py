@@ -12,8 +12,10 @@ unknown option, a warning that says the same, is not added). Warnings go to
 MkDocs' log, which prefixes them with ``sitemapgen:``; what a healthy first
 build says (starting the content store) is logged at info level, so
 ``mkdocs build --strict`` passes. For ``lastmod: [git, ...]`` each page is dated
-by the Markdown file it was made from: git runs in ``docs_dir``, wherever
-``site_dir`` is. Under ``mkdocs serve`` the site is built in a temporary
+by the Markdown file it was made from, and a page the theme makes from every
+page (its ``search.html``) by the newest of their commits: git runs in
+``docs_dir``, wherever ``site_dir`` is. That map is left in ``site_dir``
+(`pagesources`), where ``sitemapgen check`` finds it. Under ``mkdocs serve`` the site is built in a temporary
 directory, so the content store beside it is the session's own: it is removed
 when the session ends.
 """
@@ -23,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +41,9 @@ from sitemapgen._types import Notice
 from sitemapgen.commands.build import build
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.settings import Config
-from sitemapgen.config.words import GitPages
+from sitemapgen.config.words import GitPages, LastmodSource
 from sitemapgen.errors import SitemapgenError
+from sitemapgen.lastmod.pagesources import write_page_sources
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import is_page_name
 
@@ -96,7 +99,8 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
         docs = os.path.join(os.path.abspath(config.docs_dir), "")
         if template is not None and not (template.abs_src_path or docs).startswith(docs):
             files.remove(template)
-        self.sources = GitPages(Path(docs), pages_and_sources(files, docs))
+        sources = pages_and_sources(files, docs)
+        self.sources = GitPages(Path(docs), sources, made_from_every_page(config, sources))
         self.documents = frozenset(
             file.dest_uri for file in files if file.is_documentation_page() or file.is_static_page()
         )
@@ -105,6 +109,8 @@ class SitemapgenPlugin(BasePlugin[base.LegacyConfig]):  # type: ignore[no-untype
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         assert self.settings is not None  # on_config ran: MkDocs calls it first
         try:
+            if self.sources is not None and LastmodSource.GIT in self.settings.lastmod:
+                write_page_sources(self.settings.docroot, self.sources)  # first: one not ours stops the build
             settings = dataclasses.replace(
                 self.settings,
                 git_pages=self.sources,
@@ -169,3 +175,9 @@ def pages_and_sources(files: Files, docs: str) -> dict[str, str]:
         and file.abs_src_path is not None
         and file.abs_src_path.startswith(docs)
     }
+
+
+def made_from_every_page(config: MkDocsConfig, sources: Mapping[str, str]) -> tuple[str, ...]:
+    """The pages the theme renders from its static templates (a search page, the not-found
+    page), which are made from the whole site, not a file of `docs_dir`."""
+    return tuple(sorted(t for t in config.theme.static_templates if t.endswith(".html") and t not in sources))

@@ -12,8 +12,11 @@ input, 3 when the machine failed): raising would print Sphinx's crash report
 (versions, traceback, "please open an issue"), which is for bugs. What a
 healthy first build says (starting the content store) is logged at info level,
 so ``sphinx-build -W`` passes. For ``sitemapgen_lastmod = ["git", ...]`` each
-page is dated by the source file it was made from (``env.doc2path``): git runs
-in the source directory, wherever the output directory is.
+page is dated by the source file it was made from (``env.doc2path``), and a page
+made from every source (the general index, a domain's index such as
+``py-modindex``, the search page) by the newest of their commits: git runs in the
+source directory, wherever the output directory is. That map is left in the
+output directory (`pagesources`), where ``sitemapgen check`` finds it.
 
 The content store of ``sitemapgen_lastmod = ["content"]`` is kept by default in
 Sphinx's doctree directory (``-d``), with Sphinx's own state between builds:
@@ -25,7 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import os
+from collections.abc import Set
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +44,9 @@ from sitemapgen._version import __version__
 from sitemapgen.commands.build import build
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
-from sitemapgen.config.words import GitPages
+from sitemapgen.config.words import GitPages, LastmodSource
 from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.lastmod.pagesources import write_page_sources
 from sitemapgen.skips import Skip, SkipReason
 
 logger = logging.getLogger(__name__)
@@ -51,13 +57,20 @@ PREFIX = "sitemapgen_"
 SOURCE = "conf.py"
 #: How alike a typo must be to a setting's name to be offered in its place.
 _CLOSE = 0.75
+#: The templates of the pages Sphinx makes from every document: the general index (whole or
+#: split by letter), a domain's index (``py-modindex``), the search page.
+EVERY_SOURCE_TEMPLATES = frozenset(
+    {"genindex.html", "genindex-split.html", "genindex-single.html", "domainindex.html", "search.html"}
+)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     for key in FILE_KEYS:
         app.add_config_value(PREFIX + key, None, "", types=())
+    every: set[str] = set()  # this build's pages made from every document, by page name
     app.connect("config-inited", config_inited)
-    app.connect("build-finished", build_finished)
+    app.connect("html-page-context", functools.partial(page_rendered, every=every))
+    app.connect("build-finished", functools.partial(build_finished, every=every))
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -76,11 +89,19 @@ def config_inited(app: Sphinx, config: SphinxConfig) -> None:
         raise SystemExit(exit_code(e)) from None
 
 
-def build_finished(app: Sphinx, exception: Exception | None) -> None:
+def page_rendered(
+    app: Sphinx, pagename: str, templatename: str, context: object, doctree: object, *, every: set[str]
+) -> None:
+    """Note a page made from every document (written in the main process, at the build's end)."""
+    if templatename in EVERY_SOURCE_TEMPLATES and pagename not in app.env.found_docs:
+        every.add(pagename)
+
+
+def build_finished(app: Sphinx, exception: Exception | None, *, every: set[str]) -> None:
     if exception is not None or app.builder.name not in BUILDERS:
         return
     try:
-        result = _build(app)
+        result = _build(app, every)
     except SitemapgenError as e:
         logger.error("sitemapgen: %s", e)
         app.statuscode = exit_code(e)
@@ -96,7 +117,7 @@ def exit_code(error: SitemapgenError) -> int:
     return 1 if isinstance(error, Refusal) else 2
 
 
-def _build(app: Sphinx) -> BuildResult | None:
+def _build(app: Sphinx, every: set[str]) -> BuildResult | None:
     values = settings_of(app.config)
     if "base_url" not in values:
         if not app.config.html_baseurl:
@@ -106,25 +127,28 @@ def _build(app: Sphinx) -> BuildResult | None:
     if "state_file" not in values:
         values["state_file"] = str(Path(app.doctreedir, f"sitemapgen-state-{Path(app.outdir).name}.sqlite"))
     settings = config_from_values(Path(app.outdir), values, source=SOURCE, prefix=PREFIX)
-    settings = dataclasses.replace(
-        settings, git_pages=GitPages(Path(app.srcdir), pages_and_sources(app)), not_documents=extra_pages(app)
-    )
-    return build(settings, on_warning=_warn)
+    pages = GitPages(Path(app.srcdir), pages_and_sources(app), tuple(sorted(_outfiles(app, every).values())))
+    if LastmodSource.GIT in settings.lastmod:  # first: one that is not ours stops the build before it writes
+        write_page_sources(settings.docroot, pages)
+    return build(dataclasses.replace(settings, git_pages=pages, not_documents=extra_pages(app)), on_warning=_warn)
 
 
 def pages_and_sources(app: Sphinx) -> dict[str, str]:
     """Each document's page, by its path in the output directory (``usage.html``; dirhtml:
     ``usage/index.html``): the source file it was made from. Pages made from no document
     (``genindex``, ``search``) have none."""
+    return {page: str(app.env.doc2path(docname)) for docname, page in _outfiles(app, app.env.found_docs).items()}
+
+
+def _outfiles(app: Sphinx, names: Set[str]) -> dict[str, str]:
+    """Each of the pages `names` (Sphinx's page names, sorted): its path in the output
+    directory (``usage.html``; dirhtml: ``usage/index.html``)."""
     builder = app.builder
     if not isinstance(builder, StandaloneHTMLBuilder):  # html and dirhtml are
         return {}
     outdir = os.path.realpath(app.outdir)
-    pages: dict[str, str] = {}
-    for docname in sorted(app.env.found_docs):
-        page = os.path.relpath(os.path.realpath(builder.get_outfilename(docname)), outdir)
-        pages[page.replace(os.sep, "/")] = str(app.env.doc2path(docname))
-    return pages
+    paths = {name: os.path.relpath(os.path.realpath(builder.get_outfilename(name)), outdir) for name in sorted(names)}
+    return {name: path.replace(os.sep, "/") for name, path in paths.items()}
 
 
 #: sphinx-notfound-page, whose ``notfound_pagename`` page is the site's not-found page.

@@ -1,8 +1,9 @@
 """Where a page's ``<lastmod>`` comes from: a chain of sources, first answer wins (`chain`).
 
 One module per source (`mtime`, `meta`, `git`, `content`), each a `Source` (`base`); the content
-source remembers what it saw in the `store`. To add a source: a `LastmodSource` member in
-`sitemapgen.config.words`, its `Source` subclass in a module of its own here, and its entry in
+source remembers what it saw in the `store`; `git`, given no page -> source map, reads the one a
+generator's plugin left in the docroot (`pagesources`). To add a source: a `LastmodSource` member
+in `sitemapgen.config.words`, its `Source` subclass in a module of its own here, and its entry in
 `chain.SOURCES`; the config, the CLI help and the chain take it from there.
 """
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sitemapgen._types import Warn
 from sitemapgen.config.words import GitDate, GitPages, LastmodSource
 from sitemapgen.lastmod.base import Source
+from sitemapgen.lastmod.pagesources import read_page_sources
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Page
 
@@ -131,7 +132,8 @@ def git_dates(directory: Path, date: GitDate = GitDate.COMMIT) -> GitDates:
 
 class GitLastmod(Source):
     """The last commit that touched the page, or the source file `[[git_sources]]` or the site
-    generator (`Config.git_pages`) maps it to."""
+    generator maps it to (`Config.git_pages`; without it, the map its plugin left in the docroot,
+    `pagesources`); a page made from every source, the newest of their commits."""
 
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
         self.git: GitDates | None = None
@@ -140,7 +142,9 @@ class GitLastmod(Source):
         self.prefix: str | None = None  # the docroot in the repository; None: outside it
         self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
         self.sources: dict[str, str] = {}  # page -> its source file in the repository (git_pages)
-        pages = config.git_pages
+        self.every: frozenset[str] = frozenset()  # pages made from every source (git_pages)
+        self.newest: datetime | None = None  # the newest commit of those sources
+        pages = config.git_pages if config.git_pages is not None else read_page_sources(config.docroot)
         try:
             self.git = git_dates(config.docroot if pages is None else pages.directory, config.git_date)
         except GitUnavailable as e:
@@ -154,6 +158,8 @@ class GitLastmod(Source):
             self.prefix = "" if self.prefix == "." else self.prefix + "/"
         if pages is not None:
             self.sources = _sources_in_repository(self.git.root, pages)
+            self.every = frozenset(pages.every)
+            self.newest = max(filter(None, map(self.git.dates.get, self.sources.values())), default=None)
         if self.git.shallow:
             warn(
                 "lastmod 'git': this is a shallow clone; files last changed before its oldest commit"
@@ -216,20 +222,30 @@ class GitLastmod(Source):
         """The paths in the repository whose history may date the page at `relpath`, in
         order: the first rule that matches gives its candidates; no rule, the source file
         the generator made it from; neither, the page's own (if the docroot is in the repository)."""
-        for pattern, sources in self.rewrites:
-            if pattern.search(relpath):
-                return [pattern.sub(source, relpath, count=1) for source in sources]
+        ruled = self._ruled(relpath)
+        if ruled is not None:
+            return ruled
         source = self.sources.get(relpath)
         if source is not None:
             return [source]
         return [] if self.prefix is None else [self.prefix + relpath]
 
+    def _ruled(self, relpath: str) -> list[str] | None:
+        """The candidates of the first `[[git_sources]]` rule that matches `relpath`; None if none does."""
+        for pattern, sources in self.rewrites:
+            if pattern.search(relpath):
+                return [pattern.sub(source, relpath, count=1) for source in sources]
+        return None
+
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
         """The date of the first candidate git knows; None (the next source) when git knows
-        none, or the first it knows was last changed before a shallow clone's history."""
+        none, or the first it knows was last changed before a shallow clone's history. A page
+        made from every source (no rule naming it) gets the newest of their commits."""
         git = self.git
         if git is None:
             return None
+        if page.relpath in self.every and self._ruled(page.relpath) is None:
+            return self.newest
         for path in self.paths_of(page.relpath):
             when = git.dates.get(path)
             if when is not None:

@@ -1,8 +1,9 @@
 """The plugins date each page by the git history of the source file it was made from: real
 ``mkdocs build``, ``mkdocs serve`` and ``sphinx-build`` in a git repository whose commits have
 known dates. The built site is not tracked (as in a real project): every date below can only
-come from a source file's commit, and a page with no source file (Sphinx's genindex) falls to
-the next source, its mtime."""
+come from a source file's commit; a page made from every source (Sphinx's genindex and
+py-modindex, a theme's search page) gets the newest of their commits, so a rebuild in which
+nothing changed writes the same bytes."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from ..helpers import NS, _free_port, fetch, git, make_tree, published
+from ..helpers import NS, _free_port, fetch, git, make_tree, output_files, published
 
 BASE = "https://example.org/"
 
@@ -50,12 +51,14 @@ def _source_text(name: str, path: str) -> str:
     if path.endswith(".md"):
         return f"# {title}\n\nAbout {name}.\n"
     body = f"{title}\n{'=' * len(title)}\n\nAbout {name}.\n"
+    if name == "install":  # a module: Sphinx writes py-modindex
+        body += "\n.. py:module:: frobnicate\n\n.. py:function:: frobnicate.run()\n"
     return body + ("\n.. toctree::\n\n   install\n   guide/usage\n" if name == "index" else "")
 
 
-def _mkdocs_project(root: Path) -> Path:
-    config = "site_name: Frobnicate\nsite_url: https://example.org/\nplugins:\n  - sitemapgen:\n"
-    config += "      lastmod: [git, mtime]\n"
+def _mkdocs_project(root: Path, theme: str = "mkdocs") -> Path:
+    config = f"site_name: Frobnicate\nsite_url: https://example.org/\ntheme: {theme}\nplugins:\n  - search\n"
+    config += "  - sitemapgen:\n      lastmod: [git, mtime]\n"
     sources = {"index": "docs/index.md", "install": "docs/install.md", "usage": "docs/guide/usage.md"}
     _commit_each(root, sources, {"mkdocs.yml": config})
     return root
@@ -139,6 +142,25 @@ def test_mkdocs_serve_strict_starts_and_serves_git_dates(tmp_path: Path) -> None
     assert {loc.removeprefix(server): lastmod for loc, lastmod in got.items()} == MKDOCS_DATES
 
 
+def _sphinx_project(root: Path) -> Path:
+    conf = f'project = "Frobnicate"\nextensions = ["sitemapgen.sphinx"]\nhtml_baseurl = "{BASE}"\n'
+    conf += 'sitemapgen_lastmod = ["git", "mtime"]\n'
+    sources = {"index": "src/index.rst", "install": "src/install.rst", "usage": "src/guide/usage.rst"}
+    _commit_each(root, sources, {"src/conf.py": conf})
+    return root
+
+
+def _sphinx_build(root: Path, builder: str) -> Path:
+    out = root / "out" / builder
+    run = _run("sphinx", "-W", "-b", builder, "-d", root / "out/doctrees", root / "src", out, cwd=root)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+#: The newest commit of the sources: the date of a page made from every one of them.
+NEWEST = DATES["usage"][1]
+
+
 @pytest.mark.parametrize(
     ("builder", "pages"),
     [
@@ -147,19 +169,42 @@ def test_mkdocs_serve_strict_starts_and_serves_git_dates(tmp_path: Path) -> None
     ],
 )
 def test_sphinx_build_dates_each_page_by_its_source_file(tmp_path: Path, builder: str, pages: dict[str, str]) -> None:
+    """The indexes Sphinx makes from every document are dated by the newest commit among them
+    (usage's, though the module is in install.rst: adding a page re-indexes), not the build's time."""
     pytest.importorskip("sphinx")
-    root = tmp_path / "project"
-    conf = f'project = "Frobnicate"\nextensions = ["sitemapgen.sphinx"]\nhtml_baseurl = "{BASE}"\n'
-    conf += 'sitemapgen_lastmod = ["git", "mtime"]\n'
-    sources = {"index": "src/index.rst", "install": "src/install.rst", "usage": "src/guide/usage.rst"}
-    _commit_each(root, sources, {"src/conf.py": conf})
-    out = root / "out" / builder
-    run = _run("sphinx", "-W", "-b", builder, "-d", root / "out/doctrees", root / "src", out, cwd=root)
-    assert run.returncode == 0, run.stderr
+    out = _sphinx_build(_sphinx_project(tmp_path / "project"), builder)
     got = {u.loc.removeprefix(BASE): u.lastmod for u in published(out, BASE)}
-    genindex = "genindex.html" if builder == "html" else "genindex/"
-    assert got.pop(genindex) not in {date for _, date in DATES.values()}  # no source: its mtime
-    assert got == {page: DATES[name][1] for page, name in pages.items()}
+    indexes = {"genindex.html", "py-modindex.html"} if builder == "html" else {"genindex/", "py-modindex/"}
+    assert got == {page: DATES[name][1] for page, name in pages.items()} | dict.fromkeys(indexes, NEWEST)
+
+
+def _next_second() -> None:
+    """Wait until the clock's second changes: a page written after it has another mtime."""
+    time.sleep(1.05 - time.time() % 1)
+
+
+@pytest.mark.parametrize("builder", ["html", "dirhtml"])
+def test_an_unchanged_sphinx_rebuild_writes_the_same_bytes(tmp_path: Path, builder: str) -> None:
+    pytest.importorskip("sphinx")
+    root = _sphinx_project(tmp_path / "project")
+    before = output_files(_sphinx_build(root, builder))
+    _next_second()  # Sphinx writes genindex and py-modindex again on every build
+    after = output_files(_sphinx_build(root, builder))
+    assert after == before
+    assert "sitemap.xml" in after
+
+
+def test_an_unchanged_mkdocs_rebuild_writes_the_same_bytes(tmp_path: Path) -> None:
+    """The readthedocs theme renders search.html from the whole site: dated by the newest
+    commit, if it is listed, not the build's time."""
+    pytest.importorskip("mkdocs")
+    root = _mkdocs_project(tmp_path / "project", theme="readthedocs")
+    assert (run := _run("mkdocs", "build", "--strict", cwd=root)).returncode == 0, run.stderr
+    before = output_files(root / "site")
+    assert {u.lastmod for u in published(root / "site", BASE)} <= {date for _, date in DATES.values()}
+    _next_second()  # MkDocs writes every page again
+    assert (run := _run("mkdocs", "build", "--strict", cwd=root)).returncode == 0, run.stderr
+    assert output_files(root / "site") == before
 
 
 def test_mkdocs_sources_git_does_not_track_are_one_warning_until_committed(tmp_path: Path) -> None:
