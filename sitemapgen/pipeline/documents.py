@@ -25,9 +25,11 @@ import pathspec
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
+from sitemapgen.deploy.manifest import MANIFEST_NAME
 from sitemapgen.entry import Entry, row_of
 from sitemapgen.hosts.base import Host
 from sitemapgen.hosts.load import TOP_FILES
+from sitemapgen.lastmod.pagesources import SOURCES_NAME
 from sitemapgen.pages.walk import Candidate, page_at
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, ROBOTS_FILE
@@ -39,6 +41,8 @@ from sitemapgen.urls import encoded_path, is_page_name
 SITEMAP_NAME = re.compile(r"sitemap[\w.-]*\.(?:xml(?:\.gz)?|xsl)", re.IGNORECASE)
 #: Files at the docroot's top that speak to crawlers or to the host, not to readers.
 _TOP_FILES = frozenset({ROBOTS_FILE, "_headers", "_redirects", *TOP_FILES.values()})
+#: Files sitemapgen leaves beside the sitemaps for its own next run, or for `check`.
+_OWN_FILES = frozenset({MANIFEST_NAME, SOURCES_NAME})
 
 
 class DocumentPatterns:
@@ -62,6 +66,8 @@ class DocumentPatterns:
             return "a sitemap's stylesheet" if name.lower().endswith(".xsl") else "a sitemap file"
         if relpath in self.top_files:
             return "a file for crawlers or the host, not for readers"
+        if name in _OWN_FILES:
+            return "a file sitemapgen keeps for itself"
         if relpath in self.included:
             return "a sitemap the index includes (include)"
         return None

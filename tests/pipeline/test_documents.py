@@ -269,6 +269,27 @@ def test_sitemaps_robots_txt_and_the_hosts_files_are_never_documents(tmp_path: P
     ]
 
 
+def test_the_files_sitemapgen_leaves_for_itself_are_never_documents(tmp_path: Path, cli: CliRunner) -> None:
+    """The deploy manifest and a plugin's page sources sit beside the sitemaps: files for sitemapgen,
+    not for readers, whatever the patterns name."""
+    root = _tree(
+        tmp_path / "public",
+        {
+            "index.html": html(),
+            "notes.json": "{}",
+            "sitemapgen-sources.json": '{"sitemapgen-sources": 1, "directory": "../docs", "pages": {}, "every": []}\n',
+            "sitemapgen-manifest.json.gz": "",
+        },
+    )
+    config = tmp_path / "c.toml"
+    config.write_text(f'base_url = "{BASE}"\ndocuments = ["*.json", "*.gz"]\n', encoding="utf-8")
+    run = cli("build", root, "--config", config)
+    assert run.code == 0, run.err
+    assert [u.loc for u in published(root, BASE)] == [BASE, BASE + "notes.json"]
+    explained = cli("explain", root, "sitemapgen-sources.json", "--config", config)
+    assert "never a document: a file sitemapgen keeps for itself" in explained.out
+
+
 def test_documents_must_be_a_list_of_patterns(tmp_path: Path, cli: CliRunner) -> None:
     root = _tree(tmp_path / "public", {"index.html": html(), "a.pdf": pdf("a")})
     config = tmp_path / "c.toml"
