@@ -45,7 +45,7 @@ from sitemapgen.output.chunks import Chunk, Closing, IndexEntry, Publisher, temp
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_OPEN, file_digest, index_name, our_index, read_published
-from sitemapgen.output.retired import RETIRED_NAME, read_retired, write_retired
+from sitemapgen.output.retired import RETIRED_NAME, read_retired, remove_stale, retire, write_retired
 from sitemapgen.output.stylesheet import STYLESHEET_NAME, check_stylesheet, opening_for, publish_stylesheet
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
@@ -321,7 +321,7 @@ def _publish(
     listed = [*((s.url, s.lastmod) for s in written), *others]
     groups = [listed[i : i + per_index] for i in range(0, len(listed), per_index)]
     indexes = _index_paths(publisher, len(groups))
-    stale, stale_indexes = _retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
+    stale, stale_indexes = retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
     sheet, out_dir = publisher.sheet, publisher.out_dir
     if sheet is False:  # not there as this version writes it: published before the index that names it
         publish_stylesheet(out_dir, publisher.faults, temp_name(out_dir, STYLESHEET_NAME, publisher.journal))
@@ -341,7 +341,7 @@ def _publish(
             warn(f"{record}: cannot remove ({e.strerror or e}); sitemapgen did not make it this way: move it away")
         kept = {}
     gone = {**publisher.retired, **{name: digest for name, digest in publisher.digests.items() if name in stale}}
-    removed = _remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
+    removed = remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
     sheet_path = None if sheet is None else out_dir / STYLESHEET_NAME
     return WriteResult(tuple(written), tuple(indexes), removed, len(kept), None, sheet_path, sheet is False)
 
@@ -355,41 +355,3 @@ def _index_paths(publisher: Publisher, count: int) -> list[Path]:
         if path.name not in previous and os.path.lexists(path):
             raise SitemapgenError(f"{path}: exists and sitemapgen did not write it; move it away")
     return indexes
-
-
-def _retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]:
-    """The chunk files and the index files of the previous set that the new one does not
-    `keep`, each written down in the journal before anything is published."""
-    out_dir, journal = publisher.out_dir, publisher.journal
-    stale = [name for name in publisher.published if name not in keep and name in publisher.digests]
-    stale_indexes = [path.name for path in publisher.previous_indexes if path.name not in keep]
-    for name in [*stale, *publisher.retired]:  # a killed run's next run removes them unless a record keeps them
-        journal.retiring(name, publisher.digests.get(name) or publisher.retired[name])
-    for name in stale_indexes:
-        journal.retiring(name, file_digest(out_dir / name) or b"")
-    return stale, stale_indexes
-
-
-def _remove_stale(publisher: Publisher, stale: dict[str, bytes], stale_indexes: list[str]) -> int:
-    """Remove the chunk files no index lists now (name -> digest) and the index files the new
-    set does not have; return how many chunk files went."""
-    removed = 0
-    for name, digest in stale.items():
-        publisher.faults.step()
-        removed += _remove_if_regular(publisher.out_dir / name, digest)
-    for name in stale_indexes:
-        publisher.faults.step()
-        _remove_if_regular(publisher.out_dir / name)
-    return removed
-
-
-def _remove_if_regular(path: Path, digest: bytes | None = None) -> bool:
-    """Remove a file of ours that an index no longer lists, unless it has become something else
-    (another kind of file, or other bytes than the `digest` written)."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode) or (digest is not None and file_digest(path) != digest):
-            return False
-        path.unlink()
-    except FileNotFoundError:
-        return False
-    return True
