@@ -167,7 +167,8 @@ class _Writing:
 class TextSitemaps:
     """The text sitemaps of one build: known to be ours to replace (`prepare`), written from the
     chunks and renamed into place before the index (`publish`), the record settled after it
-    (`settle`). Made only where text_sitemap is on, or a record says an earlier build wrote some."""
+    (`settle`). Where text_sitemap is off and no record says an earlier build wrote some, each
+    step does nothing (`idle`): a build without them reads one missing record, no more."""
 
     out: Path
     on: bool
@@ -177,17 +178,18 @@ class TextSitemaps:
     digests: dict[str, bytes] = field(default_factory=dict)  # name -> digest, of what this build publishes
 
     @classmethod
-    def prepare(cls, out: Path, *, on: bool, max_urls: int) -> TextSitemaps | None:
-        """The text sitemaps `out` is to get, or None where there is nothing to do (off, and no
-        record: a build without them reads nothing more). An error, before anything is written,
-        where a ``sitemap.txt`` there is not ours to replace."""
-        record = _read_record(out)
-        if not on and not (record.live or record.kept):
-            return None
-        texts = cls(out, on, max_urls, record)
+    def prepare(cls, out: Path, *, on: bool, max_urls: int) -> TextSitemaps:
+        """The text sitemaps `out` is to get (none where `on` is false); an error, before anything
+        is written, where a ``sitemap.txt`` there is not ours to replace."""
+        texts = cls(out, on, max_urls, _read_record(out))
         if on:
             texts.check(TEXT_NAME)
         return texts
+
+    @property
+    def idle(self) -> bool:
+        """Off, and no text sitemap of an earlier build's to keep or remove: nothing to do."""
+        return not (self.on or self.record.live or self.record.kept)
 
     def check(self, name: str) -> None:
         """An error where a file at `name` is there and is not ours, as the record says."""
@@ -252,6 +254,8 @@ class TextSitemaps:
         """After the index: the record names what this build published; a file the previous
         build wrote and this one did not is kept, as written, for one build; one already kept
         is removed now, if its bytes are still the ones written."""
+        if self.idle:
+            return
         kept: dict[str, set[bytes]] = {}
         for name, digests in self.record.live.items():
             digest = file_digest(self.out / name)

@@ -156,7 +156,7 @@ def write_rows(
     names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
     theirs, message = _check_main_index(out_dir, base_url, names, {url for url, _ in others})
     sheet = check_stylesheet(out_dir) if stylesheet else None  # None: off; True: ours, as this version writes it
-    text = TextSitemaps.prepare(out_dir, on=text_sitemap, max_urls=limits.max_urls)  # None: off, none of ours there
+    text = TextSitemaps.prepare(out_dir, on=text_sitemap, max_urls=limits.max_urls)
     journal = Journal(out_dir)
     try:
         publisher = Publisher(out_dir, faults, journal)
@@ -195,7 +195,7 @@ def _write(
     warn: Warn,
     others: Sequence[IndexEntry],
     aside: Callable[[], bool],
-    text: TextSitemaps | None,
+    text: TextSitemaps,
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
@@ -324,7 +324,7 @@ def _publish(
     warn: Warn,
     others: Sequence[IndexEntry],
     *,
-    text: TextSitemaps | None,
+    text: TextSitemaps,
 ) -> WriteResult:
     """Write the index files over the chunks in place (and `others` after them), the text sitemaps
     just before; then keep the chunk files they no longer list until the next build (`retired`),
@@ -338,8 +338,7 @@ def _publish(
     sheet, out_dir = publisher.sheet, publisher.out_dir
     if sheet is False:  # not there as this version writes it: published before the index that names it
         publish_stylesheet(out_dir, publisher.faults, temp_name(out_dir, STYLESHEET_NAME, publisher.journal))
-    if text is not None:
-        text.publish((s.path for s in written), publisher.journal, publisher.faults)
+    text.publish((s.path for s in written), publisher.journal, publisher.faults)
     write_indexes(publisher, indexes, groups, opening_for(INDEX_OPEN, sheet))
     kept = {name: publisher.digests[name] for name in stale}
     publisher.faults.step()
@@ -357,11 +356,11 @@ def _publish(
         kept = {}
     gone = {**publisher.retired, **{name: digest for name, digest in publisher.digests.items() if name in stale}}
     removed = remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
-    if text is not None:
-        text.settle(publisher.journal, publisher.faults, warn)
+    text.settle(publisher.journal, publisher.faults, warn)
     sheet_path = None if sheet is None else out_dir / STYLESHEET_NAME
-    texts = tuple(text.files) if text is not None else ()
-    return WriteResult(tuple(written), tuple(indexes), removed, len(kept), None, sheet_path, sheet is False, texts)
+    return WriteResult(
+        tuple(written), tuple(indexes), removed, len(kept), None, sheet_path, sheet is False, tuple(text.files)
+    )
 
 
 def _index_paths(publisher: Publisher, count: int) -> list[Path]:
