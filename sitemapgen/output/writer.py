@@ -336,9 +336,9 @@ def _publish(
     indexes = _index_paths(publisher, len(groups))
     stale, stale_indexes = retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
     sheet, out_dir = publisher.sheet, publisher.out_dir
+    text.publish((s.path for s in written), publisher.journal, publisher.faults)  # may refuse: first
     if sheet is False:  # not there as this version writes it: published before the index that names it
         publish_stylesheet(out_dir, publisher.faults, temp_name(out_dir, STYLESHEET_NAME, publisher.journal))
-    text.publish((s.path for s in written), publisher.journal, publisher.faults)
     write_indexes(publisher, indexes, groups, opening_for(INDEX_OPEN, sheet))
     kept = {name: publisher.digests[name] for name in stale}
     publisher.faults.step()
