@@ -175,6 +175,7 @@ def _write(
             on_warning=warn,
             before_publish=functools.partial(_before_publish, run),
             stylesheet=config.stylesheet,
+            text_sitemap=config.text_sitemap,
             others=included.entries if included is not None else (),
             aside=lambda: pipeline.walked,
         )

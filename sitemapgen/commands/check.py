@@ -105,6 +105,7 @@ class Comparison:
     index_files: tuple[int, int] = (1, 1)  # index files published, and that a build would write now
     reasons: Mapping[bytes, str] = field(default_factory=dict)  # why a page a sitemap lists is left out now
     stylesheet: Path | None = None  # the sitemap.xsl a build would write, where the published one differs
+    text: tuple[Path, ...] = ()  # the text sitemaps a build would write, where the published ones differ
     included: tuple[str, ...] = ()  # the other builds' sitemaps the index lists: what would differ, and their URLs
 
 
@@ -124,12 +125,13 @@ def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
         old = [(file_digest(out / name), out / name) for name in published]
         index_files = (sum(1 for _ in out.glob("sitemap-index-*.xml")) + 1, len(fresh.written.indexes))
         sheet = _stale_stylesheet(out, fresh.written.stylesheet)
+        text = tuple(out / t.path.name for t in fresh.written.text if _differs(out / t.path.name, t.path))
         included = _included(published_others(out), published_others(Path(tmp)), fresh.included)
         current = [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1]
-        if current and sheet is None and len(included) <= 1:
+        if current and sheet is None and not text and len(included) <= 1:
             return Comparison(index, current=True, sitemaps=len(new), pages=fresh.listed, included=included)
         differing = _differing(index, old, new, why.by_url)
-        return replace(differing, index_files=index_files, stylesheet=sheet, included=included)
+        return replace(differing, index_files=index_files, stylesheet=sheet, text=text, included=included)
 
 
 def _stale_stylesheet(out: Path, fresh: Path | None) -> Path | None:
@@ -138,6 +140,11 @@ def _stale_stylesheet(out: Path, fresh: Path | None) -> Path | None:
     if fresh is None or file_digest(out / fresh.name) == file_digest(fresh):
         return None
     return out / fresh.name
+
+
+def _differs(published: Path, fresh: Path) -> bool:
+    """Whether the published file is missing, or other than the one a build writes now."""
+    return file_digest(published) != file_digest(fresh)
 
 
 def _included(then: list[IndexEntry], now: list[IndexEntry], children: Sequence[Child]) -> tuple[str, ...]:
@@ -216,6 +223,7 @@ def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
         lines.append(f"  listed but missing: {', '.join(comparison.missing_files)}")
     if comparison.stylesheet is not None:
         lines.append(f"  stylesheet: {comparison.stylesheet} is missing, or not as a build writes it")
+    lines.extend(f"  text sitemap: {path} is missing, or not as a build writes it" for path in comparison.text)
     published, now = comparison.index_files
     if published != now:
         why = "the sitemaps per index differ"

@@ -43,30 +43,42 @@ class BuildResult:
 
     def as_json(self) -> dict[str, object]:
         """The summary as plain data, for `--json`."""
-        return {
-            "listed": self.listed,
-            "skipped": {reason.name.lower(): n for reason, n in self.skipped.items()},
-            "warnings": self.warnings,
-            "lastmod_sources": dict(self.lastmod_sources),
-            "no_lastmod": self.no_lastmod,
-            "documents": self.documents,
-            "sitemaps": [
-                {"path": str(s.path), "url": s.url, "urls": s.urls, "bytes": s.size, "changed": s.changed}
-                for s in self.written.sitemaps
-            ],
-            "changed": self.written.changed,
-            "removed": self.written.removed,
-            "retired": self.written.retired,
-            "indexes": [str(p) for p in self.written.indexes],
-            "replaced": self.written.replaced,
-            "stylesheet": str(self.written.stylesheet) if self.written.stylesheet is not None else None,
-            "robots_txt_updated": self.robots_txt_updated,
-            "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
-            "changes": self.changes,
-        } | (
-            {"included": [{"url": c.url, "urls": c.urls, "lastmod": c.lastmod} for c in self.included]}
-            if self.included
-            else {}
+        return (
+            {
+                "listed": self.listed,
+                "skipped": {reason.name.lower(): n for reason, n in self.skipped.items()},
+                "warnings": self.warnings,
+                "lastmod_sources": dict(self.lastmod_sources),
+                "no_lastmod": self.no_lastmod,
+                "documents": self.documents,
+                "sitemaps": [
+                    {"path": str(s.path), "url": s.url, "urls": s.urls, "bytes": s.size, "changed": s.changed}
+                    for s in self.written.sitemaps
+                ],
+                "changed": self.written.changed,
+                "removed": self.written.removed,
+                "retired": self.written.retired,
+                "indexes": [str(p) for p in self.written.indexes],
+                "replaced": self.written.replaced,
+                "stylesheet": str(self.written.stylesheet) if self.written.stylesheet is not None else None,
+                "robots_txt_updated": self.robots_txt_updated,
+                "robots_txt": self.robots_txt.value if self.robots_txt is not None else None,
+                "changes": self.changes,
+            }
+            | (
+                {
+                    "text_sitemaps": [
+                        {"path": str(t.path), "urls": t.urls, "changed": t.changed} for t in self.written.text
+                    ]
+                }
+                if self.written.text
+                else {}
+            )
+            | (
+                {"included": [{"url": c.url, "urls": c.urls, "lastmod": c.lastmod} for c in self.included]}
+                if self.included
+                else {}
+            )
         )
 
     def summary(self) -> str:
@@ -129,7 +141,7 @@ class BuildResult:
             text += f"; {plural(self.written.retired, 'sitemap')} no longer listed kept until the next build"
         if self.written.removed:
             text += f"; removed {plural(self.written.removed, 'sitemap')} no longer listed"
-        return text + self._stylesheet()
+        return text + self._stylesheet() + self._text()
 
     def _stylesheet(self) -> str:
         """Whether the stylesheet every file names was written or kept (``stylesheet = true``)."""
@@ -137,6 +149,16 @@ class BuildResult:
         if path is None:
             return ""
         return f"; {'wrote' if self.written.stylesheet_written else 'kept'} {path} (a view for browsers)"
+
+    def _text(self) -> str:
+        """The text sitemaps written or kept (``text_sitemap = true``)."""
+        files = self.written.text
+        if not files:
+            return ""
+        verb = "wrote" if any(t.changed for t in files) else "kept"
+        if len(files) == 1:
+            return f"; {verb} {files[0].path} (a text sitemap)"
+        return f"; {verb} {plural(len(files), 'text sitemap')}, {files[0].path} .. {files[-1].path.name}"
 
 
 _ROBOTS = {

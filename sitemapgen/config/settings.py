@@ -302,6 +302,15 @@ class Config:
             "Write sitemap.xsl beside the index and name it in every file (a view for people).", check=values.boolean
         ),
     )
+    text_sitemap: bool = field(
+        default=False,
+        metadata=declare(
+            "Write sitemap.txt beside the index: the XML sitemaps' URLs, one a line"
+            " (then sitemap-2.txt, ... past max_urls_per_sitemap or 50 MiB).",
+            check=values.boolean,
+            flag=Flag("--text-sitemap", bool, commands=WRITERS, panel=Panel.OUTPUT),
+        ),
+    )
     include: tuple[Include, ...] = field(
         default=(),
         metadata=declare(

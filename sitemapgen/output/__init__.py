@@ -1,8 +1,8 @@
 """What a build leaves on disk: the sitemaps and their index (`writer`), the chunk being written
 and the publisher that names it (`chunks`), a published set read back (`published`), the output
 directory's claim, lock and journal (`outdir`), the files the previous index listed (`retired`),
-robots.txt's ``Sitemap:`` lines (`robots`), and the names other generators give their sitemaps
-(`generators`)."""
+the text sitemap and the record that proves it ours (`text`), robots.txt's ``Sitemap:`` lines
+(`robots`), and the names other generators give their sitemaps (`generators`)."""
 
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.published import file_digest, read_published

@@ -12,11 +12,13 @@ nothing (and removes the record).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from sitemapgen.output.chunks import temp_name
+from sitemapgen.output.chunks import Publisher, temp_name
 from sitemapgen.output.outdir import Journal
+from sitemapgen.output.published import file_digest
 from sitemapgen.protocol import CHUNK_FILE
 from sitemapgen.util.safeio import create_exclusive, read_regular
 
@@ -63,3 +65,41 @@ def write_retired(out: Path, retired: Mapping[str, bytes], journal: Journal) -> 
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]:
+    """The chunk files and the index files of the previous set that the new one does not
+    `keep`, each written down in the journal before anything is published."""
+    out_dir, journal = publisher.out_dir, publisher.journal
+    stale = [name for name in publisher.published if name not in keep and name in publisher.digests]
+    stale_indexes = [path.name for path in publisher.previous_indexes if path.name not in keep]
+    for name in [*stale, *publisher.retired]:  # a killed run's next run removes them unless a record keeps them
+        journal.retiring(name, publisher.digests.get(name) or publisher.retired[name])
+    for name in stale_indexes:
+        journal.retiring(name, file_digest(out_dir / name) or b"")
+    return stale, stale_indexes
+
+
+def remove_stale(publisher: Publisher, stale: dict[str, bytes], stale_indexes: list[str]) -> int:
+    """Remove the chunk files no index lists now (name -> digest) and the index files the new
+    set does not have; return how many chunk files went."""
+    removed = 0
+    for name, digest in stale.items():
+        publisher.faults.step()
+        removed += remove_if_regular(publisher.out_dir / name, digest)
+    for name in stale_indexes:
+        publisher.faults.step()
+        remove_if_regular(publisher.out_dir / name)
+    return removed
+
+
+def remove_if_regular(path: Path, digest: bytes | None = None) -> bool:
+    """Remove a file of ours that an index no longer lists, unless it has become something else
+    (another kind of file, or other bytes than the `digest` written)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode) or (digest is not None and file_digest(path) != digest):
+            return False
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True

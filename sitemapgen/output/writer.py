@@ -45,8 +45,9 @@ from sitemapgen.output.chunks import Chunk, Closing, IndexEntry, Publisher, temp
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.published import INDEX_OPEN, file_digest, index_name, our_index, read_published
-from sitemapgen.output.retired import RETIRED_NAME, read_retired, write_retired
+from sitemapgen.output.retired import RETIRED_NAME, read_retired, remove_stale, retire, write_retired
 from sitemapgen.output.stylesheet import STYLESHEET_NAME, check_stylesheet, opening_for, publish_stylesheet
+from sitemapgen.output.text import TextFile, TextSitemaps
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -84,6 +85,7 @@ class WriteResult:
     replaced: str | None = None  # another tool's file this build replaced: "MkDocs' sitemap.xml"
     stylesheet: Path | None = None  # the sitemap.xsl every file names (stylesheet = true)
     stylesheet_written: bool = False  # by this run, rather than kept as it was
+    text: tuple[TextFile, ...] = ()  # sitemap.txt, sitemap-2.txt, ... (text_sitemap = true)
 
     @property
     def changed(self) -> int:
@@ -130,6 +132,7 @@ def write_rows(
     on_warning: Warn | None = None,
     before_publish: Callable[[], None] | None = None,
     stylesheet: bool = False,
+    text_sitemap: bool = False,
     others: Sequence[IndexEntry] = (),
     aside: Callable[[], bool] | None = None,
 ) -> WriteResult:
@@ -137,7 +140,8 @@ def write_rows(
 
     `before_publish` runs once every new chunk is on disk and before any index
     changes (the build commits its content store there): if it fails, nothing
-    is published. With `stylesheet`, every file names ``sitemap.xsl`` (`output.stylesheet`).
+    is published. With `stylesheet`, every file names ``sitemap.xsl`` (`output.stylesheet`); with
+    `text_sitemap`, ``sitemap.txt`` lists the same URLs (`output.text`).
     `others` are other builds' sitemaps, (URL, lastmod), that the index lists after ours
     (``include``): never files of ours, never touched. `aside` says whether, from now on, no
     worker process will be forked: the chunks begun then are compressed in a thread of their
@@ -152,6 +156,7 @@ def write_rows(
     names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
     theirs, message = _check_main_index(out_dir, base_url, names, {url for url, _ in others})
     sheet = check_stylesheet(out_dir) if stylesheet else None  # None: off; True: ours, as this version writes it
+    text = TextSitemaps.prepare(out_dir, on=text_sitemap, max_urls=limits.max_urls)
     journal = Journal(out_dir)
     try:
         publisher = Publisher(out_dir, faults, journal)
@@ -168,6 +173,7 @@ def write_rows(
             warn=warn,
             others=others,
             aside=aside or _never,
+            text=text,
         )
     finally:
         journal.close()
@@ -189,6 +195,7 @@ def _write(
     warn: Warn,
     others: Sequence[IndexEntry],
     aside: Callable[[], bool],
+    text: TextSitemaps,
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
@@ -229,7 +236,7 @@ def _write(
         written = [s for section in order for s in done[section]]
         if written and before_publish is not None:
             before_publish()
-        return _publish(written, publisher, limits.max_sitemaps_per_index, warn, others)
+        return _publish(written, publisher, limits.max_sitemaps_per_index, warn, others, text=text)
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
@@ -311,18 +318,25 @@ def _name_lookalikes(out_dir: Path, publisher: Publisher, warn: Warn, names: lis
 
 
 def _publish(
-    written: list[SitemapFile], publisher: Publisher, per_index: int, warn: Warn, others: Sequence[IndexEntry]
+    written: list[SitemapFile],
+    publisher: Publisher,
+    per_index: int,
+    warn: Warn,
+    others: Sequence[IndexEntry],
+    *,
+    text: TextSitemaps,
 ) -> WriteResult:
-    """Write the index files over the chunks in place (and `others` after them); then keep the
-    chunk files they no longer list until the next build (`retired`), and remove those the
-    previous build kept so."""
+    """Write the index files over the chunks in place (and `others` after them), the text sitemaps
+    just before; then keep the chunk files they no longer list until the next build (`retired`),
+    and remove those the previous build kept so."""
     if not written:
         return WriteResult((), ())
     listed = [*((s.url, s.lastmod) for s in written), *others]
     groups = [listed[i : i + per_index] for i in range(0, len(listed), per_index)]
     indexes = _index_paths(publisher, len(groups))
-    stale, stale_indexes = _retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
+    stale, stale_indexes = retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
     sheet, out_dir = publisher.sheet, publisher.out_dir
+    text.publish((s.path for s in written), publisher.journal, publisher.faults)  # may refuse: first
     if sheet is False:  # not there as this version writes it: published before the index that names it
         publish_stylesheet(out_dir, publisher.faults, temp_name(out_dir, STYLESHEET_NAME, publisher.journal))
     write_indexes(publisher, indexes, groups, opening_for(INDEX_OPEN, sheet))
@@ -341,9 +355,12 @@ def _publish(
             warn(f"{record}: cannot remove ({e.strerror or e}); sitemapgen did not make it this way: move it away")
         kept = {}
     gone = {**publisher.retired, **{name: digest for name, digest in publisher.digests.items() if name in stale}}
-    removed = _remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
+    removed = remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
+    text.settle(publisher.journal, publisher.faults, warn)
     sheet_path = None if sheet is None else out_dir / STYLESHEET_NAME
-    return WriteResult(tuple(written), tuple(indexes), removed, len(kept), None, sheet_path, sheet is False)
+    return WriteResult(
+        tuple(written), tuple(indexes), removed, len(kept), None, sheet_path, sheet is False, tuple(text.files)
+    )
 
 
 def _index_paths(publisher: Publisher, count: int) -> list[Path]:
@@ -355,41 +372,3 @@ def _index_paths(publisher: Publisher, count: int) -> list[Path]:
         if path.name not in previous and os.path.lexists(path):
             raise SitemapgenError(f"{path}: exists and sitemapgen did not write it; move it away")
     return indexes
-
-
-def _retire(publisher: Publisher, keep: set[str]) -> tuple[list[str], list[str]]:
-    """The chunk files and the index files of the previous set that the new one does not
-    `keep`, each written down in the journal before anything is published."""
-    out_dir, journal = publisher.out_dir, publisher.journal
-    stale = [name for name in publisher.published if name not in keep and name in publisher.digests]
-    stale_indexes = [path.name for path in publisher.previous_indexes if path.name not in keep]
-    for name in [*stale, *publisher.retired]:  # a killed run's next run removes them unless a record keeps them
-        journal.retiring(name, publisher.digests.get(name) or publisher.retired[name])
-    for name in stale_indexes:
-        journal.retiring(name, file_digest(out_dir / name) or b"")
-    return stale, stale_indexes
-
-
-def _remove_stale(publisher: Publisher, stale: dict[str, bytes], stale_indexes: list[str]) -> int:
-    """Remove the chunk files no index lists now (name -> digest) and the index files the new
-    set does not have; return how many chunk files went."""
-    removed = 0
-    for name, digest in stale.items():
-        publisher.faults.step()
-        removed += _remove_if_regular(publisher.out_dir / name, digest)
-    for name in stale_indexes:
-        publisher.faults.step()
-        _remove_if_regular(publisher.out_dir / name)
-    return removed
-
-
-def _remove_if_regular(path: Path, digest: bytes | None = None) -> bool:
-    """Remove a file of ours that an index no longer lists, unless it has become something else
-    (another kind of file, or other bytes than the `digest` written)."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode) or (digest is not None and file_digest(path) != digest):
-            return False
-        path.unlink()
-    except FileNotFoundError:
-        return False
-    return True

@@ -36,9 +36,10 @@ from sitemapgen.protocol import MAX_URL_LENGTH, ROBOTS_FILE
 from sitemapgen.skips import Skip, SkipReason, display
 from sitemapgen.urls import encoded_path, is_page_name
 
-#: A sitemap or index, anywhere (this tool's, a generator's, another build's), or a sitemap's
-#: stylesheet (``stylesheet = true`` writes sitemap.xsl): never a document.
-SITEMAP_NAME = re.compile(r"sitemap[\w.-]*\.(?:xml(?:\.gz)?|xsl)", re.IGNORECASE)
+#: A sitemap or index, anywhere (this tool's, a generator's, another build's), a sitemap's
+#: stylesheet (``stylesheet = true`` writes sitemap.xsl) or a text sitemap (``text_sitemap = true``
+#: writes sitemap.txt, sitemap-2.txt, ...): never a document.
+SITEMAP_NAME = re.compile(r"sitemap[\w.-]*\.(?:xml(?:\.gz)?|xsl)|sitemap(?:-[0-9]+)?\.txt", re.IGNORECASE)
 #: Files at the docroot's top that speak to crawlers or to the host, not to readers.
 _TOP_FILES = frozenset({ROBOTS_FILE, "_headers", "_redirects", *TOP_FILES.values()})
 #: Files sitemapgen leaves beside the sitemaps for its own next run, or for `check`.

@@ -1,0 +1,307 @@
+"""``text_sitemap = true``: sitemap.txt beside the index, the XML sitemaps' URLs one a line, in order.
+
+Each text file is checked against the XML sitemaps as a crawler reads them: the index, then every
+sitemap it lists, gunzipped and parsed by lxml (validated against the XSDs on the way)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import multiprocessing
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+import sitemapgen
+from sitemapgen.config.settings import Config
+from sitemapgen.output import text
+from sitemapgen.output.text import RECORD_NAME, TEXT_NAME
+from sitemapgen.util.faults import FAULT_ENV
+
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import error_line, head, html, make_tree, output_files, read_index
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMAGE_PAGE = head() + '<body><img src="/a&b.png"><img src="https://cdn.example.net/x.jpg"></body>'
+
+SITE = {
+    "index.html": html("home"),
+    **{f"docs/p{i}.html": html(f"page {i}") for i in range(6)},
+    **{f"blog/post-{i}/index.html": html(f"post {i}") for i in range(4)},
+    "docs/a&b é.html": IMAGE_PAGE,  # escaped in the XML (&amp;), percent-encoded in both
+    "docs/hidden.html": head('<meta name="robots" content="noindex">'),
+}
+
+
+def _config(**keys: object) -> None:
+    """A sitemapgen.toml in the working directory (each test's own, empty one)."""
+    sections = keys.pop("sections", True)
+    lines = [f'base_url = "{BASE}"']
+    lines += [
+        f"{key} = {str(value).lower() if isinstance(value, bool) else repr(value)}" for key, value in keys.items()
+    ]
+    lines += ['[[sitemaps]]\nname = "blog"\npattern = "blog/"'] if sections else []
+    Path("sitemapgen.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def xml_urls(out: Path) -> list[str]:
+    """Every <url><loc> of the XML sitemaps, in the index's order, as lxml reads them (gunzipped)."""
+    urls = []
+    for loc, _ in read_index(out / "sitemap.xml"):
+        root = etree.fromstring(gzip.decompress((out / loc.removeprefix(BASE)).read_bytes()))
+        urls += [str(url.findtext(f"{{{SM}}}loc")) for url in root.iterchildren(f"{{{SM}}}url")]
+    return urls
+
+
+def text_files(out: Path) -> list[Path]:
+    """sitemap.txt, sitemap-2.txt, ... as far as they go on."""
+    files = [out / TEXT_NAME]
+    while (out / f"sitemap-{len(files) + 1}.txt").exists():
+        files.append(out / f"sitemap-{len(files) + 1}.txt")
+    return files
+
+
+def text_lines(out: Path) -> list[list[str]]:
+    """Each text sitemap's lines (UTF-8, each one ending in a newline)."""
+    found = []
+    for path in text_files(out):
+        data = path.read_bytes().decode("utf-8")
+        assert data.endswith("\n"), path
+        found.append(data[:-1].split("\n"))
+    return found
+
+
+def test_sitemap_txt_lists_the_urls_of_the_xml_sitemaps_in_their_order(site: SiteFactory, cli: CliRunner) -> None:
+    root = site(SITE)
+    _config(text_sitemap=True, images=True, max_urls_per_sitemap=5)
+    run = cli("build", root, "--robots-txt", "create")
+    assert run.code == 0, run.err
+    urls = xml_urls(root)
+    assert len(read_index(root / "sitemap.xml")) > 2  # more than one sitemap, in two sections
+    assert len(urls) == len(SITE) - 1  # all but the noindex page
+    assert any("&" in url for url in urls)
+    assert any("blog/" in url for url in urls)
+    lines = text_lines(root)
+    assert [line for file in lines for line in file] == urls
+    assert all(len(file) <= 5 for file in lines)  # at most max_urls_per_sitemap a file
+    assert f"wrote {root / TEXT_NAME} .. sitemap-{len(lines)}.txt" in run.err.replace(
+        f"{len(lines)} text sitemaps, ", ""
+    )
+    # robots.txt names the XML index, and nothing else.
+    robots = (root / "robots.txt").read_text(encoding="utf-8").splitlines()
+    assert [line for line in robots if line.lower().startswith("sitemap:")] == [f"Sitemap: {BASE}sitemap.xml"]
+
+
+def test_one_text_sitemap_holds_as_many_urls_as_the_limit_and_the_cli_flag_turns_it_on(
+    site: SiteFactory, cli: CliRunner
+) -> None:
+    root = site(SITE)
+    _config(sections=False)
+    run = cli("build", root, "--text-sitemap", "--json")
+    assert run.code == 0, run.err
+    assert text_lines(root) == [xml_urls(root)]
+    assert not (root / "sitemap-2.txt").exists()
+    assert json.loads(run.out)["text_sitemaps"] == [{"path": str(root / TEXT_NAME), "urls": 12, "changed": True}]
+    again = cli("build", root, "--text-sitemap", "--json")
+    assert json.loads(again.out)["text_sitemaps"][0]["changed"] is False  # the same bytes: kept as they are
+
+
+def test_a_text_sitemap_is_cut_before_the_protocols_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The byte bound (50 MiB, the protocol's) made small: each file stays under it, whole lines."""
+    root = make_tree(tmp_path / "public", SITE)
+    bound = 3 * len(f"{BASE}docs/p0.html\n")
+    monkeypatch.setattr(text, "MAX_TEXT_BYTES", bound)
+    sitemapgen.build(Config(root, BASE, text_sitemap=True), on_warning=lambda _: None)
+    lines = text_lines(root)
+    assert len(lines) > 3
+    assert [line for file in lines for line in file] == xml_urls(root)
+    assert all(sum(len(line) + 1 for line in file) <= bound for file in lines)
+
+
+def test_with_it_off_the_files_are_those_of_a_build_without_it(tmp_path: Path, cli: CliRunner) -> None:
+    roots = [make_tree(tmp_path / name, SITE) for name in ("off", "unset")]
+    for root in roots:
+        for path in root.rglob("*.html"):
+            os.utime(path, (1_700_000_000, 1_700_000_000))
+    _config(text_sitemap=False)
+    assert cli("build", roots[0]).code == 0
+    _config()
+    assert cli("build", roots[1]).code == 0
+    assert sorted(os.listdir(roots[0])) == sorted(os.listdir(roots[1]))
+    assert output_files(roots[0]) == output_files(roots[1])
+    assert not (roots[0] / TEXT_NAME).exists()
+    assert not (roots[0] / RECORD_NAME).exists()
+
+
+def test_turned_off_each_file_is_kept_one_build_then_removed(site: SiteFactory, cli: CliRunner) -> None:
+    root = site(SITE)
+    _config(text_sitemap=True, max_urls_per_sitemap=5)
+    assert cli("build", root).code == 0
+    first = {path.name: path.read_bytes() for path in text_files(root)}
+    assert len(first) == 3
+    # Fewer files needed: the one no longer written is kept, as it was, for one build.
+    _config(text_sitemap=True, max_urls_per_sitemap=6)
+    assert cli("build", root).code == 0
+    assert [line for file in text_lines(root)[:2] for line in file] == xml_urls(root)
+    assert (root / "sitemap-3.txt").read_bytes() == first["sitemap-3.txt"]
+    run = cli("build", root)
+    assert f"warning: {root / 'sitemap-3.txt'}: removed" in run.err
+    assert not (root / "sitemap-3.txt").exists()
+    # Turned off: kept one build as written, then removed.
+    kept = {path.name: path.read_bytes() for path in text_files(root)}
+    _config(max_urls_per_sitemap=6)
+    run = cli("build", root)
+    assert run.code == 0
+    assert "removed" not in run.err
+    assert {path.name: path.read_bytes() for path in text_files(root)} == kept
+    run = cli("build", root)
+    assert run.code == 0
+    assert [line for line in run.err.splitlines() if line.startswith("warning:")] == [
+        f"warning: {root / name}: removed (a text sitemap no build has written since the one before)"
+        for name in ("sitemap-2.txt", TEXT_NAME)
+    ]
+    assert not [name for name in os.listdir(root) if name.endswith(".txt") or name == RECORD_NAME]
+    # One edited meanwhile is no longer ours: left alone.
+    _config(text_sitemap=True)
+    assert cli("build", root).code == 0
+    _config()
+    assert cli("build", root).code == 0
+    (root / TEXT_NAME).write_text("https://example.com/mine\n", encoding="utf-8")
+    run = cli("build", root)
+    assert run.code == 0
+    assert TEXT_NAME not in run.err
+    assert (root / TEXT_NAME).read_text(encoding="utf-8") == "https://example.com/mine\n"
+
+
+@pytest.mark.parametrize(
+    "theirs",
+    [
+        pytest.param("someone", id="someone-elses"),
+        pytest.param("edited", id="ours-edited"),
+        pytest.param("symlink", id="a-symlink-to-ours"),
+    ],
+)
+def test_a_sitemap_txt_it_did_not_write_is_refused_and_nothing_is_written(
+    tmp_path: Path, site: SiteFactory, cli: CliRunner, theirs: str
+) -> None:
+    root = site(SITE)
+    path = root / TEXT_NAME
+    if theirs == "someone":
+        path.write_text(f"{BASE}only-this/\n", encoding="utf-8")
+    else:
+        _config(text_sitemap=True)
+        assert cli("build", root).code == 0
+        if theirs == "edited":
+            path.write_bytes(path.read_bytes() + f"{BASE}extra/\n".encode())
+        else:
+            shutil.move(path, tmp_path / "elsewhere.txt")
+            path.symlink_to(tmp_path / "elsewhere.txt")
+        (root / "docs" / "new.html").write_text(html("new"), encoding="utf-8")
+    before = {name: (root / name).read_bytes() for name in os.listdir(root) if (root / name).is_file()}
+    _config(text_sitemap=True)
+    run = cli("build", root)
+    assert run.code == 2
+    assert error_line(run.err) == (
+        f"{path}: exists and sitemapgen did not write it (or it was edited since; its record is {RECORD_NAME}),"
+        " so text_sitemap = true would replace it: move it away, or leave text_sitemap off"
+    )
+    assert {name: (root / name).read_bytes() for name in os.listdir(root) if (root / name).is_file()} == before
+
+
+def test_a_foreign_sitemap_2_txt_is_refused_before_anything_is_published(site: SiteFactory, cli: CliRunner) -> None:
+    root = site(SITE)
+    _config(text_sitemap=True)
+    assert cli("build", root).code == 0
+    (root / "sitemap-2.txt").write_text("mine\n", encoding="utf-8")
+    before = output_files(root)
+    names = sorted(os.listdir(root))
+    _config(text_sitemap=True, max_urls_per_sitemap=5)
+    run = cli("build", root)
+    assert run.code == 2
+    assert error_line(run.err).startswith(f"{root / 'sitemap-2.txt'}: exists and sitemapgen did not write it")
+    assert output_files(root) == before
+    assert sorted(os.listdir(root)) == names
+
+
+def test_check_says_stale_when_sitemap_txt_is_missing_or_edited(site: SiteFactory, cli: CliRunner) -> None:
+    root = site(SITE)
+    _config(text_sitemap=True)
+    assert cli("build", root).code == 0
+    assert cli("check", root).code == 0
+    stale = [
+        "stale: 0 pages added, 0 removed, 0 changed; 0 of 2 sitemaps would be written (run sitemapgen build)",
+        f"  text sitemap: {root / TEXT_NAME} is missing, or not as a build writes it",
+    ]
+    data = (root / TEXT_NAME).read_bytes()
+    (root / TEXT_NAME).write_bytes(data.replace(b"\n", b"\r\n"))
+    run = cli("check", root)
+    assert (run.code, run.out.splitlines()) == (1, stale)
+    (root / TEXT_NAME).unlink()
+    run = cli("check", root)
+    assert (run.code, run.out.splitlines()) == (1, stale)
+    (root / TEXT_NAME).write_bytes(data)
+    assert cli("check", root).code == 0
+    assert cli("check", root, "--no-text-sitemap").code == 0  # off: what is there is not compared
+
+
+def test_documents_never_list_a_text_sitemap(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({**SITE, "notes.txt": "notes"})
+    _config(text_sitemap=True, documents=["*.txt"])
+    assert cli("build", root).code == 0
+    assert cli("build", root).code == 0  # now sitemap.txt is there to be walked
+    urls = xml_urls(root)
+    assert f"{BASE}notes.txt" in urls
+    assert f"{BASE}{TEXT_NAME}" not in urls
+
+
+def _killed_build(docroot: Path, fault_at: int) -> int:
+    """A build in a forked child that SIGKILLs itself at its `fault_at`-th file operation (0: none)."""
+
+    def child() -> None:
+        os.environ[FAULT_ENV] = str(fault_at)
+        config = Config(docroot, BASE, max_urls_per_sitemap=4, read_heads=False, text_sitemap=True)
+        sitemapgen.build(config, on_warning=lambda _: None)
+
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    process.join(30)
+    return process.exitcode if process.exitcode is not None else -999
+
+
+def test_a_run_killed_at_any_file_operation_leaves_whole_text_sitemaps_it_can_replace(tmp_path: Path) -> None:
+    """Killed anywhere, from a build with two text sitemaps to one that needs three: each text
+    file there is whole, the old or the new, and the next run, which proves them ours, goes ahead."""
+    saved = make_tree(tmp_path / "saved", {f"p{i}.html": html(str(i)) for i in range(6)})
+    assert _killed_build(saved, 0) == 0
+    old = text_lines(saved)
+    for name in ("a", "q", "r"):
+        (saved / f"{name}.html").write_text(html(name), encoding="utf-8")
+    reference = tmp_path / "reference"
+    shutil.copytree(saved, reference)
+    assert _killed_build(reference, 0) == 0
+    new = text_lines(reference)
+    assert (len(old), len(new)) == (2, 3)
+    fault_at, seen = 1, set()
+    while True:
+        root = tmp_path / f"run-{fault_at}"
+        shutil.copytree(saved, root)
+        code = _killed_build(root, fault_at)
+        assert code in (0, -9), f"fault {fault_at}: exit {code}"
+        now = text_lines(root)
+        for i, file in enumerate(now):
+            assert file in (old[i : i + 1] + new[i : i + 1]), f"fault {fault_at}: {TEXT_NAME if i == 0 else i + 1}"
+            seen.add((i, file == new[i]))
+        if code == 0:
+            break
+        assert _killed_build(root, 0) == 0, f"fault {fault_at}"  # the next run proves them ours
+        assert text_lines(root) == new
+        assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp") or p.name == ".sitemapgen-journal"]
+        shutil.rmtree(root)
+        fault_at += 1
+    assert text_lines(root) == new
+    assert [line for file in new for line in file] == xml_urls(root)
+    assert fault_at > 10
+    assert {(0, False), (0, True)} <= seen  # killed before sitemap.txt changed, and after
