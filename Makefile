@@ -79,9 +79,22 @@ typecheck: $(STAMP)
 # leaks a scandir iterator, which warnings-as-errors turns into a failed run.
 # With coverage of the package, configured in pyproject.toml ([tool.coverage.*], where the
 # floor is: fail_under); a plain `.venv/bin/pytest` runs without it, for quick local runs.
-COV := --cov=sitemapgen --cov-report=term-missing:skip-covered
+# Two runs at once: the tests in parallel (pytest-xdist, one worker per CPU this process may use,
+# a container's CPU quota counted: TEST_WORKERS=N to choose), and beside them, in one plain pytest
+# process, those marked `forks` (a fork beside xdist's own thread is not the one they test:
+# tests/conftest.py; they mostly wait), whose output follows the first's. Each keeps its own
+# coverage data; combined, they are reported against the floor. Either failing fails the target.
+TEST_WORKERS ?= $$($(BIN)/python -c 'from sitemapgen.util.parallel import usable_cpus; print(usable_cpus())')
+COV := --cov=sitemapgen --cov-report= --cov-fail-under=0
 unit: $(STAMP)
-	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m "not slow" --basetemp=$$tmp/t $(COV); rc=$$?; rm -rf $$tmp; exit $$rc
+	@tmp=$$(mktemp -d); rc=0; rm -f .coverage .coverage.*; \
+	COVERAGE_FILE=.coverage.forks $(BIN)/python -m pytest -q -m "not slow and forks" -p no:xdist \
+		--basetemp=$$tmp/f $(COV) > $$tmp/forks.log 2>&1 & forks=$$!; \
+	COVERAGE_FILE=.coverage.xdist $(BIN)/python -m pytest -q -m "not slow and not forks" -n $(TEST_WORKERS) \
+		--basetemp=$$tmp/t $(COV) || rc=1; \
+	wait $$forks || rc=1; echo "unit: the tests marked forks, run beside those:"; cat $$tmp/forks.log; \
+	$(BIN)/coverage combine -q .coverage.forks .coverage.xdist && $(BIN)/coverage report || rc=1; \
+	rm -rf $$tmp; exit $$rc
 
 ## The slow end-to-end cases (a real tree of 120,000 pages; each host's server on every variant of
 ## the host test site; the stylesheet's view in Chromium), which make test leaves out.

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sitemapgen.cli.program import main
+from sitemapgen.util import parallel
 
 from .helpers import Files, make_tree
 
@@ -35,22 +38,70 @@ def _isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(work)
 
 
-def _threads() -> int:
+def _threads() -> set[str]:
     try:
-        return len(os.listdir("/proc/self/task"))  # as `util.parallel` counts them
+        return set(os.listdir("/proc/self/task"))  # as `util.parallel` counts them
     except OSError:
-        return threading.active_count()
+        return {str(t.native_id) for t in threading.enumerate()}
 
 
-@pytest.fixture
-def single_threaded() -> None:
-    """For a test of worker processes started by the test's own process: they start only while no
-    other thread runs (`util.parallel`), so wait for the threads earlier tests left ending (a test
-    server's handler threads), and fail naming them if they do not end."""
-    deadline = time.monotonic() + 10
-    while _threads() > 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert _threads() == 1, f"other threads still run: {threading.enumerate()}"
+# `make unit` runs the tests on every CPU with pytest-xdist. Each xdist worker has a thread of
+# execnet's beside the tests' (it talks to the controller), so a fork there is not what it is in a
+# plain run: a build reads its pages itself instead of forking workers (`util.parallel`), and
+# Python 3.12+ warns of os.fork. A test that forks the test process, or needs a build in it to fork
+# its workers, is marked `forks`: make unit runs those in a plain pytest process beside the others
+# (a worker skips them), where each first waits for the threads earlier tests left ending. In a
+# worker, a test that forks unmarked fails, saying so.
+_worker_threads: set[str] = set()  # in an xdist worker: its main thread and execnet's; else empty
+_forked: list[str] = []  # in an xdist worker: how the running test forked, or would have
+
+
+def _fork_seen() -> None:
+    caller = sys._getframe(1).f_globals.get("__name__")
+    if caller != "subprocess":  # a Popen's preexec_fn: its child execs at once (Python does not warn)
+        _forked.append(f"forked the test process ({caller})")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # an xdist worker
+        _worker_threads.update(_threads())
+        os.register_at_fork(before=_fork_seen)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _worker_threads:
+        skip = pytest.mark.skip(reason="marked forks: it runs without xdist (make unit runs it beside the others)")
+        for item in items:
+            if item.get_closest_marker("forks"):
+                item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _forks_where_it_may(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Marked `forks`: wait for the threads earlier tests left ending (a test server's handler
+    threads), and fail naming them if they do not end. In an xdist worker: fail a test that forks
+    unmarked."""
+    if not _worker_threads:
+        if request.node.get_closest_marker("forks"):
+            deadline = time.monotonic() + 10
+            while len(_threads()) > 1 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert len(_threads()) == 1, f"other threads still run: {threading.enumerate()}"
+        yield
+        return
+    why_not_fork = parallel._why_not_fork
+
+    def spy() -> str | None:
+        why = why_not_fork()
+        if why is not None and not multiprocessing.current_process().daemon and _threads() <= _worker_threads:
+            _forked.append("a build would have forked its workers (only execnet's thread stopped it)")
+        return why
+
+    monkeypatch.setattr(parallel, "_why_not_fork", spy)
+    _forked.clear()
+    yield
+    if _forked:
+        pytest.fail(f"{_forked[0]}: mark the test `@pytest.mark.forks` (see tests/conftest.py)", pytrace=False)
 
 
 # What ram_tmp needs free on /dev/shm to use it: /dev/shm peaked at about 80 MiB used while

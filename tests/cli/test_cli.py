@@ -381,6 +381,7 @@ def _unwritable_store(root: Path) -> list[str]:
     return ["--out", str(out), "--lastmod", "content", "--state-file", str(root.parent / "ro" / "state.sqlite")]
 
 
+@pytest.mark.forks  # run_unprivileged forks this process
 @pytest.mark.parametrize(
     ("setup", "said"),
     [

@@ -116,7 +116,7 @@ def _walk_skips(root: Path) -> int:
     return len(directories)
 
 
-@pytest.mark.usefixtures("single_threaded")  # else no worker starts
+@pytest.mark.forks  # else no worker starts
 @pytest.mark.parametrize("jobs", [2, 3])  # each against jobs=1, no worker processes
 def test_worker_processes_change_nothing_but_speed(ram_tmp: Path, jobs: int) -> None:
     root = _big_site(ram_tmp / "site", 6_000)  # more than the pages processed before workers start
@@ -213,13 +213,14 @@ def test_a_signal_mid_build_leaves_no_worker_no_lock_and_no_litter(
     root = _big_site(ram_tmp / "site", 6_000)
     out = ram_tmp / "out"
     args = ["build", str(root), "--base-url", "https://example.com/", "--out", str(out)]
-    args += ["--max-urls-per-sitemap", "100", "--jobs", "2", "--quiet"]
-    sitemapgen.cli.program.main(args)
+    args += ["--max-urls-per-sitemap", "100", "--quiet"]
+    # The builds in this process without workers: the same set (test_worker_processes_change_nothing_but_speed).
+    sitemapgen.cli.program.main([*args, "--jobs", "1"])
     before = output_files(out)
     for path in list(root.rglob("p1*.html")):
         os.utime(path, (1_700_000_000, 1_700_000_000))  # a new generation to write
     with subprocess.Popen(
-        [sys.executable, "-m", "sitemapgen", *args],
+        [sys.executable, "-m", "sitemapgen", *args, "--jobs", "2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -235,7 +236,7 @@ def test_a_signal_mid_build_leaves_no_worker_no_lock_and_no_litter(
     assert {name: after[name] for name in listed} == before  # the old set, whole
     if code != -9:  # it cleaned up itself: no new chunk, no temp file, no journal
         assert sorted(os.listdir(out)) == sorted(listed)
-    assert sitemapgen.cli.program.main(args) == 0  # the lock went with the process
+    assert sitemapgen.cli.program.main([*args, "--jobs", "1"]) == 0  # the lock went with the process
     # The journal tidied up; the files the previous index listed stay until the next build.
     retired = read_retired(out, read_published(out))
     assert retired
@@ -246,7 +247,7 @@ def _dies(batch: object) -> object:
     os._exit(9)  # as the OOM killer would end a worker
 
 
-@pytest.mark.usefixtures("single_threaded")  # else no worker starts
+@pytest.mark.forks  # else no worker starts
 def test_a_worker_that_dies_is_a_clear_error(ram_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _big_site(ram_tmp / "site", 5_000)
     out = ram_tmp / "out"

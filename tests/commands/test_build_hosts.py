@@ -35,6 +35,7 @@ def _build(docroot: Path, base_url: str, out: Path, jobs: int = 2) -> tuple[dict
     return output_files(out), warnings
 
 
+@pytest.mark.forks  # alone, each build forks its workers
 def test_builds_in_threads_each_give_what_they_give_alone(tmp_path: Path) -> None:
     """Two builds at once in one process used to share the workers' function (one site's pages
     under the other's base URL, or decided against the other's docroot) and the thread hook."""
@@ -72,6 +73,7 @@ def _build_in_worker(docroot: str, base_url: str, out: str) -> tuple[dict[str, b
     return _build(Path(docroot), base_url, Path(out))
 
 
+@pytest.mark.forks  # the pool's worker is forked from this process
 def test_a_build_in_a_pool_worker(tmp_path: Path) -> None:
     """A daemonic process may have no children: the build reads its pages in that process."""
     site = _site(tmp_path / "a", "a")
@@ -146,4 +148,4 @@ def test_default_workers_are_the_cpus_the_affinity_allows(tmp_path: Path) -> Non
     argv = [sys.executable, "-c", _HELD_TO_ONE_CPU, str(site), BASES[0], str(tmp_path / "held")]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, "forks: 0\n", "")
-    assert output_files(tmp_path / "held") == _build(site, BASES[0], tmp_path / "alone")[0]
+    assert output_files(tmp_path / "held") == _build(site, BASES[0], tmp_path / "alone", jobs=1)[0]

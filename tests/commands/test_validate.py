@@ -816,6 +816,7 @@ def test_paths_resolve_as_urljoin_resolves_them(segments: list[str]) -> None:
     assert "/".join(resolved(path_segments("https://example.com" + path))) == expected
 
 
+@pytest.mark.forks  # run_unprivileged forks this process
 @pytest.mark.parametrize("listed", [False, True], ids=["named", "listed"])
 def test_validate_cli_says_an_unreadable_file_is_a_problem(tmp_path: Path, listed: bool) -> None:
     """As an unprivileged user meets file modes (nobody, when the tests run as root)."""

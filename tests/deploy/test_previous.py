@@ -357,6 +357,7 @@ def test_a_symlink_where_the_manifest_goes_is_not_written_through(tmp_path: Path
     assert (root / MANIFEST_NAME).is_symlink()
 
 
+@pytest.mark.forks  # run_unprivileged forks this process
 def test_unprivileged_a_docroot_it_cannot_write_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
     """As a user file modes apply to: the manifest and the key file cannot be written; exit 3, nothing left."""
     root = make_tree(tmp_path / "site", SITE)

@@ -71,6 +71,7 @@ def test_a_full_disk_under_the_gzip_thread_is_the_writers_error_and_leaves_nothi
     assert list(out.iterdir()) == []  # its temporary files removed, the journal too
 
 
+@pytest.mark.forks  # else no worker starts
 def test_a_build_with_hreflang_links_forks_its_workers_and_compresses_aside_once_they_are_done(
     tmp_path: Path, cli: CliRunner, caplog: pytest.LogCaptureFixture
 ) -> None:

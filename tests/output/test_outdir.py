@@ -109,6 +109,7 @@ def test_an_output_directory_that_cannot_be_made_is_one_line(site: SiteFactory, 
     assert (run.code, run.err) == (2, f"error: --out: cannot create {blocker / 'out'}: Not a directory\n")
 
 
+@pytest.mark.forks
 def test_a_forked_child_never_holds_the_lock(tmp_path: Path) -> None:
     """A worker forked while the lock is held must not keep it after the run has let go."""
     ready_r, ready_w = os.pipe()
@@ -314,6 +315,7 @@ def _build_at_the_barrier(argv: list[str], barrier: int, err: Path, monkeypatch:
     return child
 
 
+@pytest.mark.forks  # each build in a child forked from this process
 @pytest.mark.parametrize("parent_missing", [False, True], ids=["new-out", "new-parent-too"])
 def test_two_builds_into_a_new_output_directory_publish_one_whole_set(
     site: SiteFactory, cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_missing: bool

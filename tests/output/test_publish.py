@@ -53,6 +53,7 @@ def _killed_build(docroot: Path, out: Path, fault_at: int) -> int:
     return process.exitcode if process.exitcode is not None else -999
 
 
+@pytest.mark.forks  # each run in a child forked from this process
 def test_a_run_killed_at_any_file_operation_leaves_one_whole_generation(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "site", {f"s{i % 3}/p{i:02}.html": html(f"{i}") for i in range(30)})
     for i, path in enumerate(sorted(root.rglob("*.html"))):

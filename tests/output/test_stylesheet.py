@@ -327,6 +327,7 @@ def _killed_build(docroot: Path, fault_at: int, *, stylesheet: bool) -> int:
     return process.exitcode if process.exitcode is not None else -999
 
 
+@pytest.mark.forks  # each run in a child forked from this process
 def test_a_run_killed_at_any_file_operation_leaves_a_whole_set_and_its_stylesheet(tmp_path: Path) -> None:
     """Turning it on, killed anywhere: the old set (no instruction), or the new one with its
     stylesheet whole beside it; the next run tidies up what the killed one made."""

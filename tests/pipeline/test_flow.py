@@ -202,7 +202,7 @@ def _many(root: Path, n: int) -> Path:
     return root
 
 
-@pytest.mark.usefixtures("single_threaded")  # else no worker starts
+@pytest.mark.forks  # else no worker starts
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_list_uses_workers_and_says_the_same(ram_tmp: Path, cli: CliRunner, jobs: int) -> None:
     root = _many(ram_tmp / "site", 5_000)  # more than is done inline: workers start

@@ -22,7 +22,7 @@ from ..helpers import (
     make_tree,
 )
 
-pytestmark = pytest.mark.usefixtures("single_threaded")  # else no worker starts
+pytestmark = pytest.mark.forks  # else no worker starts
 
 
 def _square(n: int) -> tuple[int, int]:
