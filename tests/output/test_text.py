@@ -271,6 +271,7 @@ def _killed_build(docroot: Path, fault_at: int) -> int:
     return process.exitcode if process.exitcode is not None else -999
 
 
+@pytest.mark.forks  # each build a forked child, killed at a file operation
 def test_a_run_killed_at_any_file_operation_leaves_whole_text_sitemaps_it_can_replace(tmp_path: Path) -> None:
     """Killed anywhere, from a build with two text sitemaps to one that needs three: each text
     file there is whole, the old or the new, and the next run, which proves them ours, goes ahead."""
