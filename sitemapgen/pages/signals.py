@@ -46,6 +46,10 @@ class HeadFacts:
     fragment: bool = False  # not a page: none of doctype, <html>, <head>, <body>, <title> (see head.is_fragment)
     hreflang_conflicts: tuple[str, ...] = ()  # languages given two URLs or more: dropped, all their links
     lang: str | None = None  # the <html lang> of a page with alternates (its own language in the cluster)
+    #: The page's ``<title>`` and ``<meta name="description">``, as `label` gives them; read only
+    #: when asked (`labels.LABELS`: llms.txt wants them), else None.
+    title: str | None = None
+    description: str | None = None
 
     def with_lang(self, lang: str | None) -> HeadFacts:
         """These facts with `lang`: `dataclasses.replace(self, lang=lang)`, for a third of its cost
@@ -61,6 +65,8 @@ class HeadFacts:
             self.fragment,
             self.hreflang_conflicts,
             lang,
+            self.title,
+            self.description,
         )
 
 
@@ -82,6 +88,8 @@ class _Found:
     conflicted: bool = False  # a language of `alternates` has two hrefs or more
     modified: str | None = None
     problems: list[str] = field(default_factory=list)
+    title: str | None = None
+    description: str | None = None
 
 
 Attrs = Mapping[str, str]
@@ -268,9 +276,17 @@ SIGNALS: tuple[Signal[Any], ...] = (
 )
 
 #: Each tag name's (says, apply), in table order.
-_READERS: dict[str, tuple[tuple[Callable[[Attrs], Any], Callable[[Any, _Found], None]], ...]] = {
-    tag: tuple((s.says, s.apply) for s in SIGNALS if s.tag == tag) for tag in dict.fromkeys(s.tag for s in SIGNALS)
-}
+Readers = dict[str, tuple[tuple[Callable[[Attrs], Any], Callable[[Any, _Found], None]], ...]]
+
+
+def readers_of(signals: Iterable[Signal[Any]]) -> Readers:
+    """Each tag name's (says, apply) in `signals`, in their order."""
+    signals = tuple(signals)
+    tags = dict.fromkeys(s.tag for s in signals)
+    return {tag: tuple((s.says, s.apply) for s in signals if s.tag == tag) for tag in tags}
+
+
+_READERS = readers_of(SIGNALS)
 
 #: Every word a deciding tag holds, from the table: what head reading looks for.
 DECIDING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(word for s in SIGNALS for word in s.words))
@@ -282,20 +298,22 @@ SIGNAL_TAGS: tuple[str, ...] = tuple(_READERS)
 RAW_TEXT: tuple[str, ...] = ("script", "style")
 
 
-def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:
-    """What a tag (name, lower-cased attributes) says, for every signal it carries: no page's
-    URL is needed, so a tag read before need not be read again."""
+def said_by(name: str, attrs: Attrs, readers: Readers | None = None) -> tuple[Said, ...]:
+    """What a tag (name, lower-cased attributes) says, for every signal it carries (of `readers`,
+    where given: `labels.READERS`): no page's URL is needed, so a tag read before need not be
+    read again."""
     said = []
-    for says, apply in _READERS.get(name, ()):
+    for says, apply in (_READERS if readers is None else readers).get(name, ()):
         value = says(attrs)
         if value is not None:
             said.append((apply, value))
     return tuple(said)
 
 
-def facts_from_tags(tags: list[Tag], page_url: str) -> HeadFacts:
-    """What the tags (name, lower-cased attributes) say; `page_url` resolves relative hrefs."""
-    return facts_from_said([(tag, said_by(*tag)) for tag in tags], page_url)
+def facts_from_tags(tags: list[Tag], page_url: str, readers: Readers | None = None) -> HeadFacts:
+    """What the tags (name, lower-cased attributes) say (of `readers`, see `said_by`); `page_url`
+    resolves relative hrefs."""
+    return facts_from_said([(tag, said_by(*tag, readers)) for tag in tags], page_url)
 
 
 def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
@@ -346,6 +364,8 @@ def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str)
         modified=found.modified,
         problem="; ".join(problems) or None,
         hreflang_conflicts=conflicts,
+        title=found.title,
+        description=found.description,
     )
 
 

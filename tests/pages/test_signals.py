@@ -166,6 +166,8 @@ def test_with_lang_is_replace() -> None:
         fragment=True,
         hreflang_conflicts=("fr",),
         lang="en",
+        title="t",
+        description="d",
     )
     assert all(getattr(facts, f.name) != f.default for f in dataclasses.fields(HeadFacts))
     assert facts.with_lang("de") == dataclasses.replace(facts, lang="de")
