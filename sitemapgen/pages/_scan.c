@@ -223,7 +223,7 @@ enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW, NAME_UNSURE, NAME_TEXT };
 /* What a start tag's name (`len` characters, lower case in `name` as far as `told->longest`)
  * names: a raw-text element, a signal's tag, another; or NAME_UNSURE for one that only starts as
  * a raw-text element's ("style-x" and the like: the Python scanner's to say). */
-static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) {
+static inline int name_kind(const Told *told, const char *name, Py_ssize_t len, int want_text) {
     for (int m = 0; m < told->raws; m++) {
         const Name *raw = &told->raw[m];
         if (len >= raw->len && memcmp(name, raw->text, (size_t)raw->len) == 0)
@@ -234,7 +234,7 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
         if (len == tag->len && memcmp(name, tag->text, (size_t)len) == 0)
             return NAME_SIGNAL;
     }
-    for (int m = 0; m < told->texts; m++) {
+    for (int m = 0; want_text && m < told->texts; m++) { /* only when asked: a scan costs what it did */
         const Name *tag = &told->text[m];
         if (len == tag->len && memcmp(name, tag->text, (size_t)len) == 0)
             return NAME_TEXT;
@@ -259,11 +259,11 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
             goto hand_back;                                                                    \
     }
 
-/* The scan, once per string kind: the answer (a new list), Py_None (a new reference: ask the
- * Python scanner), or NULL with an exception set. */
-#define DEFINE_SCAN(NAME, T)                                                                   \
-    static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks, const Told *told,  \
-                          int want_text) {                                                     \
+/* The scan, once per string kind, and once more asked for titles (WANT_TEXT 1: a constant, so the
+ * scan of a build without them compiles as if titles did not exist, branch and all): the answer (a
+ * new list), Py_None (a new reference: ask the Python scanner), or NULL with an exception set. */
+#define DEFINE_SCAN(NAME, T, WANT_TEXT)                                                                   \
+    static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks, const Told *told) { \
         (void)str;                                                                             \
         PyObject *found = PyList_New(0);                                                       \
         if (found == NULL)                                                                     \
@@ -323,7 +323,7 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
             char name[MAX_NAME];                                                               \
             for (Py_ssize_t k = 0; k < name_len && k < told->longest; k++)                     \
                 name[k] = (char)ascii_lower(s[i + 1 + k]);                                     \
-            int kind = name_kind(told, name, name_len);                                        \
+            int kind = name_kind(told, name, name_len, WANT_TEXT);                                 \
             if (kind == NAME_UNSURE)                                                           \
                 goto hand_back;                                                                \
             /* its attributes, each plain, up to its '>' (at `gt`) */                          \
@@ -417,7 +417,7 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
                 }                                                                              \
                 continue;                                                                      \
             }                                                                                  \
-            if (kind == NAME_TEXT && want_text) {                                              \
+            if (kind == NAME_TEXT) {                                              \
                 /* a title: its start tag and its text, which must run to its own end tag         \
                  * ("</title", ASCII white space but \v, '>'); its name ended as html.parser's */ \
                 if (self_closing || s[name_end] == '\v')                                       \
@@ -493,19 +493,22 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
 #define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_ucs1(s, n)
 #define QUOTED_END QUOTED_END_BYTES
-DEFINE_SCAN(scan_ucs1, Py_UCS1)
+DEFINE_SCAN(scan_ucs1, Py_UCS1, 0)
+DEFINE_SCAN(scan_ucs1_titles, Py_UCS1, 1)
 #undef NEXT_OPEN
 #undef ANY_REFUSED
 #undef QUOTED_END
 #define NEXT_OPEN(s, i, n) next_open_ucs2(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_ucs2(s, n)
 #define QUOTED_END QUOTED_END_LOOP
-DEFINE_SCAN(scan_ucs2, Py_UCS2)
+DEFINE_SCAN(scan_ucs2, Py_UCS2, 0)
+DEFINE_SCAN(scan_ucs2_titles, Py_UCS2, 1)
 #undef NEXT_OPEN
 #undef ANY_REFUSED
 #define NEXT_OPEN(s, i, n) next_open_ucs4(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_ucs4(s, n)
-DEFINE_SCAN(scan_ucs4, Py_UCS4)
+DEFINE_SCAN(scan_ucs4, Py_UCS4, 0)
+DEFINE_SCAN(scan_ucs4_titles, Py_UCS4, 1)
 #undef NEXT_OPEN
 #undef ANY_REFUSED
 #undef QUOTED_END
@@ -524,7 +527,8 @@ DEFINE_SCAN(scan_ucs4, Py_UCS4)
 #define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_utf8(s, n)
 #define QUOTED_END QUOTED_END_BYTES
-DEFINE_SCAN(scan_utf8, Py_UCS1)
+DEFINE_SCAN(scan_utf8, Py_UCS1, 0)
+DEFINE_SCAN(scan_utf8_titles, Py_UCS1, 1)
 
 /* The module's words for heads, or NULL with RuntimeError if it has not been told them. */
 static const Told *heads_told(PyObject *module) {
@@ -639,11 +643,11 @@ static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        return scan_ucs1(text, PyUnicode_1BYTE_DATA(text), n, &marks, told, want_text);
+        return (want_text ? scan_ucs1_titles : scan_ucs1)(text, PyUnicode_1BYTE_DATA(text), n, &marks, told);
     case PyUnicode_2BYTE_KIND:
-        return scan_ucs2(text, PyUnicode_2BYTE_DATA(text), n, &marks, told, want_text);
+        return (want_text ? scan_ucs2_titles : scan_ucs2)(text, PyUnicode_2BYTE_DATA(text), n, &marks, told);
     default:
-        return scan_ucs4(text, PyUnicode_4BYTE_DATA(text), n, &marks, told, want_text);
+        return (want_text ? scan_ucs4_titles : scan_ucs4)(text, PyUnicode_4BYTE_DATA(text), n, &marks, told);
     }
 }
 
@@ -741,7 +745,7 @@ static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_
     Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
     if (!surely_utf8(s, n))
         Py_RETURN_NONE;
-    return scan_utf8(NULL, s, n, &marks, told, want_text);
+    return (want_text ? scan_utf8_titles : scan_utf8)(NULL, s, n, &marks, told);
 }
 
 PyDoc_STRVAR(read_tag_doc,

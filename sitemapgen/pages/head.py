@@ -26,7 +26,7 @@ from sitemapgen.config.words import DEFAULT_MAX_BYTES
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.labels import READERS
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
-from sitemapgen.pages.scanner import read_fast, read_fast_utf8
+from sitemapgen.pages.scanner import read_fast, read_fast_utf8, read_labelled_utf8
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts, facts_from_said, facts_from_tags
 from sitemapgen.util.safeio import read_page
 
@@ -106,17 +106,27 @@ def says_nothing(data: bytes) -> bool:
     return True
 
 
-def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True, labels: bool = False) -> HeadFacts:
+def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:
     """What head bytes say: read from the bytes where the compiled scanner can (see
-    `scanner.read_fast_utf8`); nothing, when `says_nothing` can tell (not with `labels`: a
-    title needs no deciding word); else decoded and scanned."""
+    `scanner.read_fast_utf8`); nothing, when `says_nothing` can tell; else decoded and scanned."""
     if fast:
-        read = read_fast_utf8(data, labels)
+        read = read_fast_utf8(data)
         if read is not None:
             return facts_from_said(read, page_url)
-        if not labels and says_nothing(data):
+        if says_nothing(data):
             return _NOTHING
-    return parse_head(decode_head(data), page_url, fast=fast, labels=labels)
+    return parse_head(decode_head(data), page_url, fast=fast)
+
+
+def labelled_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:
+    """`facts_from_bytes` with the page's title and description (`labels.LABELS`): apart, so that
+    a build without them runs the same code as before; and no `says_nothing`, since a title needs
+    no deciding word."""
+    if fast:
+        read = read_labelled_utf8(data)
+        if read is not None:
+            return facts_from_said(read, page_url)
+    return parse_head(decode_head(data), page_url, fast=fast, labels=True)
 
 
 _NOTHING = HeadFacts()
@@ -188,7 +198,7 @@ def facts_of_head(
     """What the head bytes `data` of the page at `page_url` say, as `read_head` reads a file's:
     `complete` when they are all of its head (or of the page), `ended` when a ``</head`` or
     ``<body`` ended them. `verify` reads a live page's head through this too."""
-    facts = facts_from_bytes(data, page_url, fast=fast, labels=labels)
+    facts = labelled_from_bytes(data, page_url, fast=fast) if labels else facts_from_bytes(data, page_url, fast=fast)
     if not ended and is_fragment(data):
         facts = dataclasses.replace(facts, fragment=True)
     if facts.alternates:

@@ -28,8 +28,8 @@ from sitemapgen.pages.signals import DECIDING_WORDS, RAW_TEXT, SIGNAL_TAGS, Said
 class _Compiled(NamedTuple):
     """The compiled scanner's functions (see `_scan.c`)."""
 
-    deciding_tags: Callable[[str, tuple[str, ...], bool], list[str] | None]
-    deciding_tags_utf8: Callable[[bytes, tuple[str, ...], bool], list[str] | None]
+    deciding_tags: Callable[..., list[str] | None]  # (text, marks[, titles])
+    deciding_tags_utf8: Callable[..., list[str] | None]  # (data, marks[, titles])
     read_tag: Callable[[str], Tag | None]
 
 
@@ -177,9 +177,14 @@ def read_fast(text: str, labels: bool = False) -> list[_Read] | None:
     run, plain, to its own end tag (`labels.with_title`), else the head is bs4's to read.
     """
     if COMPILED is not None:
-        tags = COMPILED.deciding_tags(text, _LABEL_MARKS if labels else _MARKS, labels)
-        if tags is not None:
-            return _read_texts(tags, COMPILED.read_tag, labels)
+        if labels:
+            labelled = COMPILED.deciding_tags(text, _LABEL_MARKS, True)
+            if labelled is not None:
+                return _read_labelled_texts(labelled, COMPILED.read_tag)
+        else:
+            tags = COMPILED.deciding_tags(text, _MARKS)
+            if tags is not None:
+                return _read_texts(tags, COMPILED.read_tag)
     if "\x00" in text:
         return None
     stripped = _without_skipped(text)
@@ -239,28 +244,50 @@ def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[_Read]
     return found
 
 
-def read_fast_utf8(data: bytes, labels: bool = False) -> list[_Read] | None:
+def read_fast_utf8(data: bytes) -> list[_Read] | None:
     """`read_fast` of the text head bytes decode to (`encoding.decode_head`), read from the bytes
     without decoding them, where the compiled scanner can tell (they are certainly UTF-8, and
     plain); else None, and the caller decodes them."""
     if COMPILED is None:
         return None
-    tags = COMPILED.deciding_tags_utf8(data, _LABEL_MARKS if labels else _MARKS, labels)
-    return None if tags is None else _read_texts(tags, COMPILED.read_tag, labels)
+    tags = COMPILED.deciding_tags_utf8(data, _MARKS)
+    return None if tags is None else _read_texts(tags, COMPILED.read_tag)
 
 
-def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None], labels: bool = False) -> list[_Read] | None:
+def read_labelled_utf8(data: bytes) -> list[_Read] | None:
+    """`read_fast_utf8` with labels (see `read_fast`): apart, so that a build without them runs
+    the same code as before, not a branch of it, page after page."""
+    if COMPILED is None:
+        return None
+    tags = COMPILED.deciding_tags_utf8(data, _LABEL_MARKS, True)
+    return None if tags is None else _read_labelled_texts(tags, COMPILED.read_tag)
+
+
+def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read]:
     """The deciding tags whose texts the compiled scanner found, read as `_deciding_tags` reads
-    the ones it finds: by the compiled reader, or where it cannot (a character reference), here.
-    With `labels`, a title's start tag and text are among them: the first is read (`title_read`;
-    None, ask the Python scanner, where that cannot be done here), and put first, as
-    `with_title` puts it."""
+    the ones it finds: by the compiled reader, or where it cannot (a character reference), here."""
     found: list[_Read] = []
-    tags = _LABEL_TAGS if labels else _TAGS
-    known = tags.get
+    known = _TAGS.get
+    for text in texts:
+        read = known(text, _UNREAD)
+        if read is _UNREAD:
+            tag = read_tag(text)
+            read = _read_tag(text) if tag is None else (tag, said_by(*tag))
+            _keep(_TAGS, text, read, _TAGS_KEPT)
+        if read is not None:
+            found.append(read)
+    return found
+
+
+def _read_labelled_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read] | None:
+    """`_read_texts` with labels: a title's start tag and text are among the texts, and the first
+    is read (`title_read`; None, ask the Python scanner, where that cannot be done here) and put
+    first, as `with_title` puts it."""
+    found: list[_Read] = []
+    known = _LABEL_TAGS.get
     title: _Read | None = None
     for text in texts:
-        if labels and text[1:6].lower() == TITLE:  # a meta or link tag starts otherwise
+        if text[1:6].lower() == TITLE:  # a meta or link tag starts otherwise
             if title is None:
                 title = title_read(text[text.index(">") + 1 :])
                 if title is None:
@@ -269,8 +296,8 @@ def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None], labels:
         read = known(text, _UNREAD)
         if read is _UNREAD:
             tag = read_tag(text)
-            read = _read_tag(text, labels) if tag is None else (tag, said_by(*tag, _READERS[labels]))
-            _keep(tags, text, read, _TAGS_KEPT)
+            read = _read_tag(text, True) if tag is None else (tag, said_by(*tag, _labels.READERS))
+            _keep(_LABEL_TAGS, text, read, _TAGS_KEPT)
         if read is not None:
             found.append(read)
     return found if title is None else [title, *found]

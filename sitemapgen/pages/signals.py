@@ -21,6 +21,7 @@ decision's job (`pipeline/decide.py`), not this module's.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,10 +47,14 @@ class HeadFacts:
     fragment: bool = False  # not a page: none of doctype, <html>, <head>, <body>, <title> (see head.is_fragment)
     hreflang_conflicts: tuple[str, ...] = ()  # languages given two URLs or more: dropped, all their links
     lang: str | None = None  # the <html lang> of a page with alternates (its own language in the cluster)
-    #: The page's ``<title>`` and ``<meta name="description">``, as `label` gives them; read only
-    #: when asked (`labels.LABELS`: llms.txt wants them), else None.
-    title: str | None = None
-    description: str | None = None
+
+    @property
+    def title(self) -> str | None:  # the page's <title>, where read (`LabelledFacts`)
+        return None
+
+    @property
+    def description(self) -> str | None:  # its <meta name="description">, where read
+        return None
 
     def with_lang(self, lang: str | None) -> HeadFacts:
         """These facts with `lang`: `dataclasses.replace(self, lang=lang)`, for a third of its cost
@@ -65,9 +70,19 @@ class HeadFacts:
             self.fragment,
             self.hreflang_conflicts,
             lang,
-            self.title,
-            self.description,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledFacts(HeadFacts):
+    """`HeadFacts` with the page's title and description (`labels.label`): read only when an output
+    asks (`labels.LABELS`), and only then made (two more fields cost every `HeadFacts` a fifth more)."""
+
+    title: str | None = None
+    description: str | None = None
+
+    def with_lang(self, lang: str | None) -> HeadFacts:
+        return dataclasses.replace(self, lang=lang)
 
 
 @dataclass(slots=True)
@@ -355,7 +370,7 @@ def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str)
     if len(canonicals) > 1:
         problems.append(f"{len(canonicals)} different canonical links; search engines ignore them all")
     alternates, conflicts = _one_url_a_language(found.alternates) if found.conflicted else (tuple(found.alternates), ())
-    return HeadFacts(
+    facts = HeadFacts(
         noindex=found.noindex,
         canonical=canonicals[0] if len(canonicals) == 1 else None,
         canonical_conflict=len(canonicals) > 1,
@@ -364,9 +379,11 @@ def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str)
         modified=found.modified,
         problem="; ".join(problems) or None,
         hreflang_conflicts=conflicts,
-        title=found.title,
-        description=found.description,
     )
+    if found.title is None and found.description is None:
+        return facts
+    kept = {f.name: getattr(facts, f.name) for f in dataclasses.fields(HeadFacts)}
+    return LabelledFacts(**kept, title=found.title, description=found.description)
 
 
 def _one_url_a_language(alternates: list[Alternate]) -> tuple[tuple[Alternate, ...], tuple[str, ...]]:

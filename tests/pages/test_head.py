@@ -821,7 +821,7 @@ def test_labels_are_what_bs4_reads(text: str) -> None:
     expected = _bs4_labels(text)
     for facts in (
         parse_head(text, PAGE, labels=True),
-        head_module.facts_from_bytes(text.encode(), PAGE, labels=True),
+        head_module.labelled_from_bytes(text.encode(), PAGE),
         parse_head(text, PAGE, fast=False, labels=True),
     ):
         assert (facts.title, facts.description) == expected
