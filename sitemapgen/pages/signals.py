@@ -75,8 +75,7 @@ class HeadFacts:
 
 @dataclass(frozen=True, slots=True)
 class LabelledFacts(HeadFacts):
-    """`HeadFacts` with the page's title and description (`labels.label`): read only when an output
-    asks (`labels.LABELS`), and only then made (two more fields cost every `HeadFacts` a fifth more)."""
+    """`HeadFacts` with the title and description (`labels.LABELS`), made only when they are read."""
 
     title: str | None = None
     description: str | None = None
@@ -357,6 +356,7 @@ def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: s
 
 
 _SAYS_NOTHING = HeadFacts()
+_FIELDS = tuple(f.name for f in dataclasses.fields(HeadFacts))
 
 
 def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
@@ -382,7 +382,7 @@ def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str)
     )
     if found.title is None and found.description is None:
         return facts
-    kept = {f.name: getattr(facts, f.name) for f in dataclasses.fields(HeadFacts)}
+    kept: dict[str, Any] = {name: getattr(facts, name) for name in _FIELDS}
     return LabelledFacts(**kept, title=found.title, description=found.description)
 
 

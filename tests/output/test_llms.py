@@ -230,3 +230,14 @@ def test_check_says_stale_when_llms_txt_is_missing_or_edited(site: SiteFactory, 
     (root / LLMS_NAME).write_bytes(data)
     assert cli("check", root).code == 0
     assert cli("check", root, "--no-llms-txt").code == 0  # off: what is there is not compared
+
+
+def test_documents_never_list_llms_txt(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({**SITE, "notes.txt": "notes"})
+    _config(llms_txt=True, documents=["*.txt"])
+    assert cli("build", root).code == 0
+    assert cli("build", root).code == 0  # now llms.txt is there to be walked
+    urls = xml_urls(root)
+    assert f"{BASE}notes.txt" in urls
+    assert f"{BASE}{LLMS_NAME}" not in urls
+    assert f"{BASE}notes.txt" in [url for _, url, _ in read_llms(root).pages]
