@@ -22,12 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import bs4
 import pytest
 
 import sitemapgen
 from sitemapgen import Config, GitSource, SkipReason
+from sitemapgen.pages import scanner
+from sitemapgen.pages.labels import DESCRIPTION_LENGTH, TITLE_LENGTH, label
 
 from .helpers import git, published, static_server
+from .output.test_llms import parse_llms
 
 REALSITES = Path(__file__).parent / "realsites"
 BASE = "https://example.org/"
@@ -226,3 +230,43 @@ def test_hugo_pages_are_dated_by_their_content_files(tmp_path: Path) -> None:
         ["", "about/", "de/", "de/about/", "de/docs/", "de/docs/usage/", "docs/", "docs/install/", "docs/usage/"],
         "2024-01-01T00:00:00+00:00",
     )
+
+
+def _bs4_labels(page: Path) -> tuple[str | None, str | None]:
+    """A page's title and description as beautifulsoup4 reads its whole file (html.parser)."""
+    soup = bs4.BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    title = soup.find("title")
+    meta = soup.find("meta", attrs={"name": "description"})
+    content = meta.get("content") if isinstance(meta, bs4.Tag) else None
+    return (
+        label(title.get_text(), TITLE_LENGTH) if isinstance(title, bs4.Tag) else None,
+        label(content, DESCRIPTION_LENGTH) if isinstance(content, str) else None,
+    )
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("scanner_kind", ["compiled", "python"])
+def test_llms_txt_gives_each_real_page_the_title_and_description_bs4_reads(
+    tmp_path: Path, name: str, scanner_kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each real generator's site gets llms.txt listing exactly its XML sitemaps' pages, each by
+    the title and description beautifulsoup4 reads in its file (with the compiled head scanner,
+    and with the Python one alone)."""
+    if scanner_kind == "python":
+        monkeypatch.setattr(scanner, "COMPILED", None)
+    elif scanner.COMPILED is None:
+        pytest.skip("the compiled scanner is not built here")
+    scanner.forget_seen()
+    root = tmp_path / name
+    shutil.copytree(REALSITES / name / "site", root)
+    sitemapgen.build(Config(docroot=root, base_url=BASE, llms_txt=True), on_warning=lambda _: None)
+    read = parse_llms((root / "llms.txt").read_text(encoding="utf-8"))
+    urls = [u.loc for u in published(root, BASE)]
+    assert sorted(url for _, url, _ in read.pages) == sorted(urls)
+    for title, url, description in read.pages:
+        path = url.removeprefix(BASE)
+        page = root / (path + "index.html" if path.endswith("/") or not path else path)
+        expected_title, expected_description = _bs4_labels(page)
+        assert (title, description) == (expected_title or url, expected_description), url
+    home_title, home_description = _bs4_labels(root / "index.html")
+    assert (read.name, read.summary) == (home_title, home_description)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +23,7 @@ from sitemapgen.config.words import RobotsTxt
 from sitemapgen.deploy.memory import DeployMemory, read_previous_deploy
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
+from sitemapgen.output.llms import Labelled
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.published import own_name, published_others
 from sitemapgen.output.robots import RobotsOutcome, name_indexes
@@ -36,6 +37,7 @@ from sitemapgen.skips import Skip, SkipReason, skip_warning
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.include import Included
+    from sitemapgen.entry import Row
 
 logger = logging.getLogger("sitemapgen")
 
@@ -142,6 +144,16 @@ class _Run:
     dry_run: bool
 
 
+def _page_rows(
+    run: _Run, skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None, labelled: Labelled | None
+) -> Iterator[Row]:
+    """The pipeline's rows, each page dated by its content told to the deploy memory's manifest and,
+    for llms.txt, each listed page's title and description to `labelled`."""
+    manifest = run.memory.manifest
+    on_dated = manifest.add if manifest is not None else None
+    return run.pipeline.rows(skip, on_progress, on_dated, labelled.add if labelled is not None else None)
+
+
 def _write(
     run: _Run,
     claimed: ClaimedOutput,
@@ -158,8 +170,8 @@ def _write(
         on_skip(item)
         memory.left_out(item)
 
-    on_dated = memory.manifest.add if memory.manifest is not None else None
-    rows = pipeline.rows(skip, on_progress, on_dated)
+    labelled = Labelled(config.base_url) if config.llms_txt else None
+    rows = _page_rows(run, skip, on_progress, labelled)
     if config.read_heads and config.hreflang:
         rows = reciprocity.filter(rows)
     rows = memory.remembered(rows, included)
@@ -176,6 +188,8 @@ def _write(
             before_publish=functools.partial(_before_publish, run),
             stylesheet=config.stylesheet,
             text_sitemap=config.text_sitemap,
+            llms=labelled,
+            site_name=config.site_name,
             others=included.entries if included is not None else (),
             aside=lambda: pipeline.walked,
         )

@@ -20,6 +20,7 @@ from sitemapgen.commands.build import build_elsewhere
 from sitemapgen.config.settings import Config
 from sitemapgen.hosts.base import page_forms
 from sitemapgen.output.chunks import IndexEntry
+from sitemapgen.output.llms import LLMS_NAME
 from sitemapgen.output.outdir import check_docroot, reading
 from sitemapgen.output.published import file_digest, published_others, read_published
 from sitemapgen.skips import Skip, SkipReason, display, plural
@@ -105,7 +106,7 @@ class Comparison:
     index_files: tuple[int, int] = (1, 1)  # index files published, and that a build would write now
     reasons: Mapping[bytes, str] = field(default_factory=dict)  # why a page a sitemap lists is left out now
     stylesheet: Path | None = None  # the sitemap.xsl a build would write, where the published one differs
-    text: tuple[Path, ...] = ()  # the text sitemaps a build would write, where the published ones differ
+    text: tuple[Path, ...] = ()  # the text sitemaps and llms.txt a build would write, where the published ones differ
     included: tuple[str, ...] = ()  # the other builds' sitemaps the index lists: what would differ, and their URLs
 
 
@@ -125,7 +126,8 @@ def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
         old = [(file_digest(out / name), out / name) for name in published]
         index_files = (sum(1 for _ in out.glob("sitemap-index-*.xml")) + 1, len(fresh.written.indexes))
         sheet = _stale_stylesheet(out, fresh.written.stylesheet)
-        text = tuple(out / t.path.name for t in fresh.written.text if _differs(out / t.path.name, t.path))
+        extra = (*fresh.written.text, *fresh.written.llms)  # sitemap.txt, ..., llms.txt
+        text = tuple(out / t.path.name for t in extra if _differs(out / t.path.name, t.path))
         included = _included(published_others(out), published_others(Path(tmp)), fresh.included)
         current = [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1]
         if current and sheet is None and not text and len(included) <= 1:
@@ -223,7 +225,10 @@ def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
         lines.append(f"  listed but missing: {', '.join(comparison.missing_files)}")
     if comparison.stylesheet is not None:
         lines.append(f"  stylesheet: {comparison.stylesheet} is missing, or not as a build writes it")
-    lines.extend(f"  text sitemap: {path} is missing, or not as a build writes it" for path in comparison.text)
+    lines.extend(
+        f"  {'llms.txt' if path.name == LLMS_NAME else 'text sitemap'}: {path} is missing, or not as a build writes it"
+        for path in comparison.text
+    )
     published, now = comparison.index_files
     if published != now:
         why = "the sitemaps per index differ"

@@ -75,6 +75,11 @@ class BuildResult:
                 else {}
             )
             | (
+                {"llms_txt": [{"path": str(t.path), "pages": t.urls, "changed": t.changed} for t in self.written.llms]}
+                if self.written.llms
+                else {}
+            )
+            | (
                 {"included": [{"url": c.url, "urls": c.urls, "lastmod": c.lastmod} for c in self.included]}
                 if self.included
                 else {}
@@ -141,7 +146,7 @@ class BuildResult:
             text += f"; {plural(self.written.retired, 'sitemap')} no longer listed kept until the next build"
         if self.written.removed:
             text += f"; removed {plural(self.written.removed, 'sitemap')} no longer listed"
-        return text + self._stylesheet() + self._text()
+        return text + self._stylesheet() + self._text() + self._llms()
 
     def _stylesheet(self) -> str:
         """Whether the stylesheet every file names was written or kept (``stylesheet = true``)."""
@@ -159,6 +164,13 @@ class BuildResult:
         if len(files) == 1:
             return f"; {verb} {files[0].path} (a text sitemap)"
         return f"; {verb} {plural(len(files), 'text sitemap')}, {files[0].path} .. {files[-1].path.name}"
+
+    def _llms(self) -> str:
+        """llms.txt written or kept (``llms_txt = true``)."""
+        return "".join(
+            f"; {'wrote' if t.changed else 'kept'} {t.path} ({plural(t.urls, 'page')} for language models)"
+            for t in self.written.llms
+        )
 
 
 _ROBOTS = {

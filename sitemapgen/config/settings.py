@@ -311,6 +311,22 @@ class Config:
             flag=Flag("--text-sitemap", bool, commands=WRITERS, panel=Panel.OUTPUT),
         ),
     )
+    llms_txt: bool = field(
+        default=False,
+        metadata=declare(
+            "Write llms.txt at the site's root (llmstxt.org): the listed pages by section, each by its title"
+            " and description.",
+            check=values.boolean,
+            flag=Flag("--llms-txt", bool, commands=WRITERS, panel=Panel.OUTPUT),
+        ),
+    )
+    site_name: str | None = field(
+        default=None,
+        metadata=declare(
+            "The site's name, llms.txt's heading (default: the home page's title).",
+            check=values.optional(values.one_line),
+        ),
+    )
     include: tuple[Include, ...] = field(
         default=(),
         metadata=declare(
@@ -333,6 +349,12 @@ class Config:
         """Each setting's check, in field order (a check reads the settings before it, checked)."""
         for name, check in _CHECKS:
             object.__setattr__(self, name, check(getattr(self, name), name, self))
+
+    @property
+    def wants_labels(self) -> bool:
+        """Whether an output shows each page's title and description (`llms_txt`): then head
+        reading reads them, in the same pass (see `pages.signals.LABELS`)."""
+        return self.llms_txt and self.read_heads
 
     @property
     def output_dir(self) -> Path:

@@ -40,6 +40,13 @@ def boolean(value: object, key: str, _: object) -> bool:
     return bool(value)
 
 
+def one_line(value: object, key: str, _: object) -> str:
+    """A line of text (`site_name`): a non-empty string, its white space collapsed."""
+    if not isinstance(value, str) or not value.split():
+        raise ConfigError(key, f"must be a non-empty string, got {value!r}")
+    return " ".join(value.split())
+
+
 def path(value: Any, key: str, _: object) -> Path:
     return Path(value)  # a str or a Path, as the command line gives it
 

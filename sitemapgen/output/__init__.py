@@ -1,7 +1,8 @@
 """What a build leaves on disk: the sitemaps and their index (`writer`), the chunk being written
 and the publisher that names it (`chunks`), a published set read back (`published`), the output
 directory's claim, lock and journal (`outdir`), the files the previous index listed (`retired`),
-the text sitemap and the record that proves it ours (`text`), robots.txt's ``Sitemap:`` lines
+the text sitemap (`text`) and llms.txt (`llms`), written together (`extras`) and each proved ours
+by a record (`owned`), robots.txt's ``Sitemap:`` lines
 (`robots`), and the names other generators give their sitemaps (`generators`)."""
 
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output

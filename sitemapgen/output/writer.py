@@ -42,12 +42,14 @@ from sitemapgen.config.words import Chunking
 from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, Entry, Row, entry_room, row_of
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.output.chunks import Chunk, Closing, IndexEntry, Publisher, temp_name, write_indexes
+from sitemapgen.output.extras import Extras
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
+from sitemapgen.output.llms import Labelled
 from sitemapgen.output.outdir import Journal
+from sitemapgen.output.owned import TextFile
 from sitemapgen.output.published import INDEX_OPEN, file_digest, index_name, our_index, read_published
 from sitemapgen.output.retired import RETIRED_NAME, read_retired, remove_stale, retire, write_retired
 from sitemapgen.output.stylesheet import STYLESHEET_NAME, check_stylesheet, opening_for, publish_stylesheet
-from sitemapgen.output.text import TextFile, TextSitemaps
 from sitemapgen.protocol import (
     DEFAULT_BYTES_PER_SITEMAP,
     DEFAULT_SITEMAPS_PER_INDEX,
@@ -86,6 +88,7 @@ class WriteResult:
     stylesheet: Path | None = None  # the sitemap.xsl every file names (stylesheet = true)
     stylesheet_written: bool = False  # by this run, rather than kept as it was
     text: tuple[TextFile, ...] = ()  # sitemap.txt, sitemap-2.txt, ... (text_sitemap = true)
+    llms: tuple[TextFile, ...] = ()  # llms.txt (llms_txt = true)
 
     @property
     def changed(self) -> int:
@@ -133,6 +136,8 @@ def write_rows(
     before_publish: Callable[[], None] | None = None,
     stylesheet: bool = False,
     text_sitemap: bool = False,
+    llms: Labelled | None = None,
+    site_name: str | None = None,
     others: Sequence[IndexEntry] = (),
     aside: Callable[[], bool] | None = None,
 ) -> WriteResult:
@@ -141,7 +146,9 @@ def write_rows(
     `before_publish` runs once every new chunk is on disk and before any index
     changes (the build commits its content store there): if it fails, nothing
     is published. With `stylesheet`, every file names ``sitemap.xsl`` (`output.stylesheet`); with
-    `text_sitemap`, ``sitemap.txt`` lists the same URLs (`output.text`).
+    `text_sitemap`, ``sitemap.txt`` lists the same URLs (`output.text`); with `llms` (the pages'
+    titles and descriptions, filled as `rows` are read), ``llms.txt`` lists the same pages, headed
+    by `site_name` (`output.llms`).
     `others` are other builds' sitemaps, (URL, lastmod), that the index lists after ours
     (``include``): never files of ours, never touched. `aside` says whether, from now on, no
     worker process will be forked: the chunks begun then are compressed in a thread of their
@@ -156,7 +163,9 @@ def write_rows(
     names = _file_names(out_dir)  # listed once, after an interrupted run's leftovers are gone
     theirs, message = _check_main_index(out_dir, base_url, names, {url for url, _ in others})
     sheet = check_stylesheet(out_dir) if stylesheet else None  # None: off; True: ours, as this version writes it
-    text = TextSitemaps.prepare(out_dir, on=text_sitemap, max_urls=limits.max_urls)
+    extras = Extras.prepare(
+        out_dir, text_sitemap=text_sitemap, max_urls=limits.max_urls, labelled=llms, site_name=site_name
+    )
     journal = Journal(out_dir)
     try:
         publisher = Publisher(out_dir, faults, journal)
@@ -173,7 +182,7 @@ def write_rows(
             warn=warn,
             others=others,
             aside=aside or _never,
-            text=text,
+            extras=extras,
         )
     finally:
         journal.close()
@@ -195,7 +204,7 @@ def _write(
     warn: Warn,
     others: Sequence[IndexEntry],
     aside: Callable[[], bool],
-    text: TextSitemaps,
+    extras: Extras,
 ) -> WriteResult:
     out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
     max_urls, max_bytes = limits.max_urls, limits.max_bytes
@@ -236,7 +245,7 @@ def _write(
         written = [s for section in order for s in done[section]]
         if written and before_publish is not None:
             before_publish()
-        return _publish(written, publisher, limits.max_sitemaps_per_index, warn, others, text=text)
+        return _publish(written, publisher, limits.max_sitemaps_per_index, warn, others, extras=extras)
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
@@ -324,10 +333,10 @@ def _publish(
     warn: Warn,
     others: Sequence[IndexEntry],
     *,
-    text: TextSitemaps,
+    extras: Extras,
 ) -> WriteResult:
-    """Write the index files over the chunks in place (and `others` after them), the text sitemaps
-    just before; then keep the chunk files they no longer list until the next build (`retired`),
+    """Write the index files over the chunks in place (and `others` after them), the text sitemap
+    and llms.txt just before; then keep the chunk files they no longer list until the next build (`retired`),
     and remove those the previous build kept so."""
     if not written:
         return WriteResult((), ())
@@ -336,7 +345,7 @@ def _publish(
     indexes = _index_paths(publisher, len(groups))
     stale, stale_indexes = retire(publisher, {p.name for p in indexes} | {s.path.name for s in written})
     sheet, out_dir = publisher.sheet, publisher.out_dir
-    text.publish((s.path for s in written), publisher.journal, publisher.faults)  # may refuse: first
+    extras.publish([s.path for s in written], publisher.journal, publisher.faults)  # may refuse: first
     if sheet is False:  # not there as this version writes it: published before the index that names it
         publish_stylesheet(out_dir, publisher.faults, temp_name(out_dir, STYLESHEET_NAME, publisher.journal))
     write_indexes(publisher, indexes, groups, opening_for(INDEX_OPEN, sheet))
@@ -356,10 +365,18 @@ def _publish(
         kept = {}
     gone = {**publisher.retired, **{name: digest for name, digest in publisher.digests.items() if name in stale}}
     removed = remove_stale(publisher, {name: gone[name] for name in gone if name not in kept}, stale_indexes)
-    text.settle(publisher.journal, publisher.faults, warn)
+    extras.settle(publisher.journal, publisher.faults, warn)
     sheet_path = None if sheet is None else out_dir / STYLESHEET_NAME
     return WriteResult(
-        tuple(written), tuple(indexes), removed, len(kept), None, sheet_path, sheet is False, tuple(text.files)
+        tuple(written),
+        tuple(indexes),
+        removed,
+        len(kept),
+        None,
+        sheet_path,
+        sheet is False,
+        tuple(extras.text.files),
+        tuple(extras.llms.files),
     )
 
 

@@ -55,6 +55,8 @@ typedef struct {
     int signals;
     Name raw[MAX_NAMES]; /* `signals.RAW_TEXT`: the elements skipped whole */
     int raws;
+    Name text[MAX_NAMES]; /* `labels.TITLE`: the elements whose text a scan gives, when asked */
+    int texts;
     Py_ssize_t longest; /* the longest of those names */
     int listing_told;
     Name index[MAX_NAMES]; /* `urls.INDEX_NAMES`, in rank order */
@@ -216,12 +218,12 @@ static inline int ends_unquoted_or_reference(Py_UCS4 c) {
     return ends_unquoted(c) || c == '&';
 }
 
-enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW, NAME_UNSURE };
+enum { NAME_OTHER, NAME_SIGNAL, NAME_RAW, NAME_UNSURE, NAME_TEXT };
 
 /* What a start tag's name (`len` characters, lower case in `name` as far as `told->longest`)
  * names: a raw-text element, a signal's tag, another; or NAME_UNSURE for one that only starts as
  * a raw-text element's ("style-x" and the like: the Python scanner's to say). */
-static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) {
+static inline int name_kind(const Told *told, const char *name, Py_ssize_t len, int want_text) {
     for (int m = 0; m < told->raws; m++) {
         const Name *raw = &told->raw[m];
         if (len >= raw->len && memcmp(name, raw->text, (size_t)raw->len) == 0)
@@ -231,6 +233,11 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
         const Name *tag = &told->signal[m];
         if (len == tag->len && memcmp(name, tag->text, (size_t)len) == 0)
             return NAME_SIGNAL;
+    }
+    for (int m = 0; want_text && m < told->texts; m++) { /* only when asked: a scan costs what it did */
+        const Name *tag = &told->text[m];
+        if (len == tag->len && memcmp(name, tag->text, (size_t)len) == 0)
+            return NAME_TEXT;
     }
     return NAME_OTHER;
 }
@@ -252,9 +259,10 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
             goto hand_back;                                                                    \
     }
 
-/* The scan, once per string kind: the answer (a new list), Py_None (a new reference: ask the
- * Python scanner), or NULL with an exception set. */
-#define DEFINE_SCAN(NAME, T)                                                                   \
+/* The scan, once per string kind, and once more asked for titles (WANT_TEXT 1: a constant, so the
+ * scan of a build without them compiles as if titles did not exist, branch and all): the answer (a
+ * new list), Py_None (a new reference: ask the Python scanner), or NULL with an exception set. */
+#define DEFINE_SCAN(NAME, T, WANT_TEXT)                                                                   \
     static PyObject *NAME(PyObject *str, const T *s, Py_ssize_t n, const Marks *marks, const Told *told) { \
         (void)str;                                                                             \
         PyObject *found = PyList_New(0);                                                       \
@@ -315,7 +323,7 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
             char name[MAX_NAME];                                                               \
             for (Py_ssize_t k = 0; k < name_len && k < told->longest; k++)                     \
                 name[k] = (char)ascii_lower(s[i + 1 + k]);                                     \
-            int kind = name_kind(told, name, name_len);                                        \
+            int kind = name_kind(told, name, name_len, WANT_TEXT);                                 \
             if (kind == NAME_UNSURE)                                                           \
                 goto hand_back;                                                                \
             /* its attributes, each plain, up to its '>' (at `gt`) */                          \
@@ -409,6 +417,32 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
                 }                                                                              \
                 continue;                                                                      \
             }                                                                                  \
+            if (kind == NAME_TEXT) {                                              \
+                /* a title: its start tag and its text, which must run to its own end tag         \
+                 * ("</title", ASCII white space but \v, '>'); its name ended as html.parser's */ \
+                if (self_closing || s[name_end] == '\v')                                       \
+                    goto hand_back;                                                            \
+                Py_ssize_t u = NEXT_OPEN(s, gt + 1, n);                                        \
+                if (u + 2 + name_len >= n || s[u + 1] != '/')                                  \
+                    goto hand_back;                                                            \
+                for (Py_ssize_t k = 0; k < name_len; k++)                                      \
+                    if (ascii_lower(s[u + 2 + k]) != (Py_UCS4)name[k])                         \
+                        goto hand_back;                                                        \
+                Py_ssize_t w = u + 2 + name_len;                                               \
+                while (w < n && ascii_space(s[w]) && s[w] != '\v')                             \
+                    w++;                                                                       \
+                if (w >= n || s[w] != '>')                                                     \
+                    goto hand_back;                                                            \
+                PyObject *tag = TAG_TEXT(str, s, i, u);                                        \
+                if (tag == NULL || PyList_Append(found, tag) < 0) {                            \
+                    Py_XDECREF(tag);                                                           \
+                    Py_DECREF(found);                                                          \
+                    return NULL;                                                               \
+                }                                                                              \
+                Py_DECREF(tag);                                                                \
+                i = w + 1;                                                                     \
+                continue;                                                                      \
+            }                                                                                  \
             if (kind == NAME_SIGNAL) {                                                         \
                 int deciding = 0;                                                              \
                 for (Py_ssize_t at = i + 1; at < gt && !deciding; at++) {                      \
@@ -459,19 +493,22 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len) 
 #define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_ucs1(s, n)
 #define QUOTED_END QUOTED_END_BYTES
-DEFINE_SCAN(scan_ucs1, Py_UCS1)
+DEFINE_SCAN(scan_ucs1, Py_UCS1, 0)
+DEFINE_SCAN(scan_ucs1_titles, Py_UCS1, 1)
 #undef NEXT_OPEN
 #undef ANY_REFUSED
 #undef QUOTED_END
 #define NEXT_OPEN(s, i, n) next_open_ucs2(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_ucs2(s, n)
 #define QUOTED_END QUOTED_END_LOOP
-DEFINE_SCAN(scan_ucs2, Py_UCS2)
+DEFINE_SCAN(scan_ucs2, Py_UCS2, 0)
+DEFINE_SCAN(scan_ucs2_titles, Py_UCS2, 1)
 #undef NEXT_OPEN
 #undef ANY_REFUSED
 #define NEXT_OPEN(s, i, n) next_open_ucs4(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_ucs4(s, n)
-DEFINE_SCAN(scan_ucs4, Py_UCS4)
+DEFINE_SCAN(scan_ucs4, Py_UCS4, 0)
+DEFINE_SCAN(scan_ucs4_titles, Py_UCS4, 1)
 #undef NEXT_OPEN
 #undef ANY_REFUSED
 #undef QUOTED_END
@@ -490,7 +527,8 @@ DEFINE_SCAN(scan_ucs4, Py_UCS4)
 #define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
 #define ANY_REFUSED(s, n) any_refused_utf8(s, n)
 #define QUOTED_END QUOTED_END_BYTES
-DEFINE_SCAN(scan_utf8, Py_UCS1)
+DEFINE_SCAN(scan_utf8, Py_UCS1, 0)
+DEFINE_SCAN(scan_utf8_titles, Py_UCS1, 1)
 
 /* The module's words for heads, or NULL with RuntimeError if it has not been told them. */
 static const Told *heads_told(PyObject *module) {
@@ -503,26 +541,30 @@ static const Told *heads_told(PyObject *module) {
 }
 
 PyDoc_STRVAR(configure_heads_doc,
-             "configure_heads(signal_tags, raw_text, /)\n--\n\n"
-             "Tell the scans and `read_tag` the names of the tags that may decide (`signals.SIGNAL_TAGS`)\n"
-             "and of the elements skipped whole (`signals.RAW_TEXT`), each a tuple of lower-case ASCII\n"
-             "words. `scanner` does, at import.");
+             "configure_heads(signal_tags, raw_text, text_tags, /)\n--\n\n"
+             "Tell the scans and `read_tag` the names of the tags that may decide (`signals.SIGNAL_TAGS`),\n"
+             "of the elements skipped whole (`signals.RAW_TEXT`) and of those whose text a scan gives\n"
+             "when asked (`labels.TITLE`), each a tuple of lower-case ASCII words. `scanner` does, at import.");
 
 static PyObject *configure_heads(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     Told *told = PyModule_GetState(module);
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "configure_heads(signal_tags: tuple[str, ...], raw_text: tuple[str, ...])");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError,
+                        "configure_heads(signal_tags: tuple[str, ...], raw_text: tuple[str, ...], text_tags: tuple[str, ...])");
         return NULL;
     }
     Told taken = *told;
     if (read_names(args[0], taken.signal, &taken.signals, "signal_tags", "/<>") < 0 ||
-        read_names(args[1], taken.raw, &taken.raws, "raw_text", "/<>") < 0)
+        read_names(args[1], taken.raw, &taken.raws, "raw_text", "/<>") < 0 ||
+        read_names(args[2], taken.text, &taken.texts, "text_tags", "/<>") < 0)
         return NULL;
     taken.longest = 0;
     for (int m = 0; m < taken.signals; m++)
         taken.longest = taken.signal[m].len > taken.longest ? taken.signal[m].len : taken.longest;
     for (int m = 0; m < taken.raws; m++)
         taken.longest = taken.raw[m].len > taken.longest ? taken.raw[m].len : taken.longest;
+    for (int m = 0; m < taken.texts; m++)
+        taken.longest = taken.text[m].len > taken.longest ? taken.text[m].len : taken.longest;
     taken.heads_told = 1;
     *told = taken;
     Py_RETURN_NONE;
@@ -567,37 +609,45 @@ static int read_marks(PyObject *words, Marks *marks) {
     return 0;
 }
 
-/* A scan's two arguments: the text (of `type`, or a subclass) and its marks, read into `marks`;
- * -1 with an exception set (TypeError naming `usage`) if they are not that. */
-static int read_args(PyObject *const *args, Py_ssize_t nargs, PyTypeObject *type, const char *usage, Marks *marks) {
-    if (nargs != 2 || !PyObject_TypeCheck(args[0], type) || !PyTuple_Check(args[1])) {
+/* A scan's arguments: the text (of `type`, or a subclass), its marks, read into `marks`, and
+ * whether it wants the titles' texts (a third, optional, into `want_text`); -1 with an exception
+ * set (TypeError naming `usage`) if they are not that. */
+static int read_args(PyObject *const *args, Py_ssize_t nargs, PyTypeObject *type, const char *usage, Marks *marks,
+                     int *want_text) {
+    if (nargs < 2 || nargs > 3 || !PyObject_TypeCheck(args[0], type) || !PyTuple_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, usage);
         return -1;
     }
+    *want_text = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
+    if (*want_text < 0)
+        return -1;
     return read_marks(args[1], marks);
 }
 
 PyDoc_STRVAR(deciding_tags_doc,
-             "deciding_tags(text, marks, /)\n--\n\n"
+             "deciding_tags(text, marks, titles=False, /)\n--\n\n"
              "The text of each meta and link tag of plain head text that holds one of `marks` (a\n"
-             "tuple of lower-case ASCII words), in order; or None: ask the Python scanner.");
+             "tuple of lower-case ASCII words), in order; with `titles`, each title element's start tag\n"
+             "and text too (up to its end tag, which must follow the text); or None: ask the Python scanner.");
 
 static PyObject *deciding_tags(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     const Told *told = heads_told(module);
     if (told == NULL)
         return NULL;
     Marks marks;
-    if (read_args(args, nargs, &PyUnicode_Type, "deciding_tags(text: str, marks: tuple[str, ...])", &marks) < 0)
+    int want_text;
+    if (read_args(args, nargs, &PyUnicode_Type, "deciding_tags(text: str, marks: tuple[str, ...], titles: bool = False)",
+                  &marks, &want_text) < 0)
         return NULL;
     PyObject *text = args[0];
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        return scan_ucs1(text, PyUnicode_1BYTE_DATA(text), n, &marks, told);
+        return (want_text ? scan_ucs1_titles : scan_ucs1)(text, PyUnicode_1BYTE_DATA(text), n, &marks, told);
     case PyUnicode_2BYTE_KIND:
-        return scan_ucs2(text, PyUnicode_2BYTE_DATA(text), n, &marks, told);
+        return (want_text ? scan_ucs2_titles : scan_ucs2)(text, PyUnicode_2BYTE_DATA(text), n, &marks, told);
     default:
-        return scan_ucs4(text, PyUnicode_4BYTE_DATA(text), n, &marks, told);
+        return (want_text ? scan_ucs4_titles : scan_ucs4)(text, PyUnicode_4BYTE_DATA(text), n, &marks, told);
     }
 }
 
@@ -678,7 +728,7 @@ static int surely_utf8(const Py_UCS1 *s, Py_ssize_t n) {
 }
 
 PyDoc_STRVAR(deciding_tags_utf8_doc,
-             "deciding_tags_utf8(data, marks, /)\n--\n\n"
+             "deciding_tags_utf8(data, marks, titles=False, /)\n--\n\n"
              "`deciding_tags` of the text head bytes decode to (`encoding.decode_head`), from the bytes,\n"
              "where they are certainly UTF-8 (no BOM; no charset declared but utf-8); else None.");
 
@@ -687,13 +737,15 @@ static PyObject *deciding_tags_utf8(PyObject *module, PyObject *const *args, Py_
     if (told == NULL)
         return NULL;
     Marks marks;
-    if (read_args(args, nargs, &PyBytes_Type, "deciding_tags_utf8(data: bytes, marks: tuple[str, ...])", &marks) < 0)
+    int want_text;
+    if (read_args(args, nargs, &PyBytes_Type, "deciding_tags_utf8(data: bytes, marks: tuple[str, ...], titles: bool = False)",
+                  &marks, &want_text) < 0)
         return NULL;
     const Py_UCS1 *s = (const Py_UCS1 *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
     if (!surely_utf8(s, n))
         Py_RETURN_NONE;
-    return scan_utf8(NULL, s, n, &marks, told);
+    return (want_text ? scan_utf8_titles : scan_utf8)(NULL, s, n, &marks, told);
 }
 
 PyDoc_STRVAR(read_tag_doc,

@@ -24,8 +24,9 @@ import re
 
 from sitemapgen.config.words import DEFAULT_MAX_BYTES
 from sitemapgen.pages.encoding import decode_head
+from sitemapgen.pages.labels import READERS
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
-from sitemapgen.pages.scanner import read_fast, read_fast_utf8
+from sitemapgen.pages.scanner import read_fast, read_fast_utf8, read_labelled_utf8
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts, facts_from_said, facts_from_tags
 from sitemapgen.util.safeio import read_page
 
@@ -65,14 +66,15 @@ def _read_head(fd: int, max_bytes: int) -> tuple[bytes, bool, bool]:
     return data, False, False
 
 
-def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
+def parse_head(text: str, page_url: str, *, fast: bool = True, labels: bool = False) -> HeadFacts:
     """Read the signals from head text: the fast scanner where it can decide, else bs4.
 
     A head too tangled for html.parser to read in bounded time (see `tangle`)
     is kept as saying nothing, with a problem that the build reports: no page
-    can stall a build, and none is dropped for it.
+    can stall a build, and none is dropped for it. With `labels`, the page's title and
+    description are read too (see `labels.LABELS`), in the same pass.
     """
-    read = read_fast(text) if fast else None
+    read = read_fast(text, labels) if fast else None
     if read is not None:
         return facts_from_said(read, page_url)
     work = tangle(text)
@@ -80,7 +82,7 @@ def parse_head(text: str, page_url: str, *, fast: bool = True) -> HeadFacts:
         return HeadFacts(
             problem=f"head too tangled to read in bounded time ({work:,} > {MAX_TANGLE:,}); read as saying nothing"
         )
-    return facts_from_tags(scan_tags_bs4(text), page_url)
+    return facts_from_tags(scan_tags_bs4(text, labels), page_url, READERS if labels else None)
 
 
 #: What `says_nothing` looks for: the deciding words, and "utf-7" (an encoding that spells '&' otherwise).
@@ -114,6 +116,17 @@ def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFa
         if says_nothing(data):
             return _NOTHING
     return parse_head(decode_head(data), page_url, fast=fast)
+
+
+def labelled_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:
+    """`facts_from_bytes` with the page's title and description (`labels.LABELS`): apart, so that
+    a build without them runs the same code as before; and no `says_nothing`, since a title needs
+    no deciding word."""
+    if fast:
+        read = read_labelled_utf8(data)
+        if read is not None:
+            return facts_from_said(read, page_url)
+    return parse_head(decode_head(data), page_url, fast=fast, labels=True)
 
 
 _NOTHING = HeadFacts()
@@ -151,12 +164,18 @@ def is_fragment(data: bytes) -> bool:
 
 
 def read_head(
-    path: str, page_url: str, max_bytes: int = DEFAULT_MAX_BYTES, *, fast: bool = True, fd: int | None = None
+    path: str,
+    page_url: str,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    fast: bool = True,
+    fd: int | None = None,
+    labels: bool = False,
 ) -> HeadFacts:
-    """Read and parse the head of the page at `path` (or `fd`, see `read_head_bytes`).
-    Raises OSError if it cannot be read."""
+    """Read and parse the head of the page at `path` (or `fd`, see `read_head_bytes`); with
+    `labels`, its title and description too. Raises OSError if it cannot be read."""
     data, complete, ended = read_head_bytes(path, max_bytes, fd=fd)
-    return facts_of_head(data, page_url, max_bytes, complete=complete, ended=ended, fast=fast)
+    return facts_of_head(data, page_url, max_bytes, complete=complete, ended=ended, fast=fast, labels=labels)
 
 
 def head_end(data: bytes, start: int = 0) -> int | None:
@@ -167,12 +186,19 @@ def head_end(data: bytes, start: int = 0) -> int | None:
 
 
 def facts_of_head(
-    data: bytes, page_url: str, max_bytes: int, *, complete: bool, ended: bool, fast: bool = True
+    data: bytes,
+    page_url: str,
+    max_bytes: int,
+    *,
+    complete: bool,
+    ended: bool,
+    fast: bool = True,
+    labels: bool = False,
 ) -> HeadFacts:
     """What the head bytes `data` of the page at `page_url` say, as `read_head` reads a file's:
     `complete` when they are all of its head (or of the page), `ended` when a ``</head`` or
     ``<body`` ended them. `verify` reads a live page's head through this too."""
-    facts = facts_from_bytes(data, page_url, fast=fast)
+    facts = labelled_from_bytes(data, page_url, fast=fast) if labels else facts_from_bytes(data, page_url, fast=fast)
     if not ended and is_fragment(data):
         facts = dataclasses.replace(facts, fragment=True)
     if facts.alternates:

@@ -5,18 +5,26 @@
 
 from __future__ import annotations
 
+from sitemapgen.pages.labels import TITLE, TITLE_TEXT
 from sitemapgen.pages.signals import SIGNAL_TAGS, Tag
 
 
-def scan_tags_bs4(text: str) -> list[Tag]:
-    """The meta and link tags as beautifulsoup4 (html.parser) reads them: the reference."""
+def scan_tags_bs4(text: str, labels: bool = False) -> list[Tag]:
+    """The meta and link tags as beautifulsoup4 (html.parser) reads them: the reference. With
+    `labels`, the first ``<title>`` too, as a tag whose `TITLE_TEXT` is its text."""
     import bs4  # only here: most heads never need it, and it costs 45 ms to import
     from bs4.filter import SoupStrainer  # bs4 >= 4.13
 
-    soup = bs4.BeautifulSoup(text, "html.parser", parse_only=SoupStrainer(list(SIGNAL_TAGS)))
+    names = [*SIGNAL_TAGS, TITLE] if labels else list(SIGNAL_TAGS)
+    soup = bs4.BeautifulSoup(text, "html.parser", parse_only=SoupStrainer(names))
     tags: list[Tag] = []
-    for tag in soup.find_all(list(SIGNAL_TAGS)):
-        if isinstance(tag, bs4.Tag):
+    titled = False
+    for tag in soup.find_all(names):
+        if isinstance(tag, bs4.Tag) and tag.name == TITLE:
+            if not titled:
+                titled = True
+                tags.append((TITLE, {TITLE_TEXT: tag.get_text()}))
+        elif isinstance(tag, bs4.Tag):
             attrs = {key: " ".join(value) if isinstance(value, list) else value for key, value in tag.attrs.items()}
             tags.append((tag.name, attrs))
     return tags

@@ -19,15 +19,17 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
+from sitemapgen.pages import labels as _labels
 from sitemapgen.pages.compiled import load
+from sitemapgen.pages.labels import TITLE, title_read, with_title
 from sitemapgen.pages.signals import DECIDING_WORDS, RAW_TEXT, SIGNAL_TAGS, Said, Tag, said_by
 
 
 class _Compiled(NamedTuple):
     """The compiled scanner's functions (see `_scan.c`)."""
 
-    deciding_tags: Callable[[str, tuple[str, ...]], list[str] | None]
-    deciding_tags_utf8: Callable[[bytes, tuple[str, ...]], list[str] | None]
+    deciding_tags: Callable[..., list[str] | None]  # (text, marks[, titles])
+    deciding_tags_utf8: Callable[..., list[str] | None]  # (data, marks[, titles])
     read_tag: Callable[[str], Tag | None]
 
 
@@ -39,7 +41,7 @@ COMPILED: _Compiled | None = None
 if _scan is not None:
     # Told the signal table's tag names and the elements skipped whole, which the C spells
     # nowhere: a tag added to the table is one edit. (Its words, `_MARKS`, go with each call.)
-    _scan.configure_heads(SIGNAL_TAGS, RAW_TEXT)
+    _scan.configure_heads(SIGNAL_TAGS, RAW_TEXT, (TITLE,))
     COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
 
 #: The raw-text elements' names, as alternatives of a pattern.
@@ -86,7 +88,7 @@ _SKIPPED = re.compile(  # '<' first, outside any group: the engine skips to each
 _ATTR = re.compile(r"""\s+([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+)))?""")
 
 
-def may_decide(tag_text: str) -> bool:
+def may_decide(tag_text: str, labels: bool = False) -> bool:
     """Whether a meta or link tag's text could change a `HeadFacts`.
 
     Viewport, description, og:*, stylesheet and icon tags cannot, and are most
@@ -97,7 +99,7 @@ def may_decide(tag_text: str) -> bool:
     lowered = tag_text.lower()
     if "&" in lowered:
         return True
-    for word in DECIDING_WORDS:  # a plain loop: cheaper than any() over a generator, per tag
+    for word in _labels.WORDS if labels else DECIDING_WORDS:  # a plain loop: cheaper than any() over a generator
         if word in lowered:
             return True
     return False
@@ -154,7 +156,7 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     return None if read is None else [tag for tag, _ in read]
 
 
-def read_fast(text: str) -> list[_Read] | None:
+def read_fast(text: str, labels: bool = False) -> list[_Read] | None:
     """`scan_tags_fast`, each tag with what it says (`signals.said_by`).
 
     The head less its scripts, styles and plain comments must be plain markup
@@ -169,11 +171,20 @@ def read_fast(text: str) -> list[_Read] | None:
     Where the compiled scanner is built, it finds those tags first (`_scan.deciding_tags`), in
     one pass over the whole; where it cannot tell (anything its C does not read exactly as these
     patterns do), this goes on as above.
+
+    With `labels` (see `labels.LABELS`), the description metas are among the tags that may
+    decide, and the title, where the head has one, is read too, from the same pass: its text must
+    run, plain, to its own end tag (`labels.with_title`), else the head is bs4's to read.
     """
     if COMPILED is not None:
-        tags = COMPILED.deciding_tags(text, _MARKS)
-        if tags is not None:
-            return _read_texts(tags, COMPILED.read_tag)
+        if labels:
+            labelled = COMPILED.deciding_tags(text, _LABEL_MARKS, True)
+            if labelled is not None:
+                return _read_labelled_texts(labelled, COMPILED.read_tag)
+        else:
+            tags = COMPILED.deciding_tags(text, _MARKS)
+            if tags is not None:
+                return _read_texts(tags, COMPILED.read_tag)
     if "\x00" in text:
         return None
     stripped = _without_skipped(text)
@@ -181,15 +192,21 @@ def read_fast(text: str) -> list[_Read] | None:
         return None
     lowered = stripped.lower()
     if len(lowered) != len(stripped):  # a letter whose lower case is longer ("\u0130"): tag by tag
-        return list(_tags_read(stripped))
-    return _deciding_tags(stripped, lowered)
+        found = list(_tags_read(stripped, labels))
+    else:
+        found = _deciding_tags(stripped, lowered, labels)
+    return with_title(found, stripped) if labels else found
 
 
 #: What a tag that may decide holds (see `may_decide`): the deciding words, and '&'.
 _MARKS = (*DECIDING_WORDS, "&")
+#: The same, labels asked for.
+_LABEL_MARKS = (*_labels.WORDS, "&")
+#: The readers of tags, by whether labels are asked for (see `signals.said_by`).
+_READERS = (None, _labels.READERS)
 
 
-def _deciding_tags(text: str, lowered: str) -> list[_Read]:
+def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[_Read]:
     """The meta and link tags of plain markup `text` that may decide something, read, in order:
     `_tags_read` of `text`, found from the deciding words instead of from every tag.
 
@@ -201,7 +218,8 @@ def _deciding_tags(text: str, lowered: str) -> list[_Read]:
     """
     starts: set[int] = set()
     find, rfind = lowered.find, lowered.rfind
-    for word in _MARKS:  # each a search in C: a unique head holds few of them
+    tags = _LABEL_TAGS if labels else _TAGS
+    for word in _LABEL_MARKS if labels else _MARKS:  # each a search in C: a unique head holds few of them
         at = find(word)
         while at >= 0:
             start = rfind("<", 0, at)
@@ -209,7 +227,7 @@ def _deciding_tags(text: str, lowered: str) -> list[_Read]:
                 starts.add(start)
             at = find(word, at + 1)
     found: list[_Read] = []
-    known = _TAGS.get
+    known = tags.get
     match = _META_LINK.match
     for start in sorted(starts):
         # A tag read before is its text up to its first '>': looked up before any matching (a
@@ -219,8 +237,8 @@ def _deciding_tags(text: str, lowered: str) -> list[_Read]:
             tag = match(text, start)
             if tag is None:
                 continue
-            read = _read_match(tag)
-            _keep(_TAGS, tag.group(), read, _TAGS_KEPT)
+            read = _read_match(tag, labels)
+            _keep(tags, tag.group(), read, _TAGS_KEPT)
         if read is not None:
             found.append(read)
     return found
@@ -234,6 +252,15 @@ def read_fast_utf8(data: bytes) -> list[_Read] | None:
         return None
     tags = COMPILED.deciding_tags_utf8(data, _MARKS)
     return None if tags is None else _read_texts(tags, COMPILED.read_tag)
+
+
+def read_labelled_utf8(data: bytes) -> list[_Read] | None:
+    """`read_fast_utf8` with labels (see `read_fast`): apart, so that a build without them runs
+    the same code as before, not a branch of it, page after page."""
+    if COMPILED is None:
+        return None
+    tags = COMPILED.deciding_tags_utf8(data, _LABEL_MARKS, True)
+    return None if tags is None else _read_labelled_texts(tags, COMPILED.read_tag)
 
 
 def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read]:
@@ -252,22 +279,47 @@ def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list
     return found
 
 
+def _read_labelled_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read] | None:
+    """`_read_texts` with labels: a title's start tag and text are among the texts, and the first
+    is read (`title_read`; None, ask the Python scanner, where that cannot be done here) and put
+    first, as `with_title` puts it."""
+    found: list[_Read] = []
+    known = _LABEL_TAGS.get
+    title: _Read | None = None
+    for text in texts:
+        if text[1:6].lower() == TITLE:  # a meta or link tag starts otherwise
+            if title is None:
+                title = title_read(text[text.index(">") + 1 :])
+                if title is None:
+                    return None
+            continue
+        read = known(text, _UNREAD)
+        if read is _UNREAD:
+            tag = read_tag(text)
+            read = _read_tag(text, True) if tag is None else (tag, said_by(*tag, _labels.READERS))
+            _keep(_LABEL_TAGS, text, read, _TAGS_KEPT)
+        if read is not None:
+            found.append(read)
+    return found if title is None else [title, *found]
+
+
 def _read_whole(text: str) -> list[_Read] | None:
     """`read_fast` of head text less its skipped parts, the plain way: the whole checked at
     once, every meta and link tag found and tested by `may_decide` (see `_tags_read`)."""
     return list(_tags_read(text)) if _PLAIN_HEAD.fullmatch(text) is not None else None
 
 
-def _tags_read(text: str) -> tuple[_Read, ...]:
+def _tags_read(text: str, labels: bool = False) -> tuple[_Read, ...]:
     """The meta and link tags of plain markup that may decide something (`may_decide`), read:
     each tag text once (`_TAGS`)."""
     found: list[_Read] = []
-    known = _TAGS.get
+    tags = _LABEL_TAGS if labels else _TAGS
+    known = tags.get
     for tag_text in _META_LINK_TEXT.findall(text):
         read = known(tag_text, _UNREAD)
         if read is _UNREAD:
-            read = _read_tag(tag_text) if may_decide(tag_text) else None
-            _keep(_TAGS, tag_text, read, _TAGS_KEPT)
+            read = _read_tag(tag_text, labels) if may_decide(tag_text, labels) else None
+            _keep(tags, tag_text, read, _TAGS_KEPT)
         if read is not None:
             found.append(read)
     return tuple(found)
@@ -303,24 +355,25 @@ def forget_seen() -> None:
     """Forget the tags read before (see `_TAGS`): a benchmark's pass, or a test, then reads
     heads as a build reads its first."""
     _TAGS.clear()
+    _LABEL_TAGS.clear()
     _MET.clear()
 
 
-def _read_tag(tag_text: str) -> _Read:
+def _read_tag(tag_text: str, labels: bool = False) -> _Read:
     """A meta or link tag's name, attributes and what it says."""
     match = _META_LINK.fullmatch(tag_text)
     assert match is not None  # found by _META_LINK_TEXT, the same pattern without its groups
-    return _read_match(match)
+    return _read_match(match, labels)
 
 
-def _read_match(match: re.Match[str]) -> _Read:
+def _read_match(match: re.Match[str], labels: bool = False) -> _Read:
     """`_read_tag` of the tag `_META_LINK` matched."""
     name = match.group(1).lower()
     attrs: dict[str, str] = {}
     for key, double, single, bare in _ATTR.findall(match.group(2)):
         value = double or single or bare
         attrs[key.lower()] = html.unescape(value) if "&" in value else value
-    return (name, attrs), said_by(name, attrs)
+    return (name, attrs), said_by(name, attrs, _READERS[labels])
 
 
 #: A tag, and what it says.
@@ -330,6 +383,8 @@ _Read = tuple[Tag, tuple[Said, ...]]
 #: language's home, robots metas): each is read twice at most (kept once met twice, see `_keep`).
 #: Their attributes are shared, so no one may change them.
 _TAGS: dict[str, _Read | None] = {}
+#: The same, read with labels (a description meta says something then).
+_LABEL_TAGS: dict[str, _Read | None] = {}
 _UNREAD: _Read = (("", {}), ())  # not yet in _TAGS (None there: no tag)
 _TAGS_KEPT = 4_096
 #: The hashes of the tag texts met once, and not yet kept (see `_keep`): plain ints, which the

@@ -21,6 +21,7 @@ decision's job (`pipeline/decide.py`), not this module's.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -47,6 +48,14 @@ class HeadFacts:
     hreflang_conflicts: tuple[str, ...] = ()  # languages given two URLs or more: dropped, all their links
     lang: str | None = None  # the <html lang> of a page with alternates (its own language in the cluster)
 
+    @property
+    def title(self) -> str | None:  # the page's <title>, where read (`LabelledFacts`)
+        return None
+
+    @property
+    def description(self) -> str | None:  # its <meta name="description">, where read
+        return None
+
     def with_lang(self, lang: str | None) -> HeadFacts:
         """These facts with `lang`: `dataclasses.replace(self, lang=lang)`, for a third of its cost
         (every page with hreflang links pays it)."""
@@ -62,6 +71,17 @@ class HeadFacts:
             self.hreflang_conflicts,
             lang,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledFacts(HeadFacts):
+    """`HeadFacts` with the title and description (`labels.LABELS`), made only when they are read."""
+
+    title: str | None = None
+    description: str | None = None
+
+    def with_lang(self, lang: str | None) -> HeadFacts:
+        return dataclasses.replace(self, lang=lang)
 
 
 @dataclass(slots=True)
@@ -82,6 +102,8 @@ class _Found:
     conflicted: bool = False  # a language of `alternates` has two hrefs or more
     modified: str | None = None
     problems: list[str] = field(default_factory=list)
+    title: str | None = None
+    description: str | None = None
 
 
 Attrs = Mapping[str, str]
@@ -268,9 +290,17 @@ SIGNALS: tuple[Signal[Any], ...] = (
 )
 
 #: Each tag name's (says, apply), in table order.
-_READERS: dict[str, tuple[tuple[Callable[[Attrs], Any], Callable[[Any, _Found], None]], ...]] = {
-    tag: tuple((s.says, s.apply) for s in SIGNALS if s.tag == tag) for tag in dict.fromkeys(s.tag for s in SIGNALS)
-}
+Readers = dict[str, tuple[tuple[Callable[[Attrs], Any], Callable[[Any, _Found], None]], ...]]
+
+
+def readers_of(signals: Iterable[Signal[Any]]) -> Readers:
+    """Each tag name's (says, apply) in `signals`, in their order."""
+    signals = tuple(signals)
+    tags = dict.fromkeys(s.tag for s in signals)
+    return {tag: tuple((s.says, s.apply) for s in signals if s.tag == tag) for tag in tags}
+
+
+_READERS = readers_of(SIGNALS)
 
 #: Every word a deciding tag holds, from the table: what head reading looks for.
 DECIDING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(word for s in SIGNALS for word in s.words))
@@ -282,20 +312,22 @@ SIGNAL_TAGS: tuple[str, ...] = tuple(_READERS)
 RAW_TEXT: tuple[str, ...] = ("script", "style")
 
 
-def said_by(name: str, attrs: Attrs) -> tuple[Said, ...]:
-    """What a tag (name, lower-cased attributes) says, for every signal it carries: no page's
-    URL is needed, so a tag read before need not be read again."""
+def said_by(name: str, attrs: Attrs, readers: Readers | None = None) -> tuple[Said, ...]:
+    """What a tag (name, lower-cased attributes) says, for every signal it carries (of `readers`,
+    where given: `labels.READERS`): no page's URL is needed, so a tag read before need not be
+    read again."""
     said = []
-    for says, apply in _READERS.get(name, ()):
+    for says, apply in (_READERS if readers is None else readers).get(name, ()):
         value = says(attrs)
         if value is not None:
             said.append((apply, value))
     return tuple(said)
 
 
-def facts_from_tags(tags: list[Tag], page_url: str) -> HeadFacts:
-    """What the tags (name, lower-cased attributes) say; `page_url` resolves relative hrefs."""
-    return facts_from_said([(tag, said_by(*tag)) for tag in tags], page_url)
+def facts_from_tags(tags: list[Tag], page_url: str, readers: Readers | None = None) -> HeadFacts:
+    """What the tags (name, lower-cased attributes) say (of `readers`, see `said_by`); `page_url`
+    resolves relative hrefs."""
+    return facts_from_said([(tag, said_by(*tag, readers)) for tag in tags], page_url)
 
 
 def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
@@ -324,6 +356,7 @@ def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: s
 
 
 _SAYS_NOTHING = HeadFacts()
+_FIELDS = tuple(f.name for f in dataclasses.fields(HeadFacts))
 
 
 def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
@@ -337,7 +370,7 @@ def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str)
     if len(canonicals) > 1:
         problems.append(f"{len(canonicals)} different canonical links; search engines ignore them all")
     alternates, conflicts = _one_url_a_language(found.alternates) if found.conflicted else (tuple(found.alternates), ())
-    return HeadFacts(
+    facts = HeadFacts(
         noindex=found.noindex,
         canonical=canonicals[0] if len(canonicals) == 1 else None,
         canonical_conflict=len(canonicals) > 1,
@@ -347,6 +380,10 @@ def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str)
         problem="; ".join(problems) or None,
         hreflang_conflicts=conflicts,
     )
+    if found.title is None and found.description is None:
+        return facts
+    kept: dict[str, Any] = {name: getattr(facts, name) for name in _FIELDS}
+    return LabelledFacts(**kept, title=found.title, description=found.description)
 
 
 def _one_url_a_language(alternates: list[Alternate]) -> tuple[tuple[Alternate, ...], tuple[str, ...]]:

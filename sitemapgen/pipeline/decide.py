@@ -53,6 +53,10 @@ if TYPE_CHECKING:
 Note = Callable[[NoteKind, str], None]
 
 
+#: A page's title and description, as head reading gives them (`HeadFacts.title`, `.description`).
+Labels = tuple[str | None, str | None]
+
+
 class Outcome(NamedTuple):
     """One page's fate: listed (`row`, and `entry` where asked for) or left out (`skip`), and
     what was said of it. The one shape a fate has, from the worker that decides it to the
@@ -66,6 +70,9 @@ class Outcome(NamedTuple):
     warnings: tuple[str, ...] = ()
     key: bytes | None = None  # the lastmod source's key (content fingerprint), dated by `settle`
     notes: tuple[tuple[NoteKind, str], ...] = ()  # said once for the build, counted (see `pipeline`)
+    #: A listed page's title and description (either may be None), only where an output wants them
+    #: (`Config.wants_labels`); else None.
+    labels: Labels | None = None
 
     @property
     def listed(self) -> bool:
@@ -83,6 +90,7 @@ _Packed = tuple[
     tuple[str, ...],
     bytes | None,
     tuple[tuple[NoteKind, str], ...],
+    Labels | None,
 ]
 
 
@@ -99,6 +107,7 @@ def _pack(outcomes: list[Outcome]) -> list[_Packed]:
             o.warnings,
             o.key,
             o.notes,
+            o.labels,
         )
         for o in outcomes
     ]
@@ -107,8 +116,8 @@ def _pack(outcomes: list[Outcome]) -> list[_Packed]:
 def _unpack(packed: list[_Packed]) -> list[Outcome]:
     """The outcomes `_pack` packed."""
     return [
-        _new(Outcome, (relpath, entry, None if r is None else _new(Row, r), skip, source, warnings, key, notes))
-        for relpath, entry, r, skip, source, warnings, key, notes in packed
+        _new(Outcome, (relpath, entry, None if r is None else _new(Row, r), skip, source, warnings, key, notes, labels))
+        for relpath, entry, r, skip, source, warnings, key, notes, labels in packed
     ]
 
 
@@ -143,6 +152,7 @@ class Decider:
             from sitemapgen.pipeline.images import PageImages  # only then: its patterns compile on import
 
             self.images = PageImages(config)
+        self.labelled = config.wants_labels  # read each page's title and description (llms.txt)
         self.lastmod = LastmodChain(config, warn, dry_run, previous)  # last: it may open the store
 
     def decide(self, candidate: Candidate, *, detail: bool = False) -> Outcome:
@@ -182,42 +192,42 @@ class Decider:
                 return Outcome(relpath, skip=skip)
         warnings: list[str] = []
         notes: list[tuple[NoteKind, str]] = []
-        entry, skip, lastmod_key, source = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd=fd)
+        entry, skip, key, source, head = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd=fd)
         if entry is None:
             return Outcome(relpath, skip=skip, warnings=tuple(warnings))
-        if lastmod_key is not None:
-            return Outcome(
-                relpath, entry, lastmod_source=source, warnings=tuple(warnings), key=lastmod_key, notes=tuple(notes)
-            )
+        labels = (head.title, head.description) if self.labelled and head is not None else None
+        if key is not None:
+            return Outcome(relpath, entry, None, None, source, tuple(warnings), key, tuple(notes), labels)
         row = row_of(entry, self.config.lastmod_format)
         if warnings or detail:
-            return Outcome(relpath, entry, row, lastmod_source=source, warnings=tuple(warnings), notes=tuple(notes))
-        return Outcome(relpath, row=row, lastmod_source=source, notes=tuple(notes))
+            return Outcome(relpath, entry, row, None, source, tuple(warnings), None, tuple(notes), labels)
+        return Outcome(relpath, row=row, lastmod_source=source, notes=tuple(notes), labels=labels)
 
     def _entry(
         self, page: Page, url: str | None, warn: Warn, note: Note, *, fd: int | None = None
-    ) -> tuple[Entry | None, Skip | None, bytes | None, str | None]:
-        """The page's entry (or skip), and its lastmod's key and source; `url` is the path
+    ) -> tuple[Entry | None, Skip | None, bytes | None, str | None, HeadFacts | None]:
+        """The page's entry (or skip), its lastmod's key and source, and its head (None where not
+        read); `url` is the path
         the host serves it under (relative to the base URL), None for a plain server; `fd`
         the page, open, to read its head from (or None: opened here)."""
         config = self.config
         loc = config.base_url + url if url is not None else page_url(config.base_url, page.relpath, config.url_style)
         if len(loc) > MAX_URL_LENGTH:
-            return None, Skip(page.relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"), None, None
+            return None, Skip(page.relpath, SkipReason.URL_TOO_LONG, f"{len(loc):,} characters"), None, None, None
         head: HeadFacts | None = None
         served = loc  # the URL the page is fetched at, which its relative image URLs are resolved against
         if config.read_heads:
             try:
-                head = read_head(page.path, loc, config.head_max_bytes, fd=fd)
+                head = read_head(page.path, loc, config.head_max_bytes, fd=fd, labels=self.labelled)
             except OSError as e:
-                return None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)), None, None
+                return None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)), None, None, None
             if head.problem:
                 warn(f"{display(page.relpath)}: {head.problem}")
             skip, loc = self._head_skip(page, loc, head, note)
             if skip is None and kinds.candidate(page.relpath) is not None:
                 skip = self._generator_page(page, served, fd)
             if skip is not None:
-                return None, skip, None, None
+                return None, skip, None, None, None
         lastmod, source = self.lastmod.date(page, head, warn)
         facts = self.rules.facts_for(page.relpath)
         alternates = self._cluster(page, loc, head, note) if head is not None and config.hreflang else ()
@@ -229,11 +239,11 @@ class Decider:
             entry = Entry(loc, None, facts.changefreq, facts.priority, alternates, section, images)
             if images:
                 entry = self._fitted(page, entry, warn)
-            return entry, None, lastmod, source
+            return entry, None, lastmod, source, head
         entry = Entry(loc, lastmod, facts.changefreq, facts.priority, alternates, section, images)
         if images:
             entry = self._fitted(page, entry, warn)
-        return entry, None, None, source
+        return entry, None, None, source, head
 
     def _images(self, page: Page, served: str, fd: int | None, warn: Warn) -> tuple[str, ...]:
         """The images to list for `page`, fetched at `served` (config `images`: see `pipeline.images`)."""

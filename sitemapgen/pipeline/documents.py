@@ -40,8 +40,9 @@ from sitemapgen.urls import encoded_path, is_page_name
 #: stylesheet (``stylesheet = true`` writes sitemap.xsl) or a text sitemap (``text_sitemap = true``
 #: writes sitemap.txt, sitemap-2.txt, ...): never a document.
 SITEMAP_NAME = re.compile(r"sitemap[\w.-]*\.(?:xml(?:\.gz)?|xsl)|sitemap(?:-[0-9]+)?\.txt", re.IGNORECASE)
-#: Files at the docroot's top that speak to crawlers or to the host, not to readers.
-_TOP_FILES = frozenset({ROBOTS_FILE, "_headers", "_redirects", *TOP_FILES.values()})
+#: Files at the docroot's top that speak to crawlers or to the host, not to readers (llms.txt:
+#: to language models; ``llms_txt = true`` writes it).
+_TOP_FILES = frozenset({ROBOTS_FILE, "_headers", "_redirects", "llms.txt", *TOP_FILES.values()})
 #: Files sitemapgen leaves beside the sitemaps for its own next run, or for `check`.
 _OWN_FILES = frozenset({MANIFEST_NAME, SOURCES_NAME})
 

@@ -22,7 +22,7 @@ from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Walk
-from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Outcome
+from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Labels, Outcome
 from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
 from sitemapgen.skips import Skip
@@ -143,11 +143,16 @@ class Pipeline:
         return settled
 
     def rows(
-        self, on_skip: Callable[[Skip], None], on_progress: Progress | None = None, on_dated: Dated | None = None
+        self,
+        on_skip: Callable[[Skip], None],
+        on_progress: Progress | None = None,
+        on_dated: Dated | None = None,
+        on_labels: Callable[[str, Labels | None], None] | None = None,
     ) -> Iterator[Row]:
         """The rows to write, in walk order (what `build` writes). Warnings go to `warn`.
 
-        `on_dated` hears each page dated by its content: URL, fingerprint, lastmod.
+        `on_dated` hears each page dated by its content: URL, fingerprint, lastmod; `on_labels`
+        each listed page's URL and its title and description (read where `Config.wants_labels`).
         """
         warn = self.warn
         for outcome in self._events(detail=False, on_progress=on_progress):
@@ -162,6 +167,8 @@ class Pipeline:
                 lastmod = outcome.entry.lastmod
                 assert lastmod is not None
                 on_dated(row.loc, outcome.key, lastmod.isoformat(timespec="seconds"))
+            if on_labels is not None:
+                on_labels(row.loc, outcome.labels)
             yield row
 
     def outcomes(self, targets: Collection[str] | None = None) -> Iterator[Outcome]:

@@ -14,6 +14,7 @@ from sitemapgen.pages import head as head_module
 from sitemapgen.pages import scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import parse_head, read_head, read_head_bytes
+from sitemapgen.pages.labels import DESCRIPTION_LENGTH, TITLE_LENGTH, label
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
 from sitemapgen.pages.scanner import may_decide, scan_tags_fast
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts
@@ -25,11 +26,11 @@ pytestmark = pytest.mark.usefixtures("each_scanner")
 PAGE = "https://example.com/docs/page.html"
 
 
-def facts(head: str, url: str = PAGE) -> HeadFacts:
+def facts(head: str, url: str = PAGE, *, labels: bool = False) -> HeadFacts:
     """What the head says, asserting the fast scanner and beautifulsoup4 agree on it."""
     text = f"<!doctype html><html><head>{head}</head><body>x</body></html>"
-    reference = parse_head(text, url, fast=False)
-    assert parse_head(text, url) == reference
+    reference = parse_head(text, url, fast=False, labels=labels)
+    assert parse_head(text, url, labels=labels) == reference
     return reference
 
 
@@ -302,6 +303,25 @@ _values = st.sampled_from(
         "2024-01-01",
         "it's",
         'say "hi"',
+        "description",
+        "  A  long\n description &mdash; of it ",
+    ]
+)
+#: What a title's text may be: references both readers decode alike and others (``&foo;`` is
+#: "&foo" to bs4), white space to collapse, characters that are not markup.
+_title_texts = st.sampled_from(
+    [
+        "A &amp; B",
+        "  Two\n\t words  ",
+        "&foo; bar",
+        "&mdash;&#233;&#x80;&nbsp;&apos;&hellip;",
+        "&amp",
+        "a&ampb",
+        "&#0;",
+        "&#99999999;",
+        "ü > x",
+        "",
+        "x" * 250,
     ]
 )
 
@@ -324,7 +344,11 @@ def _attribute(draw: st.DrawFn) -> str:
 
 @st.composite
 def _piece(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["tag", "tag", "tag", "end", "comment", "raw", "text", "junk", "doctype"]))
+    kind = draw(st.sampled_from(["tag", "tag", "tag", "end", "comment", "raw", "text", "junk", "doctype", "title"]))
+    if kind == "title":
+        start = draw(st.sampled_from(["<title>", "<TITLE lang=en>", "<title/>", "<title\v>", "<title\n>"]))
+        end = draw(st.sampled_from(["</title>", "</Title >", "</title\v>", "<b>x</b></title>", ""]))
+        return f"{start}{draw(_title_texts)}{end}"
     if kind == "tag":
         attrs = "".join(draw(st.lists(_attribute(), max_size=4)))
         close = draw(st.sampled_from([">", "/>", " />", ""]))
@@ -421,6 +445,9 @@ def _agree(text: str) -> list[tuple[str, dict[str, str]]] | None:
 
         assert [t for t in _normalized(fast) if decides(t)] == [t for t in reference if decides(t)], text
     assert parse_head(text, PAGE) == parse_head(text, PAGE, fast=False), text
+    # With labels asked for, the same, the title and description included (and both read as bs4
+    # reads them: `test_labels_are_what_bs4_reads`).
+    assert parse_head(text, PAGE, labels=True) == parse_head(text, PAGE, fast=False, labels=True), text
     return fast
 
 
@@ -762,6 +789,67 @@ def test_real_heads_changed_at_random_still_agree_with_bs4(
         where = bounds[at % len(bounds)]
         text = text[:where] + piece + text[where:]
     _agree(text)
+
+
+def _bs4_labels(text: str) -> tuple[str | None, str | None]:
+    """A head's title and description as beautifulsoup4 reads them, whole, independently of
+    `reference.py`: the first title's text, the first ``<meta name=description>``'s content."""
+    import bs4
+
+    soup = bs4.BeautifulSoup(text, "html.parser")
+    title = soup.find("title")
+    meta = soup.find("meta", attrs={"name": lambda name: name is not None and name.strip().lower() == "description"})
+    content = meta.get("content") if isinstance(meta, bs4.Tag) else None
+    return (
+        label(title.get_text(), TITLE_LENGTH) if isinstance(title, bs4.Tag) else None,
+        label(content, DESCRIPTION_LENGTH) if isinstance(content, str) else None,
+    )
+
+
+def test_the_real_heads_have_titles_and_descriptions() -> None:
+    labels = [_bs4_labels(text) for text in _REAL_HEADS]
+    assert sum(title is not None for title, _ in labels) >= len(labels) - 2  # a redirect stub has none
+    assert sum(description is not None for _, description in labels) >= 10
+
+
+@pytest.mark.parametrize("text", _REAL_HEADS, ids=lambda text: str(len(text)))
+def test_labels_are_what_bs4_reads(text: str) -> None:
+    """Each real generator's page's title and description, with labels asked for, are what bs4
+    reads in it, from the fast scanner's one pass (it answers for every real head, so no page
+    needs a second parse), from the bytes, and from the reference reader; without labels, none."""
+    assert scanner.read_fast(text, labels=True) is not None
+    expected = _bs4_labels(text)
+    for facts in (
+        parse_head(text, PAGE, labels=True),
+        head_module.labelled_from_bytes(text.encode(), PAGE),
+        parse_head(text, PAGE, fast=False, labels=True),
+    ):
+        assert (facts.title, facts.description) == expected
+    assert (parse_head(text, PAGE).title, parse_head(text, PAGE).description) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("head", "title", "description"),
+    [
+        pytest.param("<title>A &amp; B</title>", "A & B", None, id="entity"),
+        pytest.param("<title>\n  Two \t\n words </title>", "Two words", None, id="white-space"),
+        pytest.param("<title>" + "x" * 201 + "</title>", "x" * 199 + "\u2026", None, id="title-cut-at-200"),
+        pytest.param("<title>" + "x" * 200 + "</title>", "x" * 200, None, id="title-of-200-kept"),
+        pytest.param(
+            f'<meta name="description" content="{"y" * 301}">', None, "y" * 299 + "\u2026", id="description-cut-at-300"
+        ),
+        pytest.param('<meta name="Description" content=" a &lt;b&gt;\n c ">', None, "a <b> c", id="description"),
+        pytest.param('<meta property="og:description" content="no">', None, None, id="og-is-not-it"),
+        pytest.param("<title>  </title><meta name=description content=''>", None, None, id="empty"),
+        pytest.param("<title>first</title><title>second</title>", "first", None, id="first-title"),
+        pytest.param("<!-- <title>no</title> --><title>yes</title>", "yes", None, id="not-in-a-comment"),
+        pytest.param("<script>'<title>no</title>'</script><title>yes</title>", "yes", None, id="not-in-a-script"),
+        pytest.param("<title>&foo; x</title>", "&foo x", None, id="unknown-entity-as-bs4"),
+    ],
+)
+def test_labels(head: str, title: str | None, description: str | None) -> None:
+    got = facts(head, labels=True)
+    assert (got.title, got.description) == (title, description)
 
 
 def test_what_head_reading_keeps_between_pages_stays_small() -> None:

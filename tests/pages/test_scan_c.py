@@ -58,7 +58,16 @@ def _python_tags(text: str) -> list[tuple[str, dict[str, str]]] | None:
 
 def _agrees(text: str) -> list[str] | None:
     """Assert that where the compiled scanner answers for `text`, it finds the tags the Python
-    scanner finds, and reads each as it does; its answer."""
+    scanner finds, and reads each as it does; its answer. With labels asked for too: where it
+    answers, the title and description metas it finds read as the Python scanner's."""
+    labelled = scanner.read_fast(text, labels=True)
+    if labelled is not None:
+        scanner.forget_seen()
+        with mock.patch.object(scanner, "COMPILED", None):
+            pure = scanner.read_fast(text, labels=True)
+        scanner.forget_seen()
+        assert pure is not None, text
+        assert [tag for tag, _ in labelled] == [tag for tag, _ in pure], text
     found = _scan.deciding_tags(text, scanner._MARKS)
     if found is not None:
         python = _python_tags(text)
@@ -364,14 +373,14 @@ def test_a_scan_takes_its_names_from_the_signal_table() -> None:
         untold.deciding_tags("<meta>", scanner._MARKS)
     with pytest.raises(RuntimeError, match="configure_heads"):
         untold.read_tag("<meta>")
-    untold.configure_heads((*SIGNAL_TAGS, "base"), (*RAW_TEXT, "textarea"))
+    untold.configure_heads((*SIGNAL_TAGS, "base"), (*RAW_TEXT, "textarea"), ("caption",))
     head = "<BASE href=/canonical><textarea><meta name=robots content=noindex></textarea><link rel=canonical href=/c>"
     assert untold.deciding_tags(head, scanner._MARKS) == ["<BASE href=/canonical>", "<link rel=canonical href=/c>"]
     assert untold.deciding_tags_utf8(head.encode(), scanner._MARKS) == untold.deciding_tags(head, scanner._MARKS)
     assert untold.read_tag("<BASE href=/canonical>") == ("base", {"href": "/canonical"})
     assert untold.deciding_tags("<textareax>", scanner._MARKS) is None  # only starts as one: Python's to say
     with pytest.raises(ValueError, match="may not"):
-        untold.configure_heads(("meta/",), RAW_TEXT)
+        untold.configure_heads(("meta/",), RAW_TEXT, ("title",))
 
 
 @pytest.mark.without_it

@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 from sitemapgen.entry import Alternate
 from sitemapgen.pages.head import parse_head, says_nothing
 from sitemapgen.pages.scanner import may_decide
-from sitemapgen.pages.signals import DECIDING_WORDS, SIGNAL_TAGS, SIGNALS, HeadFacts, Tag, facts_from_tags
+from sitemapgen.pages.signals import (
+    DECIDING_WORDS,
+    SIGNAL_TAGS,
+    SIGNALS,
+    HeadFacts,
+    LabelledFacts,
+    Tag,
+    facts_from_tags,
+)
 
 PAGE = "https://example.com/a/page.html"
 
@@ -170,3 +178,6 @@ def test_with_lang_is_replace() -> None:
     assert all(getattr(facts, f.name) != f.default for f in dataclasses.fields(HeadFacts))
     assert facts.with_lang("de") == dataclasses.replace(facts, lang="de")
     assert facts.with_lang(None) == dataclasses.replace(facts, lang=None)
+    labelled = LabelledFacts(**{f.name: getattr(facts, f.name) for f in dataclasses.fields(HeadFacts)}, title="t")
+    assert labelled.with_lang("de") == dataclasses.replace(labelled, lang="de")
+    assert (labelled.with_lang("de").title, facts.title, facts.description) == ("t", None, None)

@@ -211,7 +211,7 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
     entry = Entry(
         BASE, datetime(2024, 1, 2, tzinfo=UTC), ChangeFreq.DAILY, 0.5, (Alternate("de", BASE + "de/"),), "blog"
     )
-    outcome = Outcome("a.html", entry, row_of(entry, LastmodFormat.DATETIME), None, "git")
+    outcome = Outcome("a.html", entry, row_of(entry, LastmodFormat.DATETIME), None, "git", labels=("T", None))
     skipped = Outcome("b.html", skip=Skip("b.html", SkipReason.NOINDEX), warnings=("w",), key=b"k")
     for value in (entry, entry.alternates[0], outcome.row):
         back = pickle.loads(pickle.dumps(value))
@@ -222,6 +222,21 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
     assert [type(value) for value in crossed] == [Outcome, Outcome]
     assert type(crossed[0].row) is Row
     assert crossed[1].row is None
+
+
+def test_a_page_crosses_with_its_title_and_description_only_when_an_output_wants_them(tmp_path: Path) -> None:
+    page = '<title>A &amp; B</title><meta name="description" content=" What\n it is ">'
+    root = make_tree(tmp_path / "site", {"p.html": _head(page), "q.html": "<!doctype html><p>no head"})
+    for relpath, labels in (("p.html", ("t", "What it is")), ("q.html", (None, None))):
+        # `_head` writes a title "t" first: the first title is the page's.
+        decider = Decider(Config(docroot=root, base_url=BASE, llms_txt=True), warn=lambda _: None, dry_run=True)
+        assert decider.decide((relpath, False)).labels == labels
+        assert decider.decide((relpath, False), detail=True).labels == labels
+        off = Decider(Config(docroot=root, base_url=BASE), warn=lambda _: None, dry_run=True)
+        assert off.decide((relpath, False)).labels is None
+    # Without head reading, nothing is read, whatever asks.
+    unread = Decider(Config(docroot=root, base_url=BASE, llms_txt=True, read_heads=False), warn=print, dry_run=True)
+    assert unread.decide(("p.html", False)).labels is None
 
 
 def _alternates(*pairs: tuple[str, str]) -> str:

@@ -1,0 +1,179 @@
+"""llms.txt (``llms_txt = true``): the listed pages for a language model to read, as llmstxt.org
+specifies: an H1 naming the site (`site_name`, else the home page's title), a blockquote summing
+it up (the home page's description), then one H2 section a folder (``## /docs/``; the pages at
+the root first, under ``## /``), each page a line ``- [title](url): description`` (``: ...``
+only where the page has a description; its URL where it has no title).
+
+It lists exactly the pages of the XML sitemaps, in their order, grouped by folder: written, as
+``sitemap.txt`` is, from the chunks read back once they are in place, each URL given the title
+and description that head reading found for it in the workers (`Labelled`, filled as the rows
+stream by, in the main process). It stays under `MAX_LLMS_BYTES` (10 MiB): a site too large for
+that gets the pages that fit, and a line saying how many were left out and where every page is
+listed (``sitemap.txt`` with ``text_sitemap = true``, else the index). What it holds in memory
+is bounded the same way.
+
+What proves it ours, how it is published, kept one build when turned off and then removed, and
+refused over a file someone else wrote, is `output.owned`'s, with a record of its own (`KIND`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from sitemapgen._types import Warn
+from sitemapgen.output.outdir import Journal
+from sitemapgen.output.owned import Kind, OwnedFiles, TextFile
+from sitemapgen.output.text import TEXT_NAME, locs
+from sitemapgen.urls import INDEX_NAMES
+from sitemapgen.util.faults import Faults
+
+LLMS_NAME = "llms.txt"
+#: The most bytes llms.txt may have: past them, pages are left out (and it says so).
+MAX_LLMS_BYTES = 10 * 1_048_576
+#: What the line saying pages were left out may take, kept free under the bound.
+_NOTE_ROOM = 512
+KIND = Kind(
+    ".sitemapgen-llms",
+    "sitemapgen llms 1: the llms.txt a build wrote here, with the digest of its bytes"
+    " ('kept': no longer written, removed by the next build); one that no longer has them is not sitemapgen's\n",
+    re.compile(r"^llms\.txt$"),
+    "llms_txt",
+    "an llms.txt",
+)
+#: A page's title and description (either may be None).
+Labels = tuple[str | None, str | None]
+_NONE: Labels = (None, None)
+
+
+@dataclass(slots=True)
+class Labelled:
+    """The title and description of each listed page, by URL, as the rows stream by (`add`), at
+    most about `MAX_LLMS_BYTES` of them (then `full`: the rest are left out of llms.txt)."""
+
+    home: str  # the base URL
+    labels: dict[str, Labels] = field(default_factory=dict)
+    size: int = 0
+    full: bool = False
+    #: The home page's (listed at the base URL, or at its index file's: Sphinx's canonical
+    #: ``/index.html``), whose title and description head the file.
+    home_labels: Labels = _NONE
+
+    def add(self, loc: str, labels: Labels | None) -> None:
+        labels = labels or _NONE
+        if loc == self.home or (loc.startswith(self.home) and loc[len(self.home) :] in INDEX_NAMES):
+            self.home_labels = labels
+        if self.full:
+            return
+        self.labels[loc] = labels
+        self.size += len(loc) + sum(len(text) for text in labels if text is not None) + 8
+        self.full = self.size > MAX_LLMS_BYTES
+
+
+def _link_text(text: str) -> str:
+    """Markdown link text: its backslashes, ``[`` and ``]`` escaped."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _target(url: str) -> str:
+    """A link's URL, with the parentheses that would end it percent-encoded (as they may be)."""
+    return url.replace("(", "%28").replace(")", "%29")
+
+
+def page_line(url: str, labels: Labels) -> str:
+    """One page's line: ``- [title](url): description``."""
+    title, description = labels
+    line = f"- [{_link_text(title or url)}]({_target(url)})"
+    return f"{line}: {description}\n" if description else line + "\n"
+
+
+def _section(url: str, home: str) -> str:
+    """The folder a page's URL is in, as its section's heading names it (``/`` at the root)."""
+    path = url[len(home) :] if url.startswith(home) else url
+    folder, slash, _ = path.partition("/")
+    return f"/{unquote(folder)}/" if slash else "/"
+
+
+def llms_text(
+    urls: Iterable[str], labelled: Labelled, *, site_name: str | None, list_url: str
+) -> tuple[bytes, int, int]:
+    """llms.txt for the listed `urls` (in the XML sitemaps' order), and how many pages it lists
+    and left out. `list_url` is where every page is listed, for the line saying some were left out."""
+    home_title, summary = labelled.home_labels
+    head = f"# {site_name or home_title or labelled.home}\n\n" + (f"> {summary}\n\n" if summary else "")
+    sections: dict[str, list[str]] = {"/": []}
+    size = len(head.encode("utf-8")) + _NOTE_ROOM
+    listed = left_out = 0
+    for url in urls:
+        labels = labelled.labels.get(url)
+        if labels is None:  # past the bound when it was collected
+            left_out += 1
+            continue
+        section = _section(url, labelled.home)
+        line = page_line(url, labels)
+        grows = len(line.encode("utf-8")) + (0 if sections.get(section) else len(section) + 6)
+        if size + grows > MAX_LLMS_BYTES:
+            left_out += 1
+            continue
+        size += grows
+        sections.setdefault(section, []).append(line)
+        listed += 1
+    parts = [head]
+    if left_out:
+        parts.append(
+            f"{left_out:,} of the site's {listed + left_out:,} pages are left out of this file, to keep it under"
+            f" {MAX_LLMS_BYTES // 1_048_576} MiB: [{_link_text(list_url)}]({_target(list_url)}) lists every one.\n\n"
+        )
+    for name, lines in sections.items():
+        if lines:
+            parts.append(f"## {name}\n\n{''.join(lines)}\n")
+    return "".join(parts).rstrip("\n").encode("utf-8") + b"\n", listed, left_out
+
+
+@dataclass(slots=True)
+class LlmsTxt:
+    """llms.txt in one build (see `owned.OwnedFiles`): written from the chunks and `labelled`, and
+    renamed into place before the index (`publish`), the record settled after it (`settle`)."""
+
+    owned: OwnedFiles
+    labelled: Labelled | None
+    site_name: str | None
+    list_url: str
+    left_out: int = 0
+
+    @classmethod
+    def prepare(
+        cls, out: Path, labelled: Labelled | None, *, site_name: str | None = None, text_sitemap: bool = False
+    ) -> LlmsTxt:
+        """llms.txt for `out`, where `labelled` is given (the pages' labels, filled before
+        `publish`); an error, before anything is written, where an llms.txt there is not ours."""
+        owned = OwnedFiles.prepare(KIND, out, on=labelled is not None, first=LLMS_NAME)
+        home = labelled.home if labelled is not None else ""
+        return cls(owned, labelled, site_name, home + (TEXT_NAME if text_sitemap else "sitemap.xml"))
+
+    @property
+    def files(self) -> list[TextFile]:
+        return self.owned.files
+
+    def publish(self, chunks: Iterable[Path], journal: Journal, faults: Faults) -> None:
+        """Write llms.txt from `chunks` (every sitemap file of ours, in the index's order) and
+        rename it into place."""
+        if self.labelled is None:
+            return
+        urls = (url for chunk in chunks for url in locs(chunk))
+        data, listed, self.left_out = llms_text(urls, self.labelled, site_name=self.site_name, list_url=self.list_url)
+        writing = self.owned.start(LLMS_NAME, journal, faults)
+        try:
+            writing.add(data, listed)
+            writing.finish(faults)
+        except BaseException:
+            writing.discard()
+            raise
+        self.owned.place([writing], journal, faults)
+
+    def settle(self, journal: Journal, faults: Faults, warn: Warn) -> None:
+        """After the index (see `owned.OwnedFiles.settle`)."""
+        self.owned.settle(journal, faults, warn)
