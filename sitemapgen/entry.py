@@ -169,12 +169,13 @@ def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = No
 
 
 def row_of(entry: Entry, fmt: LastmodFormat) -> Row:
-    """The `Row` for an `Entry`."""
+    """The `Row` for an `Entry`. Made for every listed page, so by a C call (`tuple.__new__`, as
+    `Row.__reduce__`), not the NamedTuple's Python constructor."""
     lastmod = entry.lastmod
     if lastmod is None:
-        return Row(entry.loc, format_entry(entry, fmt), None, None, entry.section)
+        return tuple.__new__(Row, (entry.loc, format_entry(entry, fmt), None, None, entry.section))
     if lastmod.tzinfo is UTC:
         text = _utc_text(lastmod, fmt is LastmodFormat.DATE)
     else:
         text = format_lastmod(lastmod, fmt)
-    return Row(entry.loc, format_entry(entry, fmt, text), lastmod.timestamp(), text, entry.section)
+    return tuple.__new__(Row, (entry.loc, format_entry(entry, fmt, text), lastmod.timestamp(), text, entry.section))

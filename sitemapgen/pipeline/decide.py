@@ -201,7 +201,8 @@ class Decider:
         row = row_of(entry, self.config.lastmod_format)
         if warnings or detail:
             return Outcome(relpath, entry, row, None, source, tuple(warnings), None, tuple(notes), labels)
-        return Outcome(relpath, row=row, lastmod_source=source, notes=tuple(notes), labels=labels)
+        # Nearly every page: made by a C call, as `_unpack` does, not the NamedTuple's constructor.
+        return _new(Outcome, (relpath, None, row, None, source, (), None, tuple(notes), labels))
 
     def _entry(
         self, page: Page, url: str | None, warn: Warn, note: Note, *, fd: int | None = None
