@@ -201,8 +201,7 @@ class Decider:
         row = row_of(entry, self.config.lastmod_format)
         if warnings or detail:
             return Outcome(relpath, entry, row, None, source, tuple(warnings), None, tuple(notes), labels)
-        # Nearly every page: made by a C call, as `_unpack` does, not the NamedTuple's constructor.
-        return _new(Outcome, (relpath, None, row, None, source, (), None, tuple(notes), labels))
+        return _new(Outcome, (relpath, None, row, None, source, (), None, tuple(notes), labels))  # C, as _unpack
 
     def _entry(
         self, page: Page, url: str | None, warn: Warn, note: Note, *, fd: int | None = None
