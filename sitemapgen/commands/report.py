@@ -14,6 +14,10 @@ from sitemapgen.skips import SkipReason, plural
 if TYPE_CHECKING:
     from sitemapgen.deploy.include import Child
 
+#: What the stylesheet gives, said where the summary names it: Chrome removed XSLT in version 155
+#: (November 2026), so there it shows the files as XML.
+_VIEW = "a table in browsers that apply XSLT; Chrome 155 and later show the XML"
+
 
 def sorted_skips(skipped: Counter[SkipReason]) -> dict[SkipReason, int]:
     """Skip counts in the order `SkipReason` declares its members (the order a summary reads)."""
@@ -153,7 +157,7 @@ class BuildResult:
         path = self.written.stylesheet
         if path is None:
             return ""
-        return f"; {'wrote' if self.written.stylesheet_written else 'kept'} {path} (a view for browsers)"
+        return f"; {'wrote' if self.written.stylesheet_written else 'kept'} {path} ({_VIEW})"
 
     def _text(self) -> str:
         """The text sitemaps written or kept (``text_sitemap = true``)."""
