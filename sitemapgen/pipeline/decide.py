@@ -224,8 +224,8 @@ class Decider:
             if head.problem:
                 warn(f"{display(page.relpath)}: {head.problem}")
             skip, loc = self._head_skip(page, loc, head, note)
-            if skip is None and kinds.candidate(page.relpath) is not None:
-                skip = self._generator_page(page, served, fd)
+            if skip is None and (kind := kinds.candidate(page.relpath)) is not None:
+                skip = self._generator_page(page, kind, served, fd)
             if skip is not None:
                 return None, skip, None, None, None
         lastmod, source = self.lastmod.date(page, head, warn)
@@ -306,10 +306,9 @@ class Decider:
             return self._canonical(page, loc, head.canonical, note)
         return None, loc
 
-    def _generator_page(self, page: Page, served: str, fd: int | None) -> Skip | None:
-        """The skip of a page that is named as a not-found or search page is (`pages.kinds`)
-        and says it is one: read again, as only such candidates are; else None."""
-        kind = kinds.candidate(page.relpath)
+    def _generator_page(self, page: Page, kind: SkipReason, served: str, fd: int | None) -> Skip | None:
+        """The skip of a page named as `kind` of page is (`pages.kinds.candidate`: a not-found or a
+        search page) that says it is one: read again, as only such candidates are; else None."""
         try:
             data = read_page(page.path, fd, lambda fd: os.pread(fd, kinds.PROBE, 0))
         except OSError:
