@@ -16,6 +16,8 @@ MAX_IMAGES_PER_URL = 1_000
 #: The index's name at the output's root, and robots.txt's, where crawlers look for them.
 INDEX_NAME = "sitemap.xml"
 ROBOTS_FILE = "robots.txt"
+#: llmstxt.org's file at the site's root (``llms_txt = true`` writes it).
+LLMS_NAME = "llms.txt"
 #: A sitemap file of this tool's, as its index lists them first: ``sitemap-N.xml.gz``, or with a
 #: section's name (``sitemap-blog-N.xml.gz``).
 CHUNK_FILE = re.compile(r"^sitemap-(?:([a-z0-9_-]+)-)?([1-9][0-9]*)\.xml\.gz$")

@@ -20,9 +20,9 @@ from sitemapgen.commands.build import build_elsewhere
 from sitemapgen.config.settings import Config
 from sitemapgen.hosts.base import page_forms
 from sitemapgen.output.chunks import IndexEntry
-from sitemapgen.output.llms import LLMS_NAME
 from sitemapgen.output.outdir import check_docroot, reading
 from sitemapgen.output.published import file_digest, published_others, read_published
+from sitemapgen.protocol import LLMS_NAME
 from sitemapgen.skips import Skip, SkipReason, display, plural
 from sitemapgen.urls import encoded_path
 from sitemapgen.util.safeio import read_regular

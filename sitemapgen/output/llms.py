@@ -28,10 +28,10 @@ from sitemapgen._types import Warn
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.owned import Kind, OwnedFiles, TextFile
 from sitemapgen.output.text import TEXT_NAME, locs
+from sitemapgen.protocol import LLMS_NAME
 from sitemapgen.urls import INDEX_NAMES
 from sitemapgen.util.faults import Faults
 
-LLMS_NAME = "llms.txt"
 #: The most bytes llms.txt may have: past them, pages are left out (and it says so).
 MAX_LLMS_BYTES = 10 * 1_048_576
 #: What the line saying pages were left out may take, kept free under the bound.

@@ -32,7 +32,7 @@ from sitemapgen.hosts.load import TOP_FILES
 from sitemapgen.lastmod.pagesources import SOURCES_NAME
 from sitemapgen.pages.walk import Candidate, page_at
 from sitemapgen.pipeline.decide import Decider, Outcome
-from sitemapgen.protocol import MAX_URL_LENGTH, ROBOTS_FILE
+from sitemapgen.protocol import LLMS_NAME, MAX_URL_LENGTH, ROBOTS_FILE
 from sitemapgen.skips import Skip, SkipReason, display
 from sitemapgen.urls import encoded_path, is_page_name
 
@@ -42,7 +42,7 @@ from sitemapgen.urls import encoded_path, is_page_name
 SITEMAP_NAME = re.compile(r"sitemap[\w.-]*\.(?:xml(?:\.gz)?|xsl)|sitemap(?:-[0-9]+)?\.txt", re.IGNORECASE)
 #: Files at the docroot's top that speak to crawlers or to the host, not to readers (llms.txt:
 #: to language models; ``llms_txt = true`` writes it).
-_TOP_FILES = frozenset({ROBOTS_FILE, "_headers", "_redirects", "llms.txt", *TOP_FILES.values()})
+_TOP_FILES = frozenset({ROBOTS_FILE, "_headers", "_redirects", LLMS_NAME, *TOP_FILES.values()})
 #: Files sitemapgen leaves beside the sitemaps for its own next run, or for `check`.
 _OWN_FILES = frozenset({MANIFEST_NAME, SOURCES_NAME})
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapgen.output.llms import LLMS_NAME
+from sitemapgen.protocol import LLMS_NAME
 
 from ..helpers import published
 from ..output.test_llms import parse_llms

@@ -16,7 +16,8 @@ import pytest
 import sitemapgen
 from sitemapgen.config.settings import Config
 from sitemapgen.output import llms
-from sitemapgen.output.llms import KIND, LLMS_NAME
+from sitemapgen.output.llms import KIND
+from sitemapgen.protocol import LLMS_NAME
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import error_line, head, html, make_tree, output_files
