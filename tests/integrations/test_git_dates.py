@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import os
 import subprocess
 import sys
 import time
@@ -65,8 +66,17 @@ def _mkdocs_project(root: Path, theme: str = "mkdocs") -> Path:
 
 
 def _run(*argv: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a Python module's command; its messages without colour, as a CI that sets FORCE_COLOR
+    would otherwise see them (Sphinx colours its log then, even into a pipe)."""
+    env = {key: value for key, value in os.environ.items() if key != "FORCE_COLOR"} | {"NO_COLOR": "1"}
     return subprocess.run(
-        [sys.executable, "-m", *map(str, argv)], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-m", *map(str, argv)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
