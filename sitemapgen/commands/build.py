@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -23,6 +24,7 @@ from sitemapgen.config.words import RobotsTxt
 from sitemapgen.deploy.memory import DeployMemory, read_previous_deploy
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.hosts.load import effective_config
+from sitemapgen.output.htmlmap import HtmlSitemap
 from sitemapgen.output.llms import Labelled
 from sitemapgen.output.outdir import ClaimedOutput, check_docroot, check_output, claim_output
 from sitemapgen.output.published import own_name, published_others
@@ -38,6 +40,7 @@ from sitemapgen.skips import Skip, SkipReason, skip_warning
 if TYPE_CHECKING:
     from sitemapgen.deploy.include import Included
     from sitemapgen.entry import Row
+    from sitemapgen.pipeline.decide import Labels
 
 logger = logging.getLogger("sitemapgen")
 
@@ -104,7 +107,15 @@ def build(
         try:
             pipeline = Pipeline(config, host, warn=counted_warn, dry_run=dry_run, previous=previous)
             memory = DeployMemory.of(config, out, previous)
-            run = _Run(config=config, out=out, pipeline=pipeline, memory=memory, included=included, dry_run=dry_run)
+            run = _Run(
+                config=config,
+                out=out,
+                published=published_in or out,
+                pipeline=pipeline,
+                memory=memory,
+                included=included,
+                dry_run=dry_run,
+            )
             written, robots = _write(run, claimed, on_skip=skip, warn=counted_warn, on_progress=on_progress)
             if included is not None and (message := included.overlap_warning()) is not None:
                 counted_warn(message)
@@ -138,6 +149,7 @@ class _Run:
 
     config: Config
     out: Path
+    published: Path  # where the published output is: `out`, or what `check` compares with
     pipeline: Pipeline
     memory: DeployMemory
     included: Included | None
@@ -145,13 +157,58 @@ class _Run:
 
 
 def _page_rows(
-    run: _Run, skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None, labelled: Labelled | None
+    run: _Run,
+    skip: Callable[[Skip], None],
+    on_progress: Callable[[int], None] | None,
+    labelled: Labelled | None,
+    html: HtmlSitemap,
 ) -> Iterator[Row]:
-    """The pipeline's rows, each page dated by its content told to the deploy memory's manifest and,
-    for llms.txt, each listed page's title and description to `labelled`."""
+    """The pipeline's rows, each page dated by its content told to the deploy memory's manifest and
+    each listed page's title, description and language to `labelled` (llms.txt) and `html`."""
     manifest = run.memory.manifest
     on_dated = manifest.add if manifest is not None else None
-    return run.pipeline.rows(skip, on_progress, on_dated, labelled.add if labelled is not None else None)
+    on_labels: list[Callable[[str, Labels | None], None]] = [labelled.add] if labelled is not None else []
+    if html.on:
+        on_labels.append(html.label)
+    if len(on_labels) < 2:
+        return run.pipeline.rows(skip, on_progress, on_dated, on_labels[0] if on_labels else None)
+
+    def both(loc: str, labels: Labels | None) -> None:
+        for hear in on_labels:
+            hear(loc, labels)
+
+    return run.pipeline.rows(skip, on_progress, on_dated, both)
+
+
+def _html_sitemap(run: _Run, skip: Callable[[Skip], None], warn: Warn, labelled: Labelled | None) -> HtmlSitemap:
+    """The build's HTML sitemap (off, but for the files of an earlier one, unless `html_sitemap`),
+    its pages decided as the site's pages are; the walk told which files of the published output
+    are an earlier map's, proved ours, to pass over. llms.txt hears its pages' labels."""
+    config, pipeline = run.config, run.pipeline
+
+    def decide(name: str, path: Path) -> Row | None:
+        outcome = pipeline.own_page(name, str(path))  # listed at the base URL, as the index is
+        for message in outcome.warnings:
+            warn(message)
+        if outcome.skip is not None:
+            skip(outcome.skip)
+            return None
+        assert outcome.row is not None
+        if labelled is not None:
+            labelled.add(outcome.row.loc, outcome.labels)
+        return outcome.row
+
+    html = HtmlSitemap.prepare(
+        run.out, on=config.html_sitemap, home=config.base_url, decide=decide, site_name=config.site_name
+    )
+    published = html
+    if run.published != run.out:
+        # `check`: refused where a build would be (a map there that is not ours)
+        published = HtmlSitemap.prepare(run.published, on=config.html_sitemap, home="", decide=decide)
+    under = Path(os.path.relpath(run.published.resolve(), config.docroot.resolve()))
+    if not under.parts or under.parts[0] != "..":
+        pipeline.own_pages = frozenset((under / name).as_posix().removeprefix("./") for name in published.ours())
+    return html
 
 
 def _write(
@@ -171,7 +228,8 @@ def _write(
         memory.left_out(item)
 
     labelled = Labelled(config.base_url) if config.llms_txt else None
-    rows = _page_rows(run, skip, on_progress, labelled)
+    html = _html_sitemap(run, skip, warn, labelled)
+    rows = _page_rows(run, skip, on_progress, labelled, html)
     if config.read_heads and config.hreflang:
         rows = reciprocity.filter(rows)
     rows = memory.remembered(rows, included)
@@ -190,6 +248,7 @@ def _write(
             text_sitemap=config.text_sitemap,
             llms=labelled,
             site_name=config.site_name,
+            html=html,
             others=included.entries if included is not None else (),
             aside=lambda: pipeline.walked,
         )

@@ -65,6 +65,8 @@ _WHY_REASONS = frozenset(
         SkipReason.HOST_NOT_SERVED,
     }
 )
+#: What a stale file beside the index is, by its suffix (llms.txt by its name).
+_EXTRA = {".html": "HTML sitemap", ".txt": "text sitemap"}
 _WHY_KEPT = 100_000  # pages whose reason is kept, at most: a check's memory stays bounded
 
 
@@ -106,7 +108,8 @@ class Comparison:
     index_files: tuple[int, int] = (1, 1)  # index files published, and that a build would write now
     reasons: Mapping[bytes, str] = field(default_factory=dict)  # why a page a sitemap lists is left out now
     stylesheet: Path | None = None  # the sitemap.xsl a build would write, where the published one differs
-    text: tuple[Path, ...] = ()  # the text sitemaps and llms.txt a build would write, where the published ones differ
+    #: The HTML and text sitemaps and llms.txt a build would write, where the published ones differ.
+    text: tuple[Path, ...] = ()
     included: tuple[str, ...] = ()  # the other builds' sitemaps the index lists: what would differ, and their URLs
 
 
@@ -126,7 +129,7 @@ def compare(config: Config, *, on_warning: Warn | None = None) -> Comparison:
         old = [(file_digest(out / name), out / name) for name in published]
         index_files = (sum(1 for _ in out.glob("sitemap-index-*.xml")) + 1, len(fresh.written.indexes))
         sheet = _stale_stylesheet(out, fresh.written.stylesheet)
-        extra = (*fresh.written.text, *fresh.written.llms)  # sitemap.txt, ..., llms.txt
+        extra = (*fresh.written.html, *fresh.written.text, *fresh.written.llms)  # sitemap.html, ..., llms.txt
         text = tuple(out / t.path.name for t in extra if _differs(out / t.path.name, t.path))
         included = _included(published_others(out), published_others(Path(tmp)), fresh.included)
         current = [d for d, _ in new] == [d for d, _ in old] and index_files[0] == index_files[1]
@@ -226,7 +229,8 @@ def _stale(comparison: Comparison, examples: int) -> tuple[str, ...]:
     if comparison.stylesheet is not None:
         lines.append(f"  stylesheet: {comparison.stylesheet} is missing, or not as a build writes it")
     lines.extend(
-        f"  {'llms.txt' if path.name == LLMS_NAME else 'text sitemap'}: {path} is missing, or not as a build writes it"
+        f"  {'llms.txt' if path.name == LLMS_NAME else _EXTRA[path.suffix]}: {path} is missing,"
+        " or not as a build writes it"
         for path in comparison.text
     )
     published, now = comparison.index_files

@@ -79,6 +79,15 @@ class BuildResult:
                 else {}
             )
             | (
+                {
+                    "html_sitemap": [
+                        {"path": str(t.path), "pages": t.urls, "changed": t.changed} for t in self.written.html
+                    ]
+                }
+                if self.written.html
+                else {}
+            )
+            | (
                 {"llms_txt": [{"path": str(t.path), "pages": t.urls, "changed": t.changed} for t in self.written.llms]}
                 if self.written.llms
                 else {}
@@ -150,7 +159,7 @@ class BuildResult:
             text += f"; {plural(self.written.retired, 'sitemap')} no longer listed kept until the next build"
         if self.written.removed:
             text += f"; removed {plural(self.written.removed, 'sitemap')} no longer listed"
-        return text + self._stylesheet() + self._text() + self._llms()
+        return text + self._stylesheet() + self._html() + self._text() + self._llms()
 
     def _stylesheet(self) -> str:
         """Whether the stylesheet every file names was written or kept (``stylesheet = true``)."""
@@ -158,6 +167,18 @@ class BuildResult:
         if path is None:
             return ""
         return f"; {'wrote' if self.written.stylesheet_written else 'kept'} {path} ({_VIEW})"
+
+    def _html(self) -> str:
+        """The HTML sitemap's pages written or kept (``html_sitemap = true``)."""
+        files = self.written.html
+        if not files:
+            return ""
+        verb = "wrote" if any(t.changed for t in files) else "kept"
+        links = plural(sum(t.urls for t in files), "page")
+        if len(files) == 1:
+            return f"; {verb} {files[0].path} (an HTML sitemap of {links})"
+        pages = plural(len(files), "HTML sitemap page")
+        return f"; {verb} {pages} of {links}, {files[0].path} .. {files[-1].path.name}"
 
     def _text(self) -> str:
         """The text sitemaps written or kept (``text_sitemap = true``)."""

@@ -302,6 +302,15 @@ class Config:
             "Write sitemap.xsl beside the index and name it in every file (a view for people).", check=values.boolean
         ),
     )
+    html_sitemap: bool = field(
+        default=False,
+        metadata=declare(
+            "Write sitemap.html beside the index: every listed page by its title, grouped by section, for people"
+            " (then sitemap-2.html, ... past 1,000 links); a page of the site, listed with the rest.",
+            check=values.boolean,
+            flag=Flag("--html-sitemap", bool, commands=WRITERS, panel=Panel.OUTPUT),
+        ),
+    )
     text_sitemap: bool = field(
         default=False,
         metadata=declare(
@@ -323,7 +332,7 @@ class Config:
     site_name: str | None = field(
         default=None,
         metadata=declare(
-            "The site's name, llms.txt's heading (default: the home page's title).",
+            "The site's name, the heading of llms.txt and sitemap.html (default: the home page's title).",
             check=values.optional(values.one_line),
         ),
     )
@@ -352,9 +361,9 @@ class Config:
 
     @property
     def wants_labels(self) -> bool:
-        """Whether an output shows each page's title and description (`llms_txt`): then head
-        reading reads them, in the same pass (see `pages.signals.LABELS`)."""
-        return self.llms_txt and self.read_heads
+        """Whether an output shows each page's title and description (`llms_txt`, `html_sitemap`):
+        then head reading reads them, in the same pass (see `pages.signals.LABELS`)."""
+        return (self.llms_txt or self.html_sitemap) and self.read_heads
 
     @property
     def output_dir(self) -> Path:

@@ -44,9 +44,9 @@ KIND = Kind(
     "llms_txt",
     "an llms.txt",
 )
-#: A page's title and description (either may be None).
-Labels = tuple[str | None, str | None]
-_NONE: Labels = (None, None)
+#: A page's title, description and language (each may be None).
+Labels = tuple[str | None, str | None, str | None]
+_NONE: Labels = (None, None, None)
 
 
 @dataclass(slots=True)
@@ -69,7 +69,7 @@ class Labelled:
         if self.full:
             return
         self.labels[loc] = labels
-        self.size += len(loc) + sum(len(text) for text in labels if text is not None) + 8
+        self.size += len(loc) + sum(len(text) for text in labels[:2] if text is not None) + 8
         self.full = self.size > MAX_LLMS_BYTES
 
 
@@ -85,7 +85,7 @@ def _target(url: str) -> str:
 
 def page_line(url: str, labels: Labels) -> str:
     """One page's line: ``- [title](url): description``."""
-    title, description = labels
+    title, description, _ = labels
     line = f"- [{_link_text(title or url)}]({_target(url)})"
     return f"{line}: {description}\n" if description else line + "\n"
 
@@ -102,7 +102,7 @@ def llms_text(
 ) -> tuple[bytes, int, int]:
     """llms.txt for the listed `urls` (in the XML sitemaps' order), and how many pages it lists
     and left out. `list_url` is where every page is listed, for the line saying some were left out."""
-    home_title, summary = labelled.home_labels
+    home_title, summary, _ = labelled.home_labels
     head = f"# {site_name or home_title or labelled.home}\n\n" + (f"> {summary}\n\n" if summary else "")
     sections: dict[str, list[str]] = {"/": []}
     size = len(head.encode("utf-8")) + _NOTE_ROOM

@@ -44,6 +44,7 @@ from sitemapgen.errors import SitemapgenError
 from sitemapgen.output.chunks import Chunk, Closing, IndexEntry, Publisher, temp_name, write_indexes
 from sitemapgen.output.extras import Extras
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
+from sitemapgen.output.htmlmap import HtmlSitemap
 from sitemapgen.output.llms import Labelled
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.owned import TextFile
@@ -89,6 +90,7 @@ class WriteResult:
     stylesheet_written: bool = False  # by this run, rather than kept as it was
     text: tuple[TextFile, ...] = ()  # sitemap.txt, sitemap-2.txt, ... (text_sitemap = true)
     llms: tuple[TextFile, ...] = ()  # llms.txt (llms_txt = true)
+    html: tuple[TextFile, ...] = ()  # sitemap.html, sitemap-2.html, ... (html_sitemap = true)
 
     @property
     def changed(self) -> int:
@@ -138,6 +140,7 @@ def write_rows(
     text_sitemap: bool = False,
     llms: Labelled | None = None,
     site_name: str | None = None,
+    html: HtmlSitemap | None = None,
     others: Sequence[IndexEntry] = (),
     aside: Callable[[], bool] | None = None,
 ) -> WriteResult:
@@ -148,7 +151,8 @@ def write_rows(
     is published. With `stylesheet`, every file names ``sitemap.xsl`` (`output.stylesheet`); with
     `text_sitemap`, ``sitemap.txt`` lists the same URLs (`output.text`); with `llms` (the pages'
     titles and descriptions, filled as `rows` are read), ``llms.txt`` lists the same pages, headed
-    by `site_name` (`output.llms`).
+    by `site_name` (`output.llms`); with `html` (prepared), the HTML sitemap's pages list the
+    rows and end them (`output.htmlmap`).
     `others` are other builds' sitemaps, (URL, lastmod), that the index lists after ours
     (``include``): never files of ours, never touched. `aside` says whether, from now on, no
     worker process will be forked: the chunks begun then are compressed in a thread of their
@@ -164,7 +168,7 @@ def write_rows(
     theirs, message = _check_main_index(out_dir, base_url, names, {url for url, _ in others})
     sheet = check_stylesheet(out_dir) if stylesheet else None  # None: off; True: ours, as this version writes it
     extras = Extras.prepare(
-        out_dir, text_sitemap=text_sitemap, max_urls=limits.max_urls, labelled=llms, site_name=site_name
+        out_dir, text_sitemap=text_sitemap, max_urls=limits.max_urls, labelled=llms, site_name=site_name, html=html
     )
     journal = Journal(out_dir)
     try:
@@ -221,7 +225,7 @@ def _write(
         closing.close(section, open_chunks.pop(section))
 
     try:
-        for row in rows:
+        for row in extras.around(rows, journal, faults):
             loc, xml, section = row.loc, row.xml, row.section
             size = len(xml)
             if size > room:
@@ -249,6 +253,7 @@ def _write(
     except BaseException:
         for chunk in open_chunks.values():
             chunk.abort()
+        extras.abort()
         closing.abort()
         publisher.discard_created()
         raise
@@ -377,6 +382,7 @@ def _publish(
         sheet is False,
         tuple(extras.text.files),
         tuple(extras.llms.files),
+        tuple(extras.html.files) if extras.html is not None else (),
     )
 
 

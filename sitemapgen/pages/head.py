@@ -201,7 +201,7 @@ def facts_of_head(
     facts = labelled_from_bytes(data, page_url, fast=fast) if labels else facts_from_bytes(data, page_url, fast=fast)
     if not ended and is_fragment(data):
         facts = dataclasses.replace(facts, fragment=True)
-    if facts.alternates:
+    if facts.alternates or labels:  # a cluster names the page in it; an output of labels shows it
         facts = facts.with_lang(html_lang(data))
     if complete:
         return facts

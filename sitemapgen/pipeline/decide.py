@@ -53,8 +53,9 @@ if TYPE_CHECKING:
 Note = Callable[[NoteKind, str], None]
 
 
-#: A page's title and description, as head reading gives them (`HeadFacts.title`, `.description`).
-Labels = tuple[str | None, str | None]
+#: A page's title, description and language, as head reading gives them (`HeadFacts.title`,
+#: `.description`, `.lang`).
+Labels = tuple[str | None, str | None, str | None]
 
 
 class Outcome(NamedTuple):
@@ -172,18 +173,18 @@ class Decider:
                 pass
         try:
             if fd is not None:
-                return self._decided(Page(relpath, path, status.st_mtime_ns), fd, detail)
+                return self.decided(Page(relpath, path, status.st_mtime_ns), fd, detail)
             skips: list[Skip] = []
             page = page_at(path, relpath, is_link=is_link, real_root=self.real_root, on_skip=skips.append)
             if page is None:
                 return Outcome(relpath, skip=skips[0])
-            return self._decided(page, None, detail)
+            return self.decided(page, None, detail)
         finally:
             if fd is not None:
                 os.close(fd)
 
-    def _decided(self, page: Page, fd: int | None, detail: bool) -> Outcome:
-        """`decide`, from the page on; `fd` is the page, open, or None."""
+    def decided(self, page: Page, fd: int | None, detail: bool) -> Outcome:
+        """`decide`, from the page on (the path rules passed); `fd` is the page, open, or None."""
         relpath = page.relpath
         url: str | None = None
         if self.host is not None:
@@ -195,7 +196,7 @@ class Decider:
         entry, skip, key, source, head = self._entry(page, url, warnings.append, lambda *n: notes.append(n), fd=fd)
         if entry is None:
             return Outcome(relpath, skip=skip, warnings=tuple(warnings))
-        labels = (head.title, head.description) if self.labelled and head is not None else None
+        labels = (head.title, head.description, head.lang) if self.labelled and head is not None else None
         if key is not None:
             return Outcome(relpath, entry, None, None, source, tuple(warnings), key, tuple(notes), labels)
         row = row_of(entry, self.config.lastmod_format)

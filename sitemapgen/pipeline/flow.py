@@ -11,6 +11,7 @@ warnings come out in the same order whatever the number of workers.
 from __future__ import annotations
 
 import functools
+import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ from sitemapgen.config.settings import Config
 from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
-from sitemapgen.pages.walk import Candidate, Walk
+from sitemapgen.pages.walk import Candidate, Page, Walk
 from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Labels, Outcome
 from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
@@ -70,6 +71,9 @@ class Pipeline:
         #: Every page decided, and the workers gone: nothing this build does forks another (the
         #: writer may then start threads, see `output.chunks.Chunk`).
         self.walked = False
+        #: Files of the docroot this build writes anew (the HTML sitemap's pages, as its relpaths):
+        #: the walk passes over them, and `own_page` decides what the build writes there.
+        self.own_pages: frozenset[str] = frozenset()
 
     def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
         """The walk in batches of candidates, each with the walk's skips among them."""
@@ -83,7 +87,10 @@ class Pipeline:
             url_style=self.config.url_style if self.host is None else None,  # a host model decides alone
             documents=None if self.documents is None else self.documents.patterns.matches,
         )
+        own = self.own_pages
         for candidate in walk.candidates(targets):
+            if own and candidate[0] in own:
+                continue
             batch.append(candidate)
             if len(batch) == BATCH or len(skips) >= BATCH:
                 count += len(batch)
@@ -183,6 +190,21 @@ class Pipeline:
         """After `rows` or `outcomes`: a warning for each lastmod source that was asked about pages and
         dated none."""
         return self.decider.lastmod.undated_warnings(self.sources_used, self.undated)
+
+    def own_page(self, relpath: str, path: str) -> Outcome:
+        """The fate of a page this build writes (the HTML sitemap's), at `relpath` once published
+        and at `path` now: decided as a page the walk finds, in the main process, and counted."""
+        decider = self.decider
+        skip = decider.path_rules.check(relpath)
+        if skip is not None:
+            return Outcome(relpath, skip=skip)
+        outcome = decider.settle(decider.decided(Page(relpath, path, os.stat(path).st_mtime_ns), None, False))
+        if outcome.skip is None:
+            if outcome.lastmod_source is not None:
+                self.sources_used[outcome.lastmod_source] += 1
+            else:
+                self.undated += 1
+        return outcome
 
     def commit(self) -> None:
         """Keep what the build learned (the content store)."""
