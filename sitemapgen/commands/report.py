@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 #: What the stylesheet gives, said where the summary names it: Chrome removed XSLT in version 155
 #: (November 2026), so there it shows the files as XML.
 _VIEW = "a table in browsers that apply XSLT; Chrome 155 and later show the XML"
+#: Said after `_VIEW` until the HTML sitemap is written: where a page every browser shows comes from.
+_VIEW_ADVICE = ", html_sitemap = true writes a page every browser shows"
 
 
 def sorted_skips(skipped: Counter[SkipReason]) -> dict[SkipReason, int]:
@@ -166,7 +168,8 @@ class BuildResult:
         path = self.written.stylesheet
         if path is None:
             return ""
-        return f"; {'wrote' if self.written.stylesheet_written else 'kept'} {path} ({_VIEW})"
+        view = _VIEW if self.written.html else _VIEW + _VIEW_ADVICE
+        return f"; {'wrote' if self.written.stylesheet_written else 'kept'} {path} ({view})"
 
     def _html(self) -> str:
         """The HTML sitemap's pages written or kept (``html_sitemap = true``)."""
