@@ -122,6 +122,7 @@ class Host:
         self.root = os.path.join(os.fspath(docroot), "")
         self.production_host = production_host
         self._file_cache: dict[str, bool] = {}
+        self._writing: set[str] = set()  # files the build writes into the docroot, not there yet (`writes`)
         # Most paths match no rule: one regex says so, instead of a match per rule (a site
         # may have thousands). Only the rules that touch X-Robots-Tag matter for noindex.
         self._any_rule = _any_of([rule.source for rule in files.redirects if not rule.conditional])
@@ -144,8 +145,15 @@ class Host:
         if known is None:
             if len(self._file_cache) > 4096:
                 self._file_cache.clear()
-            known = self._file_cache[relpath] = bool(relpath) and os.path.isfile(self.root + relpath)
+            known = self._file_cache[relpath] = bool(relpath) and (
+                relpath in self._writing or os.path.isfile(self.root + relpath)
+            )
         return known
+
+    def writes(self, relpath: str) -> None:
+        """The build is writing a file at `relpath` (the HTML sitemap's page): the host will serve it."""
+        self._writing.add(relpath)
+        self._file_cache.pop(relpath, None)
 
     def respond(self, path: str) -> Answer:
         """What the host answers for `path` (decoded, from ``/``), as its own server does."""

@@ -195,6 +195,8 @@ class Pipeline:
         """The fate of a page this build writes (the HTML sitemap's), at `relpath` once published
         and at `path` now: decided as a page the walk finds, in the main process, and counted."""
         decider = self.decider
+        if self.host is not None:
+            self.host.writes(relpath)
         skip = decider.path_rules.check(relpath)
         if skip is not None:
             return Outcome(relpath, skip=skip)
