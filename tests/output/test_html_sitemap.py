@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-import html5lib
+import html5lib  # type: ignore[import-untyped]
 import pytest
 from bs4 import BeautifulSoup
 from lxml import etree
@@ -50,7 +50,7 @@ SITE = {
 
 def _map_pages(out: Path) -> list[Path]:
     """sitemap.html, sitemap-2.html, ... as far as they go on."""
-    pages = []
+    pages: list[Path] = []
     while (path := out / ("sitemap.html" if not pages else f"sitemap-{len(pages) + 1}.html")).exists():
         pages.append(path)
     return pages

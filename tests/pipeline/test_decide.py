@@ -211,7 +211,7 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
     entry = Entry(
         BASE, datetime(2024, 1, 2, tzinfo=UTC), ChangeFreq.DAILY, 0.5, (Alternate("de", BASE + "de/"),), "blog"
     )
-    outcome = Outcome("a.html", entry, row_of(entry, LastmodFormat.DATETIME), None, "git", labels=("T", None))
+    outcome = Outcome("a.html", entry, row_of(entry, LastmodFormat.DATETIME), None, "git", labels=("T", None, "de"))
     skipped = Outcome("b.html", skip=Skip("b.html", SkipReason.NOINDEX), warnings=("w",), key=b"k")
     for value in (entry, entry.alternates[0], outcome.row):
         back = pickle.loads(pickle.dumps(value))
@@ -224,10 +224,13 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
     assert crossed[1].row is None
 
 
-def test_a_page_crosses_with_its_title_and_description_only_when_an_output_wants_them(tmp_path: Path) -> None:
+def test_a_page_crosses_with_its_title_description_and_language_only_when_an_output_wants_them(tmp_path: Path) -> None:
     page = '<title>A &amp; B</title><meta name="description" content=" What\n it is ">'
-    root = make_tree(tmp_path / "site", {"p.html": _head(page), "q.html": "<!doctype html><p>no head"})
-    for relpath, labels in (("p.html", ("t", "What it is")), ("q.html", (None, None))):
+    root = make_tree(
+        tmp_path / "site",
+        {"p.html": _head(page).replace("<html>", '<html lang="pt-BR">'), "q.html": "<!doctype html><p>no head"},
+    )
+    for relpath, labels in (("p.html", ("t", "What it is", "pt-BR")), ("q.html", (None, None, None))):
         # `_head` writes a title "t" first: the first title is the page's.
         decider = Decider(Config(docroot=root, base_url=BASE, llms_txt=True), warn=lambda _: None, dry_run=True)
         assert decider.decide((relpath, False)).labels == labels
