@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import bs4
 import pytest
+from lxml import html as lxml_html
 
 import sitemapgen
 from sitemapgen import Config, GitSource, SkipReason
@@ -270,3 +271,22 @@ def test_llms_txt_gives_each_real_page_the_title_and_description_bs4_reads(
         assert (title, description) == (expected_title or url, expected_description), url
     home_title, home_description = _bs4_labels(root / "index.html")
     assert (read.name, read.summary) == (home_title, home_description)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_html_sitemap_links_each_real_page_by_the_title_bs4_reads(tmp_path: Path, name: str) -> None:
+    """Each real generator's site gets sitemap.html linking exactly its XML sitemaps' pages (but
+    itself, which they list), each by the title beautifulsoup4 reads in its file, in their order."""
+    root = tmp_path / name
+    shutil.copytree(REALSITES / name / "site", root)
+    sitemapgen.build(Config(docroot=root, base_url=BASE, html_sitemap=True), on_warning=lambda _: None)
+    urls = [u.loc for u in published(root, BASE)]
+    assert urls[-1] == BASE + "sitemap.html"
+    doc = lxml_html.fromstring((root / "sitemap.html").read_bytes())
+    links = [(a.get("href"), a.text_content()) for a in doc.xpath("//li/a[not(@hreflang)] | //h2/a[not(@hreflang)]")]
+    assert [url for url, _ in links] == urls[:-1]
+    for url, title in links:
+        path = url.removeprefix(BASE)
+        page = root / (path + "index.html" if path.endswith("/") or not path else path)
+        assert title == (_bs4_labels(page)[0] or url), url
+    assert doc.findtext("head/title") == f"Site map of {_bs4_labels(root / 'index.html')[0]}"

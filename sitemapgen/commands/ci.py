@@ -93,10 +93,12 @@ class CiReport:
             )
         )
         rows.append(("index files", ", ".join(path.name for path in written.indexes)))
-        if written.text:
-            changed = sum(1 for file in written.text if file.changed)
-            names = ", ".join(file.path.name for file in written.text)
-            rows.append(("text sitemaps", f"{names} ({plural(changed, 'file')} changed)"))
+        extras = (("HTML sitemap", written.html), ("text sitemaps", written.text), ("llms.txt", written.llms))
+        for what, files in extras:
+            if files:
+                changed = sum(1 for file in files if file.changed)
+                names = ", ".join(file.path.name for file in files)
+                rows.append((what, f"{names} ({plural(changed, 'file')} changed)"))
         if result.robots_txt is not None:
             rows.append(("robots.txt", result.robots_txt.value))
         rows.append(("warnings", f"{sum(self.kinds.values()):,}"))

@@ -83,12 +83,15 @@ def test_the_summary_table_counts_pages_with_no_lastmod_and_says_what_became_of_
     rows = dict(_tables(summary.read_text())[0][1:])
     assert (rows["lastmod from mtime"], rows["robots.txt"]) == ("3", "created")
     assert "no lastmod" not in rows
-    assert "text sitemaps" not in rows
+    assert not {"HTML sitemap", "text sitemaps", "llms.txt"} & set(rows)
+    extras = ("--html-sitemap", "--text-sitemap", "--llms-txt")
     for changed in ("1 file", "0 files"):  # written, then kept as it was
-        run = cli("build", root, "--base-url", BASE, "--text-sitemap", "--summary-md", summary)
+        run = cli("build", root, "--base-url", BASE, *extras, "--summary-md", summary)
         assert run.code == 0, run.err
         rows = dict(_tables(summary.read_text())[0][1:])
+        assert rows["HTML sitemap"] == f"sitemap.html ({changed} changed)"
         assert rows["text sitemaps"] == f"sitemap.txt ({changed} changed)"
+        assert rows["llms.txt"] == f"llms.txt ({changed} changed)"
 
 
 def test_in_github_actions_the_step_summary_is_added_to_and_warnings_are_annotations(
