@@ -195,8 +195,10 @@ class BuildResult:
 
     def _llms(self) -> str:
         """llms.txt written or kept (``llms_txt = true``)."""
+        cut = self.written.llms_left_out
+        left_out = f"; {cut:,} more left out, to stay under 10 MiB" if cut else ""
         return "".join(
-            f"; {'wrote' if t.changed else 'kept'} {t.path} ({plural(t.urls, 'page')} for language models)"
+            f"; {'wrote' if t.changed else 'kept'} {t.path} ({plural(t.urls, 'page')} for language models{left_out})"
             for t in self.written.llms
         )
 

@@ -91,6 +91,7 @@ class WriteResult:
     text: tuple[TextFile, ...] = ()  # sitemap.txt, sitemap-2.txt, ... (text_sitemap = true)
     llms: tuple[TextFile, ...] = ()  # llms.txt (llms_txt = true)
     html: tuple[TextFile, ...] = ()  # sitemap.html, sitemap-2.html, ... (html_sitemap = true)
+    llms_left_out: int = 0  # pages llms.txt leaves out to stay under its bound
 
     @property
     def changed(self) -> int:
@@ -383,6 +384,7 @@ def _publish(
         tuple(extras.text.files),
         tuple(extras.llms.files),
         tuple(extras.html.files) if extras.html is not None else (),
+        extras.llms.left_out,
     )
 
 

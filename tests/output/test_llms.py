@@ -141,7 +141,7 @@ def test_past_its_bound_it_lists_what_fits_and_says_how_many_it_left_out(
     )
     bound = 2_000
     monkeypatch.setattr(llms, "MAX_LLMS_BYTES", bound)
-    sitemapgen.build(Config(root, BASE, llms_txt=True, text_sitemap=text_sitemap), on_warning=lambda _: None)
+    result = sitemapgen.build(Config(root, BASE, llms_txt=True, text_sitemap=text_sitemap), on_warning=lambda _: None)
     data = (root / LLMS_NAME).read_bytes()
     assert len(data) <= bound
     read = parse_llms(data.decode("utf-8"))
@@ -153,6 +153,8 @@ def test_past_its_bound_it_lists_what_fits_and_says_how_many_it_left_out(
         f"{len(urls) - len(listed)} of the site's {len(urls)} pages are left out of this file, to keep it under"
         f" 0 MiB: [{where}]({where}) lists every one."
     ]
+    cut = len(urls) - len(listed)  # the summary says it too
+    assert f"({len(listed)} pages for language models; {cut} more left out, to stay under 10 MiB)" in result.summary()
 
 
 def test_with_it_off_the_files_are_those_of_a_build_without_it(tmp_path: Path, cli: CliRunner) -> None:
