@@ -1,11 +1,13 @@
-"""``llms_txt`` as the MkDocs plugin's option and the Sphinx extension's ``sitemapgen_llms_txt``:
-the real generators' sites get ``llms.txt``, listing the XML sitemaps' pages by their titles."""
+"""``llms_txt`` and ``html_sitemap`` as options of the MkDocs plugin and of the Sphinx extension
+(``sitemapgen_llms_txt``, ``sitemapgen_html_sitemap``): the real generators' sites get
+``llms.txt`` and ``sitemap.html``, listing the XML sitemaps' pages by their titles."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from lxml import html as lxml_html
 
 from sitemapgen.protocol import LLMS_NAME
 
@@ -36,3 +38,29 @@ def test_the_sphinx_extension_writes_llms_txt(tmp_path: Path) -> None:
     out = tmp_path / "dirhtml"
     assert _sphinx_build(src, out, "dirhtml") == 0
     _assert_listed(out)
+
+
+def _assert_mapped(site: Path) -> None:
+    """sitemap.html links every page of the XML sitemaps but itself, each by a title."""
+    urls = [u.loc for u in published(site, BASE)]
+    assert urls[-1] == f"{BASE}sitemap.html"
+    doc = lxml_html.fromstring((site / "sitemap.html").read_bytes())
+    links = [(a.get("href"), a.text_content()) for a in doc.xpath("//li/a[not(@hreflang)] | //h2/a[not(@hreflang)]")]
+    assert [url for url, _ in links] == urls[:-1]
+    assert all(title != url for url, title in links)
+
+
+def test_the_mkdocs_plugin_writes_the_html_sitemap(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    _mkdocs_build(_mkdocs_project(tmp_path, "  - sitemapgen:\n      html_sitemap: true\n"))
+    _assert_mapped(tmp_path / "site")
+
+
+def test_the_sphinx_extension_writes_the_html_sitemap(tmp_path: Path) -> None:
+    pytest.importorskip("sphinx")
+    src = _sphinx_project(tmp_path, "sitemapgen_html_sitemap = True\n")
+    out = tmp_path / "dirhtml"
+    assert _sphinx_build(src, out, "dirhtml") == 0
+    _assert_mapped(out)
+    assert _sphinx_build(src, out, "dirhtml") == 0  # again: the map it wrote is not a page Sphinx made
+    _assert_mapped(out)
