@@ -136,7 +136,7 @@ class HtmlSitemap:
         """Write the map's pages from the spool of `count` links."""
         spool.seek(0)
         title, _, lang = self.home_labels
-        site = Site(self.home, self.site_name or title or self.home, lang or "en", -(-count // MAX_LINKS), count)
+        site = Site(self.home, self.site_name or title or self.home, lang, -(-count // MAX_LINKS), count)
         continued: str | None = None
         for number in range(1, site.pages + 1):
             links = [pickle.load(spool) for _ in range(min(MAX_LINKS, count - (number - 1) * MAX_LINKS))]

@@ -1,7 +1,9 @@
 """What the HTML sitemap's pages say (`output.htmlmap` writes them): plain static HTML5, no
 script and no stylesheet but a few inline rules, readable without them and on a phone.
 
-Each page has the site's name in its ``<title>`` and ``<h1>``, its language in ``<html lang>``,
+Each page has the site's name in its ``<title>`` and ``<h1>``, its language in ``<html lang>``
+(English, the language of the words it adds: "Site map of", "also in", "Page 2 of 3"; each
+title in another language carries its page's ``lang``, as the site's name does),
 its place among the pages (``rel="prev"``/``"next"`` links in the head and at the top and the
 end of the page), then the listed pages, grouped by section: the folder a page's URL is in at
 the site's root (``/docs/``; the root's own pages under the site's name, as llms.txt groups
@@ -20,6 +22,8 @@ from typing import NamedTuple
 from sitemapgen.protocol import LANGUAGE
 from sitemapgen.urls import INDEX_NAMES
 
+#: The language of the words a page of the map adds to the titles.
+LANG = "en"
 #: The most pages one HTML page links to (a page of about 200 KB).
 MAX_LINKS = 1000
 HTML_NAME = "sitemap.html"
@@ -41,7 +45,7 @@ class Link(NamedTuple):
 
     url: str
     title: str | None
-    lang: str | None  # its <html lang>, shown where it is not the map's
+    lang: str | None  # its <html lang>, given to its title where it is not the map's (`LANG`)
     date: str | None  # YYYY-MM-DD, its lastmod's date as the sitemap writes it
     others: tuple[tuple[str, str], ...]  # (hreflang, href) of its cluster's other pages
 
@@ -51,7 +55,7 @@ class Site(NamedTuple):
 
     home: str  # the base URL
     name: str
-    lang: str
+    lang: str | None  # the home page's, which the site's name is in
     pages: int  # how many HTML pages the map has
     links: int  # how many pages it lists
 
@@ -69,9 +73,14 @@ def _is_index(url: str, home: str, name: str) -> bool:
     return url == folder or (url.startswith(folder) and url[len(folder) :] in INDEX_NAMES)
 
 
+def _lang(lang: str | None) -> str:
+    """The ``lang`` attribute of words in `lang`, where it is a language and not the map's."""
+    return f' lang="{lang}"' if lang and LANGUAGE.match(lang) and lang.lower() != LANG else ""
+
+
 def _item(link: Link, site: Site) -> str:
     """A page's link, date and other languages (the inside of its ``<li>`` or heading)."""
-    lang = f' lang="{escape(link.lang)}"' if link.lang and link.lang != site.lang and LANGUAGE.match(link.lang) else ""
+    lang = _lang(link.lang) if link.title else ""
     parts = [f'<a href="{escape(link.url)}"{lang}>{escape(link.title or link.url, quote=False)}</a>']
     if link.date is not None:
         parts.append(f' <time class="m" datetime="{link.date}">{link.date}</time>')
@@ -98,6 +107,7 @@ def _nav(number: int, site: Site) -> str:
 
 def _head(number: int, site: Site) -> str:
     name = escape(site.name, quote=False)
+    named = f"<span{_lang(site.lang)}>{name}</span>" if _lang(site.lang) else name
     of = f" (page {number} of {site.pages})" if site.pages > 1 else ""
     rels = "".join(
         f'<link rel="{rel}" href="{html_name(n)}">\n'
@@ -106,10 +116,10 @@ def _head(number: int, site: Site) -> str:
     )
     count = f"{site.links:,} page{'s' if site.links != 1 else ''}"
     return (
-        f'<!DOCTYPE html>\n<html lang="{escape(site.lang)}">\n<head>\n<meta charset="utf-8">\n'
+        f'<!DOCTYPE html>\n<html lang="{LANG}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>Site map of {name}{of}</title>\n{rels}<style>{_STYLE}</style>\n</head>\n<body>\n<main>\n"
-        f'<h1>Site map of <a href="{escape(site.home)}">{name}</a></h1>\n'
+        f'<h1>Site map of <a href="{escape(site.home)}">{named}</a></h1>\n'
         f"<p>Every page of the site that search engines are asked to index: {count}.</p>\n" + _nav(number, site)
     )
 

@@ -135,6 +135,21 @@ def test_it_lists_the_pages_of_the_xml_sitemaps_by_section_with_their_titles(sit
     assert cli("check", root).code == 0
 
 
+def test_titles_in_another_language_than_the_maps_words_say_theirs(site: SiteFactory, cli: CliRunner) -> None:
+    """The map's own words are English (its <html lang>); the site's name and each title in
+    another language carry their page's language, for a screen reader to speak them so."""
+    root = site({"index.html": _page("Startseite", lang="de"), "a.html": _page("Über uns", lang="de-AT")})
+    _config(html_sitemap=True, sections=False)
+    assert cli("build", root).code == 0
+    doc = lxml_html.fromstring((root / "sitemap.html").read_bytes())
+    assert doc.get("lang") == "en"
+    assert doc.xpath("//h1/a/span/@lang") == ["de"]
+    assert [(a.text_content(), a.get("lang")) for a in doc.xpath("//main//h2/a | //main//li/a")] == [
+        ("Startseite", "de"),
+        ("Über uns", "de-AT"),
+    ]
+
+
 def test_a_big_site_gets_pages_linked_in_order(site: SiteFactory, cli: CliRunner) -> None:
     count = 2 * MAX_LINKS + 345
     root = site({f"docs/p{i:05}.html": _page(f"Doc {i}") for i in range(count)} | {"index.html": _page("Home")})
