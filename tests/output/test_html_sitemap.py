@@ -150,6 +150,7 @@ def test_titles_in_another_language_than_the_maps_words_say_theirs(site: SiteFac
     ]
 
 
+@pytest.mark.forks  # enough pages for the build to fork its workers
 def test_a_big_site_gets_pages_linked_in_order(site: SiteFactory, cli: CliRunner) -> None:
     count = 2 * MAX_LINKS + 345
     root = site({f"docs/p{i:05}.html": _page(f"Doc {i}") for i in range(count)} | {"index.html": _page("Home")})
