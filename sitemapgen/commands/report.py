@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sitemapgen.output.owned import TextFile
 from sitemapgen.output.robots import RobotsOutcome
 from sitemapgen.output.writer import WriteResult
 from sitemapgen.skips import SkipReason, plural
@@ -173,25 +174,12 @@ class BuildResult:
 
     def _html(self) -> str:
         """The HTML sitemap's pages written or kept (``html_sitemap = true``)."""
-        files = self.written.html
-        if not files:
-            return ""
-        verb = "wrote" if any(t.changed for t in files) else "kept"
-        links = plural(sum(t.urls for t in files), "page")
-        if len(files) == 1:
-            return f"; {verb} {files[0].path} (an HTML sitemap of {links})"
-        pages = plural(len(files), "HTML sitemap page")
-        return f"; {verb} {pages} of {links}, {files[0].path} .. {files[-1].path.name}"
+        links = plural(sum(t.urls for t in self.written.html), "page")
+        return _files(self.written.html, f"an HTML sitemap of {links}", "HTML sitemap page", f" of {links}")
 
     def _text(self) -> str:
         """The text sitemaps written or kept (``text_sitemap = true``)."""
-        files = self.written.text
-        if not files:
-            return ""
-        verb = "wrote" if any(t.changed for t in files) else "kept"
-        if len(files) == 1:
-            return f"; {verb} {files[0].path} (a text sitemap)"
-        return f"; {verb} {plural(len(files), 'text sitemap')}, {files[0].path} .. {files[-1].path.name}"
+        return _files(self.written.text, "a text sitemap", "text sitemap")
 
     def _llms(self) -> str:
         """llms.txt written or kept (``llms_txt = true``)."""
@@ -201,6 +189,17 @@ class BuildResult:
             f"; {'wrote' if t.changed else 'kept'} {t.path} ({plural(t.urls, 'page')} for language models{left_out})"
             for t in self.written.llms
         )
+
+
+def _files(files: tuple[TextFile, ...], one: str, each: str, after: str = "") -> str:
+    """Files beside the index written or kept: ``wrote public/sitemap.txt (a text sitemap)``, or
+    ``wrote 3 text sitemaps, public/sitemap.txt .. sitemap-3.txt``."""
+    if not files:
+        return ""
+    verb = "wrote" if any(t.changed for t in files) else "kept"
+    if len(files) == 1:
+        return f"; {verb} {files[0].path} ({one})"
+    return f"; {verb} {plural(len(files), each)}{after}, {files[0].path} .. {files[-1].path.name}"
 
 
 _ROBOTS = {

@@ -8,9 +8,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
-import multiprocessing
 import os
-import shutil
 from pathlib import Path
 
 import html5lib  # type: ignore[import-untyped]
@@ -19,15 +17,13 @@ from bs4 import BeautifulSoup
 from lxml import etree
 from lxml import html as lxml_html
 
-import sitemapgen
-from sitemapgen.config.settings import Config
 from sitemapgen.output import htmlmap
 from sitemapgen.output.htmlmap import KIND
 from sitemapgen.output.htmlpages import MAX_LINKS
-from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import error_line, head, make_tree, output_files, read_index
+from .kills import kill_everywhere, killed_build
 from .test_text import SM, _config, xml_urls
 
 RECORD = KIND.record
@@ -267,20 +263,6 @@ def test_check_says_stale_when_the_map_is_missing(site: SiteFactory, cli: CliRun
     assert f"  HTML sitemap: {root / 'sitemap.html'} is missing, or not as a build writes it" in run.out.splitlines()
 
 
-def _killed_build(docroot: Path, fault_at: int) -> int:
-    """A build in a forked child that SIGKILLs itself at its `fault_at`-th file operation (0: none)."""
-
-    def child() -> None:
-        os.environ[FAULT_ENV] = str(fault_at)
-        config = Config(docroot, BASE, max_urls_per_sitemap=4, read_heads=False, html_sitemap=True)
-        sitemapgen.build(config, on_warning=lambda _: None)
-
-    process = multiprocessing.get_context("fork").Process(target=child)
-    process.start()
-    process.join(30)
-    return process.exitcode if process.exitcode is not None else -999
-
-
 def _maps(out: Path) -> list[bytes]:
     return [page.read_bytes() for page in _map_pages(out)]
 
@@ -292,35 +274,14 @@ def test_a_run_killed_at_any_file_operation_leaves_whole_map_pages_it_can_replac
     """Killed anywhere, from a build whose map has two pages to one that needs three: each page
     there is whole, the old or the new, and the next run, which proves them ours, goes ahead."""
     monkeypatch.setattr(htmlmap, "MAX_LINKS", 4)
+    config = {"max_urls_per_sitemap": 4, "read_heads": False, "html_sitemap": True}
     saved = make_tree(tmp_path / "saved", {f"p{i}.html": _page(str(i)) for i in range(6)})
-    assert _killed_build(saved, 0) == 0
+    assert killed_build(saved, 0, **config) == 0
     old = _maps(saved)
     for name in ("a", "q", "r"):
         (saved / f"{name}.html").write_text(_page(name), encoding="utf-8")
-    reference = tmp_path / "reference"
-    shutil.copytree(saved, reference)
-    assert _killed_build(reference, 0) == 0
-    new = _maps(reference)
+    _, new, seen = kill_everywhere(tmp_path, saved, old, _maps, **config)
     assert (len(old), len(new)) == (2, 3)
-    fault_at, seen = 1, set()
-    while True:
-        root = tmp_path / f"run-{fault_at}"
-        shutil.copytree(saved, root)
-        code = _killed_build(root, fault_at)
-        assert code in (0, -9), f"fault {fault_at}: exit {code}"
-        for i, page in enumerate(_maps(root)):
-            assert page in (old[i : i + 1] + new[i : i + 1]), f"fault {fault_at}: page {i + 1}"
-            seen.add((i, page == new[i]))
-        if code == 0:
-            break
-        assert _killed_build(root, 0) == 0, f"fault {fault_at}"  # the next run proves them ours
-        assert _maps(root) == new
-        assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp") or p.name == ".sitemapgen-journal"]
-        shutil.rmtree(root)
-        fault_at += 1
-    assert _maps(root) == new
-    assert output_files(root) == output_files(reference)
-    assert fault_at > 10
     assert {(0, False), (0, True)} <= seen  # killed before sitemap.html changed, and after
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import multiprocessing
 import os
 import shutil
 from pathlib import Path
@@ -19,10 +18,10 @@ import sitemapgen
 from sitemapgen.config.settings import Config
 from sitemapgen.output import text
 from sitemapgen.output.text import RECORD_NAME, TEXT_NAME
-from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import error_line, head, html, make_tree, output_files, read_index
+from .kills import kill_everywhere, killed_build
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE_PAGE = head() + '<body><img src="/a&b.png"><img src="https://cdn.example.net/x.jpg"></body>'
@@ -257,52 +256,17 @@ def test_documents_never_list_a_text_sitemap(site: SiteFactory, cli: CliRunner) 
     assert f"{BASE}{TEXT_NAME}" not in urls
 
 
-def _killed_build(docroot: Path, fault_at: int) -> int:
-    """A build in a forked child that SIGKILLs itself at its `fault_at`-th file operation (0: none)."""
-
-    def child() -> None:
-        os.environ[FAULT_ENV] = str(fault_at)
-        config = Config(docroot, BASE, max_urls_per_sitemap=4, read_heads=False, text_sitemap=True)
-        sitemapgen.build(config, on_warning=lambda _: None)
-
-    process = multiprocessing.get_context("fork").Process(target=child)
-    process.start()
-    process.join(30)
-    return process.exitcode if process.exitcode is not None else -999
-
-
 @pytest.mark.forks  # each build a forked child, killed at a file operation
 def test_a_run_killed_at_any_file_operation_leaves_whole_text_sitemaps_it_can_replace(tmp_path: Path) -> None:
     """Killed anywhere, from a build with two text sitemaps to one that needs three: each text
     file there is whole, the old or the new, and the next run, which proves them ours, goes ahead."""
+    config = {"max_urls_per_sitemap": 4, "read_heads": False, "text_sitemap": True}
     saved = make_tree(tmp_path / "saved", {f"p{i}.html": html(str(i)) for i in range(6)})
-    assert _killed_build(saved, 0) == 0
+    assert killed_build(saved, 0, **config) == 0
     old = text_lines(saved)
     for name in ("a", "q", "r"):
         (saved / f"{name}.html").write_text(html(name), encoding="utf-8")
-    reference = tmp_path / "reference"
-    shutil.copytree(saved, reference)
-    assert _killed_build(reference, 0) == 0
-    new = text_lines(reference)
+    root, new, seen = kill_everywhere(tmp_path, saved, old, text_lines, **config)
     assert (len(old), len(new)) == (2, 3)
-    fault_at, seen = 1, set()
-    while True:
-        root = tmp_path / f"run-{fault_at}"
-        shutil.copytree(saved, root)
-        code = _killed_build(root, fault_at)
-        assert code in (0, -9), f"fault {fault_at}: exit {code}"
-        now = text_lines(root)
-        for i, file in enumerate(now):
-            assert file in (old[i : i + 1] + new[i : i + 1]), f"fault {fault_at}: {TEXT_NAME if i == 0 else i + 1}"
-            seen.add((i, file == new[i]))
-        if code == 0:
-            break
-        assert _killed_build(root, 0) == 0, f"fault {fault_at}"  # the next run proves them ours
-        assert text_lines(root) == new
-        assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp") or p.name == ".sitemapgen-journal"]
-        shutil.rmtree(root)
-        fault_at += 1
-    assert text_lines(root) == new
     assert [line for file in new for line in file] == xml_urls(root)
-    assert fault_at > 10
     assert {(0, False), (0, True)} <= seen  # killed before sitemap.txt changed, and after
