@@ -214,20 +214,6 @@ def test_turned_off_it_is_kept_one_build_then_removed_and_never_listed(site: Sit
     assert not (root / RECORD).exists()
 
 
-def test_with_it_off_the_files_are_those_of_a_build_without_it(tmp_path: Path, cli: CliRunner) -> None:
-    roots = [make_tree(tmp_path / name, SITE) for name in ("off", "unset")]
-    for root in roots:
-        for path in root.rglob("*.html"):
-            os.utime(path, (1_700_000_000, 1_700_000_000))
-    _config(html_sitemap=False, sections=False)
-    assert cli("build", roots[0]).code == 0
-    _config(sections=False)
-    assert cli("build", roots[1]).code == 0
-    assert output_files(roots[0]) == output_files(roots[1])
-    assert not (roots[0] / "sitemap.html").exists()
-    assert not (roots[0] / RECORD).exists()
-
-
 @pytest.mark.parametrize("theirs", ["someone", "edited"])
 def test_a_map_it_did_not_write_is_refused_and_nothing_is_written(
     site: SiteFactory, cli: CliRunner, theirs: str

@@ -20,7 +20,7 @@ from sitemapgen.output.llms import KIND
 from sitemapgen.protocol import LLMS_NAME
 
 from ..conftest import BASE, CliRunner, SiteFactory
-from ..helpers import error_line, head, html, make_tree, output_files
+from ..helpers import error_line, head, html, make_tree
 from .test_text import _config, xml_urls
 
 RECORD = KIND.record
@@ -155,21 +155,6 @@ def test_past_its_bound_it_lists_what_fits_and_says_how_many_it_left_out(
     ]
     cut = len(urls) - len(listed)  # the summary says it too
     assert f"({len(listed)} pages for language models; {cut} more left out, to stay under 10 MiB)" in result.summary()
-
-
-def test_with_it_off_the_files_are_those_of_a_build_without_it(tmp_path: Path, cli: CliRunner) -> None:
-    roots = [make_tree(tmp_path / name, SITE) for name in ("off", "unset")]
-    for root in roots:
-        for path in root.rglob("*.html"):
-            os.utime(path, (1_700_000_000, 1_700_000_000))
-    _config(llms_txt=False, sections=False)
-    assert cli("build", roots[0]).code == 0
-    _config(sections=False)
-    assert cli("build", roots[1]).code == 0
-    assert sorted(os.listdir(roots[0])) == sorted(os.listdir(roots[1]))
-    assert output_files(roots[0]) == output_files(roots[1])
-    assert not (roots[0] / LLMS_NAME).exists()
-    assert not (roots[0] / RECORD).exists()
 
 
 def test_turned_off_it_is_kept_one_build_then_removed(site: SiteFactory, cli: CliRunner) -> None:

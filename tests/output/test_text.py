@@ -120,21 +120,6 @@ def test_a_text_sitemap_is_cut_before_the_protocols_bytes(tmp_path: Path, monkey
     assert all(sum(len(line) + 1 for line in file) <= bound for file in lines)
 
 
-def test_with_it_off_the_files_are_those_of_a_build_without_it(tmp_path: Path, cli: CliRunner) -> None:
-    roots = [make_tree(tmp_path / name, SITE) for name in ("off", "unset")]
-    for root in roots:
-        for path in root.rglob("*.html"):
-            os.utime(path, (1_700_000_000, 1_700_000_000))
-    _config(text_sitemap=False)
-    assert cli("build", roots[0]).code == 0
-    _config()
-    assert cli("build", roots[1]).code == 0
-    assert sorted(os.listdir(roots[0])) == sorted(os.listdir(roots[1]))
-    assert output_files(roots[0]) == output_files(roots[1])
-    assert not (roots[0] / TEXT_NAME).exists()
-    assert not (roots[0] / RECORD_NAME).exists()
-
-
 def test_turned_off_each_file_is_kept_one_build_then_removed(site: SiteFactory, cli: CliRunner) -> None:
     root = site(SITE)
     _config(text_sitemap=True, max_urls_per_sitemap=5)
