@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint actionlint typecheck unit slow bench bench-verify clean hosts browser
+.PHONY: demo test lint actionlint typecheck unit slow bench bench-verify clean hosts browser checkers
 N ?= 200000
 
 # Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
@@ -42,9 +42,9 @@ hosts: $(STAMP)
 HOSTS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory hosts; \
 	else echo "hosts: not installed (they need node and npm): test_hosts.py skips the live servers"; fi
 
-# Debian's Chromium, for the slow tests that open stylesheet = true's view in a real browser
-# (tests/output/test_stylesheet_browser.py): installed with apt-get where it is missing and this
-# runs as root; elsewhere those tests skip, saying why.
+# Debian's Chromium, for the slow tests that open stylesheet = true's view and the HTML sitemap in
+# a real browser (tests/output/test_*_browser.py): installed with apt-get where it is missing and
+# this runs as root; elsewhere those tests skip, saying why.
 browser:
 	@if command -v chromium >/dev/null; then :; \
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
@@ -52,6 +52,13 @@ browser:
 		apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; } \
 		|| echo "browser: apt-get could not install chromium: the browser tests skip"; \
 	else echo "browser: chromium not installed (apt-get install chromium, as root): the browser tests skip"; fi
+
+# The checkers of what a person sees (axe-core, run in Chromium, and the Nu HTML checker's
+# vnu.jar, run with java), pinned, from npm into .hosts/checkers (tests/browser.py; about 35 MB).
+checkers: $(STAMP)
+	$(BIN)/python -m tests.browser install
+CHECKERS_IF_NODE = if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory checkers; \
+	else echo "checkers: not installed (they need node and npm): the tests that run them skip"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -97,10 +104,12 @@ unit: $(STAMP)
 	rm -rf $$tmp; exit $$rc
 
 ## The slow end-to-end cases (a real tree of 120,000 pages; each host's server on every variant of
-## the host test site; the stylesheet's view in Chromium), which make test leaves out.
+## the host test site; the stylesheet's view and the HTML sitemap in Chromium, with axe-core and the
+## Nu HTML checker), which make test leaves out.
 slow: $(STAMP)
 	@$(HOSTS_IF_NODE)
 	@$(MAKE) --no-print-directory browser
+	@$(CHECKERS_IF_NODE)
 	@tmp=$$(mktemp -d); $(BIN)/python -m pytest -q -m slow --basetemp=$$tmp/t; rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## Timing against find on generated sites: make bench, or make bench N=1000000; with

@@ -94,16 +94,22 @@ def install(hosts: list[str]) -> None:
             continue
         packages = [*server.packages, *([NODE22] if server.node22 else [])]
         print(f"hosts: installing {host}'s local server: {' '.join(packages)}", flush=True)
-        server.prefix.mkdir(parents=True, exist_ok=True)
-        manifest = {"name": f"sitemapgen-{host}-server", "private": True, "overrides": dict(server.overrides)}
-        (server.prefix / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
-        npm = ["npm", "install", "--prefix", str(server.prefix), "--no-audit", "--no-fund", "--silent"]
-        for attempt in (1, 2):  # a registry's hiccup is worth one more try, not a red run
-            if subprocess.run([*npm, *packages], check=False).returncode == 0:
-                break
-            if attempt == 2:
-                sys.exit(f"hosts: npm could not install {host}'s local server ({' '.join(packages)})")
+        npm_install(server.prefix, f"sitemapgen-{host}-server", packages, dict(server.overrides))
         server.stamp.touch()
+
+
+def npm_install(prefix: Path, name: str, packages: list[str], overrides: dict[str, str] | None = None) -> None:
+    """`packages` (npm specs, pinned) into `prefix`, a package of its own called `name`; the
+    process exits saying so where npm cannot."""
+    prefix.mkdir(parents=True, exist_ok=True)
+    manifest = {"name": name, "private": True, "overrides": overrides or {}}
+    (prefix / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    npm = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--silent"]
+    for attempt in (1, 2):  # a registry's hiccup is worth one more try, not a red run
+        if subprocess.run([*npm, *packages], check=False).returncode == 0:
+            break
+        if attempt == 2:
+            sys.exit(f"npm could not install {' '.join(packages)} into {prefix}")
 
 
 def free_ports() -> list[int]:
