@@ -32,7 +32,7 @@ FLAGS = (
     "--disable-component-update",
     "--disable-sync",
 )
-#: XSLT turned off, as Chrome 155 ships: the feature behind chrome://flags/#xslt ("Toggles
+#: XSLT turned off, as Chrome 155 ships: the feature "XSLT" (its flag says "Toggles
 #: whether or not XSLT is supported by the browser"), on in Debian's Chromium 150.
 NO_XSLT = "--disable-features=XSLT"
 

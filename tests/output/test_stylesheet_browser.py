@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from lxml import html as lxml_html
 
-from ..browser import CHROMIUM, chromium, near, pixels, unavailable
+from ..browser import CHROMIUM, NO_XSLT, chromium, near, pixels, unavailable
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import head, html, published, read_index
 
@@ -127,3 +127,39 @@ def test_served_as_a_download_a_gzipped_sitemap_shows_no_page(
         # A download never finishes loading a page: stopped after 5 s, the page is empty.
         assert _table(chromium(tmp_path, "--timeout=5000", "--dump-dom", served + chunk)) == []
     assert (tmp_path / "home" / "Downloads" / chunk).read_bytes() == (root / chunk).read_bytes()
+
+
+def test_with_xslt_off_as_chrome_155_ships_the_index_shows_as_xml(
+    tmp_path: Path, site: SiteFactory, cli: CliRunner
+) -> None:
+    """What the docs say a person sees in Chrome 155 and later: XSLT off (`NO_XSLT`, the feature
+    Chrome 155 ships disabled), the index is Chromium's XML tree, under its line saying the page
+    uses XSLT, which the browser does not support: no table. The same run with another feature
+    off still draws the table, and the flag takes XSLTProcessor away from scripts as well."""
+    root = site(SITE)
+    Path("sitemapgen.toml").write_text(f'base_url = "{BASE}"\nstylesheet = true\n', encoding="utf-8")
+    assert cli("build", root).code == 0
+    index = read_index(root / "sitemap.xml")
+    probe = "data:text/html,<title>x</title><script>document.title = typeof XSLTProcessor</script>"
+    with _server(root, encoded=True) as served:
+        off = lxml_html.fromstring(chromium(tmp_path, NO_XSLT, "--dump-dom", served + "sitemap.xml"))
+        on = chromium(tmp_path, "--disable-features=NoSuchFeature", "--dump-dom", served + "sitemap.xml")
+    assert len(_table(on)) == len(index)
+    assert off.xpath("//table") == []
+    assert [" ".join(off.xpath("string(//div[@class='header']/span)").split())] == [
+        "This document cannot be formatted as intended. It uses XSLT, which the browser does not support."
+        " You might be able to install a browser extension that allows you to view it."
+    ]
+    lines = [" ".join(line.text_content().split()) for line in off.find_class("line")]
+    assert lines == [
+        '<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>',
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+        *(
+            line
+            for loc, lastmod in index
+            for line in ("<sitemap>", f"<loc>{loc}</loc>", f"<lastmod>{lastmod}</lastmod>", "</sitemap>")
+        ),
+        "</sitemapindex>",
+    ]
+    assert lxml_html.fromstring(chromium(tmp_path, NO_XSLT, "--dump-dom", probe)).findtext(".//title") == "undefined"
+    assert lxml_html.fromstring(chromium(tmp_path, "--dump-dom", probe)).findtext(".//title") == "function"
