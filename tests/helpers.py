@@ -12,6 +12,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 import zlib
 from collections.abc import Iterator, Mapping
@@ -20,6 +21,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+import bs4
 from lxml import etree
 
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
@@ -349,3 +351,67 @@ def indexnow_endpoint(*answers: tuple[int, dict[str, str]]) -> Iterator[Endpoint
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+#: Titles as authors write them (entities, markup-like text, non-ASCII, runs of white space,
+#: quotes, right-to-left text, too long), each made unique with `{i}`.
+AWKWARD_TITLES = (
+    "Caf&eacute; &amp; cr&egrave;me no. {i}",
+    "&lt;script&gt;alert({i})&lt;/script&gt; is text",
+    "  Tabs\tand\n\n  newlines   {i}  ",
+    "&quot;Quoted&quot; &#39;single&#39; &#x1F600; {i}",
+    "日本語のページ {i}",
+    "مرحبا بالعالم {i}",
+    "Non&nbsp;breaking&#160;spaces {i}",
+    "A long title {i} " + "that goes on and on " * 12,
+)
+
+
+def title_page(title: str | None, *, lang: str | None = None, links: str = "") -> str:
+    """A page with `title` as its head says it (None: no ``<title>``) and `lang` on its html."""
+    at = f' lang="{lang}"' if lang else ""
+    said = "" if title is None else f"<title>{title}</title>"
+    return f"<!DOCTYPE html><html{at}><head><meta charset=utf-8>{said}{links}</head><body>page</body></html>\n"
+
+
+def labelled_site(per_section: int) -> dict[str, str]:
+    """A site whose pages all differ in title: a home page (lang en), a section with an index
+    page (docs/) and one without (blog/), `per_section` pages in each, an hreflang cluster in
+    intl/ (en, fr, ja, and x-default), and a page with no title, one with an empty title and one
+    with a non-ASCII name."""
+    cluster = "".join(
+        f'<link rel="alternate" hreflang="{lang}" href="https://example.com/intl/{page}.html">'
+        for lang, page in (("en", "en"), ("fr", "fr"), ("ja", "ja"), ("x-default", "en"))
+    )
+    files = {
+        "index.html": title_page("Home &amp; Garden &mdash; Caf&eacute;", lang="en"),
+        "docs/index.html": title_page("Documentation &lt;all of it&gt;", lang="en"),
+        "docs/café.html": title_page("Caf&eacute;, named in UTF-8", lang="en"),
+        "docs/untitled.html": title_page(None, lang="en"),
+        "docs/empty-title.html": title_page(" \n ", lang="en"),
+        "intl/en.html": title_page("In English", lang="en", links=cluster),
+        "intl/fr.html": title_page("En fran&ccedil;ais", lang="fr", links=cluster),
+        "intl/ja.html": title_page("日本語で", lang="ja", links=cluster),
+        "about.html": title_page("About &amp; contact", lang="en"),
+    }
+    for i in range(per_section):
+        awkward = AWKWARD_TITLES[i % len(AWKWARD_TITLES)].format(i=i)
+        files[f"docs/guide-{i:04}.html"] = title_page(awkward, lang="en")
+        files[f"blog/post-{i:04}.html"] = title_page(f"Post: {awkward}")
+    return files
+
+
+def file_of(root: Path, url: str, base_url: str) -> Path:
+    """The file under `root` that answers `url` (a folder's URL: its index.html)."""
+    rel = urllib.parse.unquote(url.removeprefix(base_url))
+    return root / (rel + "index.html" if rel == "" or rel.endswith("/") else rel)
+
+
+def shown_title(path: Path, url: str) -> str:
+    """What a listing of the page at `path` shows for it: its ``<title>`` as beautifulsoup4 reads
+    it, white space collapsed and cut at 200 characters with "…" (issue 41); `url` where it has none."""
+    soup = bs4.BeautifulSoup(path.read_bytes(), "html.parser")
+    text = " ".join(soup.title.get_text().split()) if soup.title else ""
+    if not text:
+        return url
+    return text if len(text) <= 200 else text[:199].rstrip() + "\u2026"
