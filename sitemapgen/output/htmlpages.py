@@ -93,7 +93,9 @@ def _item(link: Link, site: Site) -> str:
     return "".join(parts)
 
 
-def _nav(number: int, site: Site) -> str:
+def _nav(number: int, site: Site, where: str) -> str:
+    """The links to the previous and the next page, at the page's top or end (`where`): each nav
+    a name of its own, for a screen reader's list of landmarks."""
     if site.pages == 1:
         return ""
     links = []
@@ -102,7 +104,7 @@ def _nav(number: int, site: Site) -> str:
     links.append(f"Page {number} of {site.pages}")
     if number < site.pages:
         links.append(f'<a href="{html_name(number + 1)}" rel="next">Next page</a>')
-    return f'<nav aria-label="Pages of the site map">{" · ".join(links)}</nav>\n'
+    return f'<nav aria-label="Pages of the site map, {where}">{" · ".join(links)}</nav>\n'
 
 
 def _head(number: int, site: Site) -> str:
@@ -120,7 +122,7 @@ def _head(number: int, site: Site) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>Site map of {name}{of}</title>\n{rels}<style>{_STYLE}</style>\n</head>\n<body>\n<main>\n"
         f'<h1>Site map of <a href="{escape(site.home)}">{named}</a></h1>\n'
-        f"<p>Every page of the site that search engines are asked to index: {count}.</p>\n" + _nav(number, site)
+        f"<p>Every page of the site that search engines are asked to index: {count}.</p>\n" + _nav(number, site, "top")
     )
 
 
@@ -147,4 +149,4 @@ def page(number: int, links: Iterable[Link], site: Site, *, continued: str | Non
         yield f"<li>{_item(link, site)}</li>\n"
     if current is not None:
         yield "</ul>\n</section>\n" if listing else "</section>\n"
-    yield _nav(number, site) + "</main>\n</body>\n</html>\n"
+    yield _nav(number, site, "end") + "</main>\n</body>\n</html>\n"

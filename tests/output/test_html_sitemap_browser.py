@@ -30,14 +30,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(unavailable("chromium"))
 PER_SECTION = 1250  # docs/ and blog/: 2,500 pages and a few, a map of three pages
 MAP_PAGE = re.compile(r"sitemap(-[0-9]+)?\.html")
 LINK = (0x0B, 0x57, 0xD0)  # a link's colour, from htmlpages' inline CSS
-#: What axe-core finds on the map today, reported to the owner of sitemapgen/output/htmlpages.py
-#: and not fixed here: the test fails on any other violation, and passes once this one is gone.
-KNOWN = "landmark-unique"
-KNOWN_WHY = (
-    "a map of 2+ pages has two <nav aria-label='Pages of the site map'> a page (htmlpages._nav, at"
-    " its top and its end): two navigation landmarks of the same name, which a screen reader's list"
-    " of landmarks cannot tell apart; each needs a name of its own"
-)
 TOP = Path(__file__).resolve().parent.parent.parent
 DOCS_IMAGE = TOP / "docs" / "images" / "html-sitemap.png"
 
@@ -164,8 +156,6 @@ def test_axe_core_finds_no_violation_on_any_page_of_the_map(tmp_path: Path, buil
         name: [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]]) for v in result["violations"]]
         for name, result in results.items()
     }
-    if {name: [v[0] for v in found] for name, found in violations.items()} == dict.fromkeys(results, [KNOWN]):
-        pytest.xfail(f"axe-core {KNOWN} on every page, and nothing else: {KNOWN_WHY}")
     assert violations == {name: [] for name in results}
 
 
