@@ -274,14 +274,20 @@ def test_llms_txt_gives_each_real_page_the_title_and_description_bs4_reads(
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_the_html_sitemap_links_each_real_page_by_the_title_bs4_reads(tmp_path: Path, name: str) -> None:
-    """Each real generator's site gets sitemap.html linking exactly its XML sitemaps' pages (but
-    itself, which they list), each by the title beautifulsoup4 reads in its file, in their order."""
+def test_the_three_outputs_list_each_real_page_as_the_xml_sitemaps_do(tmp_path: Path, name: str) -> None:
+    """Each real generator's site, with all three outputs on: sitemap.html links exactly its XML
+    sitemaps' pages (but itself, which they list), each by the title beautifulsoup4 reads in its
+    file, in their order; sitemap.txt is their URLs; llms.txt lists them all, the map by its title."""
     root = tmp_path / name
     shutil.copytree(REALSITES / name / "site", root)
-    sitemapgen.build(Config(docroot=root, base_url=BASE, html_sitemap=True), on_warning=lambda _: None)
+    config = Config(docroot=root, base_url=BASE, html_sitemap=True, text_sitemap=True, llms_txt=True)
+    sitemapgen.build(config, on_warning=lambda _: None)
     urls = [u.loc for u in published(root, BASE)]
     assert urls[-1] == BASE + "sitemap.html"
+    assert (root / "sitemap.txt").read_text(encoding="utf-8").splitlines() == urls
+    read = parse_llms((root / "llms.txt").read_text(encoding="utf-8"))
+    assert sorted(url for _, url, _ in read.pages) == sorted(urls)
+    assert (f"Site map of {read.name}", BASE + "sitemap.html", None) in read.pages
     doc = lxml_html.fromstring((root / "sitemap.html").read_bytes())
     links = [(a.get("href"), a.text_content()) for a in doc.xpath("//li/a[not(@hreflang)] | //h2/a[not(@hreflang)]")]
     assert [url for url, _ in links] == urls[:-1]
