@@ -127,6 +127,11 @@ def _utc_text(value: datetime, date_only: bool) -> str:
     return f"{day}T{two[value.hour]}:{two[value.minute]}:{two[value.second]}+00:00"
 
 
+#: A page's title, description and language, as head reading gives them (each may be None), for
+#: the outputs that show them (llms.txt, the HTML sitemap).
+Labels = tuple[str | None, str | None, str | None]
+
+
 class Row(NamedTuple):
     """An entry ready to write: its ``<url>`` element, and what the writer needs beside it.
 
@@ -140,6 +145,9 @@ class Row(NamedTuple):
     lastmod_key: float | None  # lastmod as POSIX time
     lastmod_text: str | None  # lastmod as written
     section: str
+    #: What the outputs beside the index show of the page, where one asks (`Config.wants_labels`):
+    #: carried with the row, so that they go where it goes (through the hreflang spool), no further.
+    labels: Labels | None
 
     def __reduce__(self) -> tuple[Callable[..., Row], tuple[type[Row], tuple[object, ...]]]:
         return tuple.__new__, (Row, tuple(self))
@@ -168,14 +176,15 @@ def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = No
     return "".join(parts).encode("utf-8")
 
 
-def row_of(entry: Entry, fmt: LastmodFormat) -> Row:
-    """The `Row` for an `Entry`. Made for every listed page, so by a C call (`tuple.__new__`, as
-    `Row.__reduce__`), not the NamedTuple's Python constructor."""
+def row_of(entry: Entry, fmt: LastmodFormat, labels: Labels | None = None) -> Row:
+    """The `Row` for an `Entry` (and its page's `labels`). Made for every listed page, so by a C
+    call (`tuple.__new__`, as `Row.__reduce__`), not the NamedTuple's Python constructor."""
     lastmod = entry.lastmod
     if lastmod is None:
-        return tuple.__new__(Row, (entry.loc, format_entry(entry, fmt), None, None, entry.section))
+        return tuple.__new__(Row, (entry.loc, format_entry(entry, fmt), None, None, entry.section, labels))
     if lastmod.tzinfo is UTC:
         text = _utc_text(lastmod, fmt is LastmodFormat.DATE)
     else:
         text = format_lastmod(lastmod, fmt)
-    return tuple.__new__(Row, (entry.loc, format_entry(entry, fmt, text), lastmod.timestamp(), text, entry.section))
+    xml = format_entry(entry, fmt, text)
+    return tuple.__new__(Row, (entry.loc, xml, lastmod.timestamp(), text, entry.section, labels))

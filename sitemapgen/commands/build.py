@@ -40,7 +40,6 @@ from sitemapgen.skips import Skip, SkipReason, skip_warning
 if TYPE_CHECKING:
     from sitemapgen.deploy.include import Included
     from sitemapgen.entry import Row
-    from sitemapgen.pipeline.decide import Labels
 
 logger = logging.getLogger("sitemapgen")
 
@@ -156,34 +155,16 @@ class _Run:
     dry_run: bool
 
 
-def _page_rows(
-    run: _Run,
-    skip: Callable[[Skip], None],
-    on_progress: Callable[[int], None] | None,
-    labelled: Labelled | None,
-    html: HtmlSitemap,
-) -> Iterator[Row]:
-    """The pipeline's rows, each page dated by its content told to the deploy memory's manifest and
-    each listed page's title, description and language to `labelled` (llms.txt) and `html`."""
+def _page_rows(run: _Run, skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None) -> Iterator[Row]:
+    """The pipeline's rows, each page dated by its content told to the deploy memory's manifest."""
     manifest = run.memory.manifest
-    on_dated = manifest.add if manifest is not None else None
-    on_labels: list[Callable[[str, Labels | None], None]] = [labelled.add] if labelled is not None else []
-    if html.on:
-        on_labels.append(html.label)
-    if len(on_labels) < 2:
-        return run.pipeline.rows(skip, on_progress, on_dated, on_labels[0] if on_labels else None)
-
-    def both(loc: str, labels: Labels | None) -> None:
-        for hear in on_labels:
-            hear(loc, labels)
-
-    return run.pipeline.rows(skip, on_progress, on_dated, both)
+    return run.pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)
 
 
-def _html_sitemap(run: _Run, skip: Callable[[Skip], None], warn: Warn, labelled: Labelled | None) -> HtmlSitemap:
+def _html_sitemap(run: _Run, skip: Callable[[Skip], None], warn: Warn) -> HtmlSitemap:
     """The build's HTML sitemap (off, but for the files of an earlier one, unless `html_sitemap`),
     its pages decided as the site's pages are; the walk told which files of the published output
-    are an earlier map's, proved ours, to pass over. llms.txt hears its pages' labels."""
+    are an earlier map's, proved ours, to pass over."""
     config, pipeline = run.config, run.pipeline
 
     def decide(name: str, path: Path) -> Row | None:
@@ -193,9 +174,6 @@ def _html_sitemap(run: _Run, skip: Callable[[Skip], None], warn: Warn, labelled:
         if outcome.skip is not None:
             skip(outcome.skip)
             return None
-        assert outcome.row is not None
-        if labelled is not None:
-            labelled.add(outcome.row.loc, outcome.labels)
         return outcome.row
 
     html = HtmlSitemap.prepare(
@@ -228,8 +206,8 @@ def _write(
         memory.left_out(item)
 
     labelled = Labelled(config.base_url) if config.llms_txt else None
-    html = _html_sitemap(run, skip, warn, labelled)
-    rows = _page_rows(run, skip, on_progress, labelled, html)
+    html = _html_sitemap(run, skip, warn)
+    rows = _page_rows(run, skip, on_progress)
     if config.read_heads and config.hreflang:
         rows = reciprocity.filter(rows)
     rows = memory.remembered(rows, included)

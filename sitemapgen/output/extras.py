@@ -47,10 +47,13 @@ class Extras:
         )
 
     def around(self, rows: Iterable[Row], journal: Journal, faults: Faults) -> Iterable[Row]:
-        """The rows to write: `rows`, and where the HTML sitemap is on, its own after them."""
-        if self.html is None or not self.html.on:
-            return rows
-        return self.html.around(rows, journal, faults)
+        """The rows to write: `rows`, and where the HTML sitemap is on, its own after them; their
+        labels heard on the way for llms.txt, where it is on."""
+        if self.html is not None and self.html.on:
+            rows = self.html.around(rows, journal, faults)
+        if self.llms.labelled is not None:
+            rows = self.llms.labelled.heard(rows)
+        return rows
 
     def abort(self) -> None:
         """The build failed: what was written for it goes."""

@@ -6,8 +6,8 @@ page shows).
 It lists the rows the writer writes, in their order: each row passes through `HtmlSitemap.around`
 on its way to the chunks, and its link (URL, title, language, date, the other languages of its
 cluster) goes to a spool, an unnamed temporary file, so memory holds one page of links, never
-the site. The titles come from the head reading that decided the page (`label`, in the main
-process, a row's labels arriving just before it). Once the last row has passed, the pages are
+the site. The titles come from the head reading that decided the page, in the workers, carried
+by each row (`Row.labels`). Once the last row has passed, the pages are
 written under temporary names the journal knows, each dated by the newest lastmod among the
 pages it lists (its mtime, so a rebuild of the same site gives the same dates and bytes), and then
 decided as any page of the site is (`Decide`: exclude, robots.txt, the host's URL form, the rules
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from sitemapgen.entry import Row
+from sitemapgen.entry import Labels, Row
 from sitemapgen.output.htmlpages import HTML_NAME, MAX_LINKS, Link, Site, html_name, page, section
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.owned import Kind, OwnedFiles, TextFile, Writing
@@ -54,8 +54,7 @@ KIND = Kind(
 #: A page of the map decided as a page of the site: its name and where it is written now, to its
 #: row (None: left out, the caller said why).
 Decide = Callable[[str, Path], Row | None]
-#: A title, a description and a language, as head reading gives them.
-Labels = tuple[str | None, str | None, str | None]
+_NONE: Labels = (None, None, None)
 _ALTERNATE = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
 
 
@@ -76,7 +75,6 @@ class HtmlSitemap:
     decide: Decide
     site_name: str | None
     home: str
-    pending: dict[str, Labels | None] = field(default_factory=dict)  # labels of rows yet to pass
     home_labels: Labels = (None, None, None)
     written: list[Writing] = field(default_factory=list)
 
@@ -103,22 +101,20 @@ class HtmlSitemap:
             if file_digest(self.owned.out / name) in record.digests(name)
         ]
 
-    def label(self, loc: str, labels: Labels | None) -> None:
-        """A listed page's labels, just before its row passes."""
-        self.pending[loc] = labels
-        if loc == self.home or (loc.startswith(self.home) and loc[len(self.home) :] in INDEX_NAMES):
-            self.home_labels = labels or (None, None, None)
-
     def around(self, rows: Iterable[Row], journal: Journal, faults: Faults) -> Iterator[Row]:
         """`rows`, each seen on its way; then the rows of the map's own pages, written now (only
         where `on`: a build without the map does not pass its rows through here)."""
         newest: list[tuple[float, str] | None] = []  # each page's newest lastmod (key, text)
         count = 0
         with tempfile.TemporaryFile() as spool:
+            home = self.home
             for row in rows:
-                labels = self.pending.pop(row.loc, None) or (None, None, None)
+                labels = row.labels or _NONE
+                loc = row.loc
+                if loc == home or (loc.startswith(home) and loc[len(home) :] in INDEX_NAMES):
+                    self.home_labels = labels
                 text = row.lastmod_text
-                pickle.dump(Link(row.loc, labels[0], labels[2], text[:10] if text else None, _others(row)), spool)
+                pickle.dump(Link(loc, labels[0], labels[2], text[:10] if text else None, _others(row)), spool)
                 if count % MAX_LINKS == 0:
                     newest.append(None)
                 if row.lastmod_key is not None and text is not None:
@@ -127,7 +123,6 @@ class HtmlSitemap:
                         newest[-1] = (row.lastmod_key, text)
                 count += 1
                 yield row
-            self.pending.clear()
             if count:
                 self._write(spool, count, journal, faults)
         yield from self._own_rows(newest)

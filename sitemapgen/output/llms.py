@@ -7,7 +7,7 @@ only where the page has a description; its URL where it has no title).
 It lists exactly the pages of the XML sitemaps, in their order, grouped by folder: written, as
 ``sitemap.txt`` is, from the chunks read back once they are in place, each URL given the title
 and description that head reading found for it in the workers (`Labelled`, filled as the rows
-stream by, in the main process). It stays under `MAX_LLMS_BYTES` (10 MiB): a site too large for
+pass on their way to the writer, `Labelled.heard`). It stays under `MAX_LLMS_BYTES` (10 MiB): a site too large for
 that gets the pages that fit, and a line saying how many were left out and where every page is
 listed (``sitemap.txt`` with ``text_sitemap = true``, else the index). What it holds in memory
 is bounded the same way.
@@ -19,12 +19,13 @@ refused over a file someone else wrote, is `output.owned`'s, with a record of it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
 from sitemapgen._types import Warn
+from sitemapgen.entry import Labels, Row
 from sitemapgen.output.outdir import Journal
 from sitemapgen.output.owned import Kind, OwnedFiles, TextFile
 from sitemapgen.output.text import TEXT_NAME, locs
@@ -44,8 +45,6 @@ KIND = Kind(
     "llms_txt",
     "an llms.txt",
 )
-#: A page's title, description and language (each may be None).
-Labels = tuple[str | None, str | None, str | None]
 _NONE: Labels = (None, None, None)
 
 
@@ -61,6 +60,12 @@ class Labelled:
     #: The home page's (listed at the base URL, or at its index file's: Sphinx's canonical
     #: ``/index.html``), whose title and description head the file.
     home_labels: Labels = _NONE
+
+    def heard(self, rows: Iterable[Row]) -> Iterator[Row]:
+        """`rows`, each page's labels kept on its way (`add`)."""
+        for row in rows:
+            self.add(row.loc, row.labels)
+            yield row
 
     def add(self, loc: str, labels: Labels | None) -> None:
         labels = labels or _NONE

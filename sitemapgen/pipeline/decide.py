@@ -29,7 +29,7 @@ import pathspec
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
-from sitemapgen.entry import Alternate, Entry, Row, entry_room, row_of
+from sitemapgen.entry import Alternate, Entry, Labels, Row, entry_room, row_of
 from sitemapgen.lastmod.chain import LastmodChain
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import read_head
@@ -51,11 +51,6 @@ if TYPE_CHECKING:
 
 #: Says something of a listed page that the build counts and says once (`NoteKind`, example).
 Note = Callable[[NoteKind, str], None]
-
-
-#: A page's title, description and language, as head reading gives them (`HeadFacts.title`,
-#: `.description`, `.lang`).
-Labels = tuple[str | None, str | None, str | None]
 
 
 class Outcome(NamedTuple):
@@ -199,7 +194,7 @@ class Decider:
         labels = (head.title, head.description, head.lang) if self.labelled and head is not None else None
         if key is not None:
             return Outcome(relpath, entry, None, None, source, tuple(warnings), key, tuple(notes), labels)
-        row = row_of(entry, self.config.lastmod_format)
+        row = row_of(entry, self.config.lastmod_format, labels)
         if warnings or detail:
             return Outcome(relpath, entry, row, None, source, tuple(warnings), None, tuple(notes), labels)
         return _new(Outcome, (relpath, None, row, None, source, (), None, tuple(notes), labels))  # C, as _unpack
@@ -383,7 +378,7 @@ class Decider:
             assert outcome.lastmod_source is not None
             lastmod = self.lastmod.finish(outcome.lastmod_source, entry.loc, outcome.key)
             entry = dataclasses.replace(entry, lastmod=lastmod)
-            row = row_of(entry, self.config.lastmod_format)
+            row = row_of(entry, self.config.lastmod_format, outcome.labels)
             outcome = outcome._replace(entry=entry, row=row)  # the key stays: the manifest records it
         if row is not None and len(row.xml) > self.room:
             return self._too_large(outcome.relpath, len(row.xml), outcome.warnings)

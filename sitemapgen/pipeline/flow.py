@@ -23,7 +23,7 @@ from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Page, Walk
-from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Labels, Outcome
+from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Outcome
 from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
 from sitemapgen.skips import Skip
@@ -154,13 +154,10 @@ class Pipeline:
         on_skip: Callable[[Skip], None],
         on_progress: Progress | None = None,
         on_dated: Dated | None = None,
-        on_labels: Callable[[str, Labels | None], None] | None = None,
     ) -> Iterator[Row]:
-        """The rows to write, in walk order (what `build` writes). Warnings go to `warn`.
-
-        `on_dated` hears each page dated by its content: URL, fingerprint, lastmod; `on_labels`
-        each listed page's URL and its title and description (read where `Config.wants_labels`).
-        """
+        """The rows to write, in walk order (what `build` writes), each with its page's labels where
+        `Config.wants_labels`. Warnings go to `warn`; `on_dated` hears each page dated by its
+        content: URL, fingerprint, lastmod."""
         warn = self.warn
         for outcome in self._events(detail=False, on_progress=on_progress):
             for message in outcome.warnings:
@@ -174,8 +171,6 @@ class Pipeline:
                 lastmod = outcome.entry.lastmod
                 assert lastmod is not None
                 on_dated(row.loc, outcome.key, lastmod.isoformat(timespec="seconds"))
-            if on_labels is not None:
-                on_labels(row.loc, outcome.labels)
             yield row
 
     def outcomes(self, targets: Collection[str] | None = None) -> Iterator[Outcome]:

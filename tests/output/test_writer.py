@@ -63,7 +63,7 @@ def test_utc_lastmods_are_written_as_isoformat_writes_them(moment: datetime, war
         entry_module._DAYS.clear()
     assert format_lastmod(moment, LastmodFormat.DATETIME) == moment.isoformat(timespec="seconds")
     assert format_lastmod(moment, LastmodFormat.DATE) == moment.date().isoformat()
-    _, xml, key, text, _ = row_of(Entry(BASE, moment), LastmodFormat.DATETIME)
+    _, xml, key, text, _, _ = row_of(Entry(BASE, moment), LastmodFormat.DATETIME)
     assert (key, text) == (moment.timestamp(), moment.isoformat(timespec="seconds"))
     assert f"<lastmod>{text}</lastmod>".encode() in xml
 

@@ -122,7 +122,7 @@ def test_a_row_loses_only_its_unreturned_links_whether_they_are_side_by_side_or_
 
     def row(loc: str, *hrefs: str) -> Row:
         links = between.join(f'<xhtml:link rel="alternate" hreflang="x{i}" href="{h}"/>' for i, h in enumerate(hrefs))
-        return Row(loc, f"<url><loc>{loc}</loc>{links}</url>\n".encode(), None, None, "")
+        return Row(loc, f"<url><loc>{loc}</loc>{links}</url>\n".encode(), None, None, "", None)
 
     a, b, c = BASE + "a", BASE + "b", BASE + "c"
     stage = Reciprocity(BASE)
@@ -144,7 +144,7 @@ def test_a_row_names_the_listed_form_whether_its_links_are_side_by_side_or_not(t
 
     def row(loc: str, *hrefs: str) -> Row:
         links = between.join(f'<xhtml:link rel="alternate" hreflang="x{i}" href="{h}"/>' for i, h in enumerate(hrefs))
-        return Row(loc, f"<url><loc>{loc}</loc>{links}</url>\n".encode(), None, None, "")
+        return Row(loc, f"<url><loc>{loc}</loc>{links}</url>\n".encode(), None, None, "", None)
 
     root = make_tree(tmp_path / "site", {"a.html": _page("en"), "b/index.html": _page("de")})
     a, b = BASE + "a.html", BASE + "b/"
