@@ -59,6 +59,8 @@ class Extras:
         """The build failed: what was written for it goes."""
         if self.html is not None:
             self.html.abort()
+        if self.llms.labelled is not None:
+            self.llms.labelled.close()
 
     def publish(self, chunks: Sequence[Path], journal: Journal, faults: Faults) -> None:
         """Write each from `chunks` (every sitemap file of ours, in the index's order) and rename

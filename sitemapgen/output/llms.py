@@ -19,6 +19,7 @@ refused over a file someone else wrote, is `output.owned`'s, with a record of it
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ from sitemapgen.util.faults import Faults
 
 #: The most bytes llms.txt may have: past them, pages are left out (and it says so).
 MAX_LLMS_BYTES = 10 * 1_048_576
+#: Lines put in the table at once.
+_BATCH = 1_000
 #: What the line saying pages were left out may take, kept free under the bound.
 _NOTE_ROOM = 512
 KIND = Kind(
@@ -50,11 +53,13 @@ _NONE: Labels = (None, None, None)
 
 @dataclass(slots=True)
 class Labelled:
-    """The title and description of each listed page, by URL, as the rows stream by (`add`), at
-    most about `MAX_LLMS_BYTES` of them (then `full`: the rest are left out of llms.txt)."""
+    """Each listed page's line, by URL, as the rows stream by (`add`), at most about
+    `MAX_LLMS_BYTES` of them (then `full`: the rest are left out of llms.txt): in a private
+    temporary database on disk, not in memory, until the chunks say their order (`line`)."""
 
     home: str  # the base URL
-    labels: dict[str, Labels] = field(default_factory=dict)
+    db: sqlite3.Connection = field(default_factory=lambda: _lines_table(sqlite3.connect("")))
+    pending: list[tuple[str, str]] = field(default_factory=list)  # lines not yet in the table
     size: int = 0
     full: bool = False
     #: The home page's (listed at the base URL, or at its index file's: Sphinx's canonical
@@ -73,9 +78,31 @@ class Labelled:
             self.home_labels = labels
         if self.full:
             return
-        self.labels[loc] = labels
-        self.size += len(loc) + sum(len(text) for text in labels[:2] if text is not None) + 8
+        line = page_line(loc, labels)
+        self.pending.append((loc, line))
+        if len(self.pending) >= _BATCH:
+            self._flush()
+        self.size += len(line)
         self.full = self.size > MAX_LLMS_BYTES
+
+    def _flush(self) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?)", self.pending)
+        self.pending.clear()
+
+    def line(self, loc: str) -> str | None:
+        """The page's line, None where it came past the bound."""
+        if self.pending:
+            self._flush()
+        found = self.db.execute("SELECT line FROM lines WHERE url = ?", (loc,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _lines_table(db: sqlite3.Connection) -> sqlite3.Connection:
+    db.execute("CREATE TABLE lines (url TEXT PRIMARY KEY, line TEXT NOT NULL)")
+    return db
 
 
 def _link_text(text: str) -> str:
@@ -113,12 +140,11 @@ def llms_text(
     size = len(head.encode("utf-8")) + _NOTE_ROOM
     listed = left_out = 0
     for url in urls:
-        labels = labelled.labels.get(url)
-        if labels is None:  # past the bound when it was collected
+        line = labelled.line(url)
+        if line is None:  # past the bound when it was collected
             left_out += 1
             continue
         section = _section(url, labelled.home)
-        line = page_line(url, labels)
         grows = len(line.encode("utf-8")) + (0 if sections.get(section) else len(section) + 6)
         if size + grows > MAX_LLMS_BYTES:
             left_out += 1
@@ -169,7 +195,12 @@ class LlmsTxt:
         if self.labelled is None:
             return
         urls = (url for chunk in chunks for url in locs(chunk))
-        data, listed, self.left_out = llms_text(urls, self.labelled, site_name=self.site_name, list_url=self.list_url)
+        try:
+            data, listed, self.left_out = llms_text(
+                urls, self.labelled, site_name=self.site_name, list_url=self.list_url
+            )
+        finally:
+            self.labelled.close()
         writing = self.owned.start(LLMS_NAME, journal, faults)
         try:
             writing.add(data, listed)
