@@ -28,7 +28,7 @@ from urllib.parse import unquote
 from sitemapgen._types import Warn
 from sitemapgen.entry import Labels, Row
 from sitemapgen.output.outdir import Journal
-from sitemapgen.output.owned import Kind, OwnedFiles, TextFile
+from sitemapgen.output.owned import Kind, OwnedFiles, TextFile, Writing
 from sitemapgen.output.text import TEXT_NAME, locs
 from sitemapgen.protocol import LLMS_NAME
 from sitemapgen.urls import INDEX_NAMES
@@ -129,39 +129,60 @@ def _section(url: str, home: str) -> str:
     return f"/{unquote(folder)}/" if slash else "/"
 
 
-def llms_text(
-    urls: Iterable[str], labelled: Labelled, *, site_name: str | None, list_url: str
-) -> tuple[bytes, int, int]:
-    """llms.txt for the listed `urls` (in the XML sitemaps' order), and how many pages it lists
-    and left out. `list_url` is where every page is listed, for the line saying some were left out."""
+def write_llms(
+    urls: Iterable[str], labelled: Labelled, writing: Writing, *, site_name: str | None, list_url: str
+) -> tuple[int, int]:
+    """Write llms.txt for the listed `urls` (in the XML sitemaps' order) to `writing`, and say how
+    many pages it lists and left out. `list_url` is where every page is listed, for the line
+    saying some were left out. The lines wait in `labelled`'s table, by section, not in memory."""
     home_title, summary, _ = labelled.home_labels
     head = f"# {site_name or home_title or labelled.home}\n\n" + (f"> {summary}\n\n" if summary else "")
-    sections: dict[str, list[str]] = {"/": []}
+    db = labelled.db
+    db.execute("CREATE TABLE placed (section INTEGER NOT NULL, line TEXT NOT NULL)")
+    sections: dict[str, int] = {"/": 0}  # name -> its place among them; few (the root's folders)
+    seen: set[int] = set()
     size = len(head.encode("utf-8")) + _NOTE_ROOM
     listed = left_out = 0
+    placed: list[tuple[int, str]] = []
     for url in urls:
         line = labelled.line(url)
         if line is None:  # past the bound when it was collected
             left_out += 1
             continue
-        section = _section(url, labelled.home)
-        grows = len(line.encode("utf-8")) + (0 if sections.get(section) else len(section) + 6)
+        name = _section(url, labelled.home)
+        rank = sections.setdefault(name, len(sections))
+        grows = len(line.encode("utf-8")) + (0 if rank in seen else len(name.encode("utf-8")) + 6)
         if size + grows > MAX_LLMS_BYTES:
             left_out += 1
             continue
         size += grows
-        sections.setdefault(section, []).append(line)
+        seen.add(rank)
+        placed.append((rank, line))
+        if len(placed) >= _BATCH:
+            db.executemany("INSERT INTO placed VALUES (?, ?)", placed)
+            placed.clear()
         listed += 1
-    parts = [head]
+    db.executemany("INSERT INTO placed VALUES (?, ?)", placed)
+    db.execute("CREATE INDEX placed_in ON placed (section)")
     if left_out:
-        parts.append(
+        head += (
             f"{left_out:,} of the site's {listed + left_out:,} pages are left out of this file, to keep it under"
             f" {MAX_LLMS_BYTES // 1_048_576} MiB: [{_link_text(list_url)}]({_target(list_url)}) lists every one.\n\n"
         )
-    for name, lines in sections.items():
-        if lines:
-            parts.append(f"## {name}\n\n{''.join(lines)}\n")
-    return "".join(parts).rstrip("\n").encode("utf-8") + b"\n", listed, left_out
+    if not seen:
+        writing.add(head.rstrip("\n").encode("utf-8") + b"\n", 0)
+    parts = [head] if seen else []
+    for name, rank in sections.items():
+        if rank in seen:
+            parts.append(f"{'' if rank == min(seen) else chr(10)}## {name}\n\n")
+            for (line,) in db.execute("SELECT line FROM placed WHERE section = ? ORDER BY rowid", (rank,)):
+                parts.append(line)
+                if len(parts) >= _BATCH:
+                    writing.add("".join(parts).encode("utf-8"), 0)
+                    parts.clear()
+    writing.add("".join(parts).encode("utf-8"), 0)
+    writing.urls = listed
+    return listed, left_out
 
 
 @dataclass(slots=True)
@@ -195,19 +216,17 @@ class LlmsTxt:
         if self.labelled is None:
             return
         urls = (url for chunk in chunks for url in locs(chunk))
-        try:
-            data, listed, self.left_out = llms_text(
-                urls, self.labelled, site_name=self.site_name, list_url=self.list_url
-            )
-        finally:
-            self.labelled.close()
         writing = self.owned.start(LLMS_NAME, journal, faults)
         try:
-            writing.add(data, listed)
+            _, self.left_out = write_llms(
+                urls, self.labelled, writing, site_name=self.site_name, list_url=self.list_url
+            )
             writing.finish(faults)
         except BaseException:
             writing.discard()
             raise
+        finally:
+            self.labelled.close()
         self.owned.place([writing], journal, faults)
 
     def settle(self, journal: Journal, faults: Faults, warn: Warn) -> None:
