@@ -6,11 +6,12 @@ only where the page has a description; its URL where it has no title).
 
 It lists exactly the pages of the XML sitemaps, in their order, grouped by folder: written, as
 ``sitemap.txt`` is, from the chunks read back once they are in place, each URL given the title
-and description that head reading found for it in the workers (`Labelled`, filled as the rows
-pass on their way to the writer, `Labelled.heard`). It stays under `MAX_LLMS_BYTES` (10 MiB): a site too large for
-that gets the pages that fit, and a line saying how many were left out and where every page is
-listed (``sitemap.txt`` with ``text_sitemap = true``, else the index). What it holds in memory
-is bounded the same way.
+and description that head reading found for it in the workers, carried by its row (`Labelled`
+keeps each page's line as the rows pass, `Labelled.heard`). It stays under `MAX_LLMS_BYTES`
+(10 MiB): a site too large for that gets the pages that fit, and a line saying how many were
+left out and where every page is listed (``sitemap.txt`` with ``text_sitemap = true``, else the
+index). The lines wait in a private temporary database on disk, and the file is written from it
+in pieces (`write_llms`): memory holds a batch of lines, never the file.
 
 What proves it ours, how it is published, kept one build when turned off and then removed, and
 refused over a file someone else wrote, is `output.owned`'s, with a record of its own (`KIND`).
