@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,18 +60,7 @@ class HeadFacts:
     def with_lang(self, lang: str | None) -> HeadFacts:
         """These facts with `lang`: `dataclasses.replace(self, lang=lang)`, for a third of its cost
         (every page with hreflang links pays it)."""
-        return HeadFacts(
-            self.noindex,
-            self.canonical,
-            self.canonical_conflict,
-            self.refresh,
-            self.alternates,
-            self.modified,
-            self.problem,
-            self.fragment,
-            self.hreflang_conflicts,
-            lang,
-        )
+        return HeadFacts(*(*_BEFORE_LANG(self), lang))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +70,8 @@ class LabelledFacts(HeadFacts):
     title: str | None = None
     description: str | None = None
 
-    def with_lang(self, lang: str | None) -> HeadFacts:
-        return dataclasses.replace(self, lang=lang)
+    def with_lang(self, lang: str | None) -> HeadFacts:  # every page pays it where labels are read
+        return LabelledFacts(*(*_BEFORE_LANG(self), lang, self.title, self.description))
 
 
 @dataclass(slots=True)
@@ -357,6 +347,8 @@ def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: s
 
 _SAYS_NOTHING = HeadFacts()
 _FIELDS = tuple(f.name for f in dataclasses.fields(HeadFacts))
+#: The fields before `lang`, read in one C call (`with_lang`).
+_BEFORE_LANG: Callable[[HeadFacts], tuple[Any, ...]] = operator.attrgetter(*_FIELDS[: _FIELDS.index("lang")])
 
 
 def _found_facts(tags: Iterable[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
