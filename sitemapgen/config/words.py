@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: How many bytes of a page are read to find its head, unless told otherwise (``head_max_bytes``).
@@ -90,8 +90,11 @@ class GitPages:
 
     `every` names the pages made from every source (Sphinx's ``genindex``, ``py-modindex`` and
     ``search``; a theme's search page): each is dated by the newest date git gives the sources.
+    `shows` maps a page made from some of them (Pelican's index, tag and archive pages) to the
+    source files of what it shows: dated by the newest of their dates.
     """
 
     directory: Path
     sources: Mapping[str, str | Path]
     every: tuple[str, ...] = ()
+    shows: Mapping[str, tuple[str | Path, ...]] = field(default_factory=dict)
