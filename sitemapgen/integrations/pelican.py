@@ -1,0 +1,205 @@
+"""The Pelican plugin: ``PLUGINS = ["sitemapgen.pelican"]`` in ``pelicanconf.py`` (the ``[pelican]`` extra).
+
+A thin adapter over `build`: when Pelican has written the site (``finalized``), the
+library runs on ``OUTPUT_PATH`` with ``SITEURL`` as the base URL and the
+``SITEMAPGEN_*`` settings as options: each a key of ``sitemapgen.toml`` in
+capitals (``SITEMAPGEN_EXCLUDE``, ``SITEMAPGEN_LASTMOD``; a table is a dict, an
+array of tables a list of dicts), checked by sitemapgen itself as soon as Pelican
+has read its settings (``initialized``), before it writes anything. An error is one
+line through Pelican's logger (``sitemapgen: ...``), so ``pelican --fatal errors``
+stops there with Pelican's own exit status, and no sitemap is written; warnings
+are Pelican warnings.
+
+Pelican says which file it writes each page from (``content_written``): an article
+or a page is dated, for ``SITEMAPGEN_LASTMOD = ["git", ...]``, by its source file's
+last commit; a page made of others (the index, a tag, category, author or archive
+page, each page of a paginated one) by the newest commit among the sources of the
+articles it shows. Drafts and hidden articles and pages (and those i18n_subsites
+writes as such into a subsite) are never listed. Pelican runs of its own inside this
+one (i18n_subsites' subsites, written under ``OUTPUT_PATH``) are listed in its one
+index. That page -> source map is left in ``OUTPUT_PATH`` (`pagesources`), where
+``sitemapgen check`` finds it. The content store of ``lastmod`` content is kept in
+Pelican's ``CACHE_PATH`` by default, which ``pelican --autoreload`` does not watch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pelican import Pelican
+from pelican.contents import Content
+from pelican.plugins import signals
+
+from sitemapgen._types import Notice
+from sitemapgen.commands.build import build
+from sitemapgen.commands.report import BuildResult
+from sitemapgen.config.loader import config_from_values
+from sitemapgen.config.settings import Config
+from sitemapgen.config.words import GitPages, LastmodSource
+from sitemapgen.errors import SitemapgenError
+from sitemapgen.integrations.options import Spelling
+from sitemapgen.lastmod.pagesources import write_page_sources
+from sitemapgen.skips import Skip, SkipReason
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "SITEMAPGEN_"
+SOURCE = "pelicanconf.py"
+SPELLING = Spelling(PREFIX, SOURCE, "plugin", upper=True)
+#: The statuses of what Pelican writes but links from nowhere: never listed.
+UNPUBLISHED = frozenset({"draft", "hidden"})
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """One page Pelican wrote: the source file it was made from (an article, a page), or those
+    of the articles it shows (a page made of others), and its status where it is unpublished."""
+
+    source: str | None = None
+    shows: tuple[str, ...] | None = None
+    unpublished: str | None = None
+
+
+@dataclass(slots=True)
+class Runs:
+    """The Pelican runs under way, outermost first (i18n_subsites runs each subsite inside the
+    main site's run), and the pages they wrote, by their absolute path."""
+
+    running: list[Pelican] = field(default_factory=list)
+    written: dict[str, Written] = field(default_factory=dict)
+    refused: set[int] = field(default_factory=set)  # the runs whose settings were said to be bad
+
+
+RUNS = Runs()
+
+
+def register() -> None:
+    """Pelican's entry point for a plugin (connecting a receiver twice connects it once)."""
+    signals.initialized.connect(initialized)
+    signals.get_generators.connect(run_started)
+    signals.content_written.connect(content_written)
+    signals.finalized.connect(finalized)
+
+
+def initialized(pelican: Pelican) -> None:
+    """Check the settings as soon as Pelican has read them, before it writes a page: a bad one is
+    one error line (under ``--fatal errors`` Pelican stops there). A subsite's are the main site's."""
+    if not RUNS.running:
+        _config(pelican)
+
+
+def run_started(pelican: Pelican) -> None:
+    """A run begins (Pelican asks for its generators): the outermost one forgets the last run's
+    pages; one that begins again after a run that failed midway drops what was left of it."""
+    if pelican in RUNS.running:
+        del RUNS.running[RUNS.running.index(pelican) :]
+    if not RUNS.running:
+        RUNS.written.clear()
+    RUNS.running.append(pelican)
+
+
+def content_written(path: str, context: Mapping[str, Any]) -> None:
+    RUNS.written[os.path.abspath(path)] = written(context)
+
+
+def written(context: Mapping[str, Any]) -> Written:
+    """What the page Pelican rendered with `context` was made from."""
+    content = context.get("article", context.get("page"))
+    if isinstance(content, Content):
+        status = getattr(content, "status", None)
+        return Written(content.source_path, None, status if status in UNPUBLISHED else None)
+    shown = context.get("articles_page")  # one page of a paginated list: what it shows
+    articles = shown.object_list if shown is not None else context.get("dates", context.get("articles"))
+    if articles is None:
+        return Written()  # a template page: made from no content
+    return Written(None, tuple(sorted({article.source_path for article in articles})))
+
+
+def finalized(pelican: Pelican) -> None:
+    """Pelican has written the site: the sitemaps, unless this run is inside another (a subsite),
+    whose pages the outer run lists."""
+    if pelican in RUNS.running:
+        del RUNS.running[RUNS.running.index(pelican) :]
+    if RUNS.running:
+        return
+    pages, RUNS.written = RUNS.written, {}
+    settings = _config(pelican)
+    if settings is None:
+        return
+    try:
+        result = _build(pelican, settings, pages)
+    except SitemapgenError as e:
+        logger.error("sitemapgen: %s", e)
+        return
+    logger.info("sitemapgen: %s", result.summary())
+
+
+def _config(pelican: Pelican) -> Config | None:
+    """The settings as sitemapgen's `Config`; None (said once, as an error) where one is bad, or
+    (a warning) where no base URL is set."""
+    settings = pelican.settings
+    try:
+        return config_of(settings)
+    except SitemapgenError as e:
+        if id(pelican) not in RUNS.refused:
+            RUNS.refused.add(id(pelican))
+            logger.error("sitemapgen: %s", e)
+        return None
+    except _NoBaseURL:
+        if id(pelican) not in RUNS.refused:
+            RUNS.refused.add(id(pelican))
+            logger.warning("sitemapgen: no sitemap written: set SITEURL (or %sBASE_URL) in %s", PREFIX, SOURCE)
+        return None
+
+
+class _NoBaseURL(Exception):
+    """Neither ``SITEURL`` nor ``SITEMAPGEN_BASE_URL`` is set."""
+
+
+def config_of(settings: Mapping[str, Any]) -> Config:
+    """The `Config` of Pelican's `settings`: ``SITEMAPGEN_*`` as the keys of ``sitemapgen.toml``,
+    ``SITEURL`` as the base URL, the content store in ``CACHE_PATH``."""
+    unknown = SPELLING.unknown(settings)
+    if unknown is not None:
+        raise unknown
+    values = {key: value for name, value in settings.items() if (key := SPELLING.key(name)) is not None}
+    if "base_url" not in values:
+        if not settings.get("SITEURL"):
+            raise _NoBaseURL
+        values["base_url"] = str(settings["SITEURL"]).rstrip("/") + "/"
+    output = Path(settings["OUTPUT_PATH"])
+    if "state_file" not in values:
+        values["state_file"] = str(Path(settings["CACHE_PATH"], f"sitemapgen-state-{output.name}.sqlite"))
+    return config_from_values(output, values, source=SOURCE, prefix=PREFIX, words=SPELLING.words)
+
+
+def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -> BuildResult:
+    output = os.path.abspath(pelican.output_path)
+    sources: dict[str, str] = {}
+    shows: dict[str, tuple[str, ...]] = {}
+    unpublished: dict[str, Skip] = {}
+    for path, page in sorted(written.items()):
+        relpath = os.path.relpath(path, output)
+        if relpath.startswith(os.pardir + os.sep):
+            continue  # written outside the site (a subsite given an OUTPUT_PATH of its own)
+        relpath = relpath.replace(os.sep, "/")
+        if page.unpublished is not None:
+            unpublished[relpath] = Skip(relpath, SkipReason.UNPUBLISHED, f"Pelican's status {page.unpublished!r}")
+        elif page.source is not None:
+            sources[relpath] = page.source
+        elif page.shows is not None:
+            shows[relpath] = page.shows
+    pages = GitPages(Path(pelican.settings["PATH"]), sources, (), shows)
+    if LastmodSource.GIT in settings.lastmod:  # first: one that is not ours stops the build before it writes
+        write_page_sources(settings.docroot, pages)
+    return build(dataclasses.replace(settings, git_pages=pages, not_documents=unpublished), on_warning=_warn)
+
+
+def _warn(message: str) -> None:
+    (logger.info if isinstance(message, Notice) else logger.warning)("sitemapgen: %s", message)
