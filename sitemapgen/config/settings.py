@@ -194,6 +194,15 @@ class Config:
             file=False,
         ),
     )
+    hreflang_pages: Mapping[str, tuple[tuple[str, str], ...]] | None = field(
+        default=None,
+        metadata=declare(
+            "The plugins' hreflang clusters: page -> (language, page) of each of its versions, itself"
+            " included, in place of its head's links (not a config file's key).",
+            check=values.hreflang_pages,
+            file=False,
+        ),
+    )
     state_file: Path | None = field(
         default=None,
         metadata=declare(

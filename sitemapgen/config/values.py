@@ -124,6 +124,18 @@ def not_documents(value: object, key: str, _: object) -> Mapping[str, Skip] | No
     return value
 
 
+def hreflang_pages(value: object, key: str, _: object) -> Mapping[str, tuple[tuple[str, str], ...]] | None:
+    if value is not None and not (
+        isinstance(value, Mapping)
+        and all(
+            isinstance(cluster, tuple) and all(isinstance(v, tuple) and len(v) == 2 for v in cluster)
+            for cluster in value.values()
+        )
+    ):
+        raise ConfigError(key, f"must be a mapping of page -> ((language, page), ...), got {value!r}")
+    return value
+
+
 def lastmod(value: object, key: str, config: Any) -> tuple[LastmodSource, ...]:
     """A chain of sources, none twice, none that reads heads when `read_heads` is off."""
     written = _one_string_list(value)

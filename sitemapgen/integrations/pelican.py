@@ -45,6 +45,7 @@ from sitemapgen.config.words import GitPages, LastmodSource
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.integrations.options import Spelling
 from sitemapgen.lastmod.pagesources import write_page_sources
+from sitemapgen.protocol import LANGUAGE
 from sitemapgen.skips import Skip, SkipReason
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,8 @@ class Written:
     source: str | None = None
     shows: tuple[str, ...] | None = None
     unpublished: str | None = None
+    lang: str = ""
+    translations: tuple[tuple[str, str], ...] = ()  # (language, source file) of each of its translations
 
 
 @dataclass(slots=True)
@@ -113,7 +116,10 @@ def written(context: Mapping[str, Any]) -> Written:
     content = context.get("article", context.get("page"))
     if isinstance(content, Content):
         status = getattr(content, "status", None)
-        return Written(content.source_path, None, status if status in UNPUBLISHED else None)
+        translations = tuple(sorted((str(t.lang), t.source_path) for t in getattr(content, "translations", ())))
+        return Written(
+            content.source_path, None, status if status in UNPUBLISHED else None, str(content.lang), translations
+        )
     shown = context.get("articles_page")  # one page of a paginated list: what it shows
     articles = shown.object_list if shown is not None else context.get("dates", context.get("articles"))
     if articles is None:
@@ -133,29 +139,33 @@ def finalized(pelican: Pelican) -> None:
     if settings is None:
         return
     try:
-        result = _build(pelican, settings, pages)
+        said = f"sitemapgen: {_build(pelican, settings, pages).summary()}"
     except SitemapgenError as e:
-        logger.error("sitemapgen: %s", e)
+        said = f"sitemapgen: {e}"  # said below, out of the except (see `_config`)
+    else:
+        logger.info("%s", said)
         return
-    logger.info("sitemapgen: %s", result.summary())
+    logger.error("%s", said)
 
 
 def _config(pelican: Pelican) -> Config | None:
     """The settings as sitemapgen's `Config`; None (said once, as an error) where one is bad, or
-    (a warning) where no base URL is set."""
-    settings = pelican.settings
+    (a warning) where no base URL is set. Said outside the ``except``: under ``--fatal`` Pelican's
+    logger raises, and its traceback must not carry ours as its context."""
+    problem: str | None = None
     try:
-        return config_of(settings)
+        return config_of(pelican.settings)
     except SitemapgenError as e:
-        if id(pelican) not in RUNS.refused:
-            RUNS.refused.add(id(pelican))
-            logger.error("sitemapgen: %s", e)
-        return None
+        problem = f"sitemapgen: {e}"
     except _NoBaseURL:
-        if id(pelican) not in RUNS.refused:
-            RUNS.refused.add(id(pelican))
+        pass
+    if id(pelican) not in RUNS.refused:
+        RUNS.refused.add(id(pelican))
+        if problem is not None:
+            logger.error("%s", problem)
+        else:
             logger.warning("sitemapgen: no sitemap written: set SITEURL (or %sBASE_URL) in %s", PREFIX, SOURCE)
-        return None
+    return None
 
 
 class _NoBaseURL(Exception):
@@ -181,7 +191,7 @@ def config_of(settings: Mapping[str, Any]) -> Config:
 
 def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -> BuildResult:
     output = os.path.abspath(pelican.output_path)
-    sources: dict[str, str] = {}
+    published: dict[str, Written] = {}  # the articles and pages listed, by their path in the site
     shows: dict[str, tuple[str, ...]] = {}
     unpublished: dict[str, Skip] = {}
     for path, page in sorted(written.items()):
@@ -192,13 +202,33 @@ def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -
         if page.unpublished is not None:
             unpublished[relpath] = Skip(relpath, SkipReason.UNPUBLISHED, f"Pelican's status {page.unpublished!r}")
         elif page.source is not None:
-            sources[relpath] = page.source
+            published[relpath] = page
         elif page.shows is not None:
             shows[relpath] = page.shows
+    sources = {relpath: page.source for relpath, page in published.items() if page.source is not None}
     pages = GitPages(Path(pelican.settings["PATH"]), sources, (), shows)
     if LastmodSource.GIT in settings.lastmod:  # first: one that is not ours stops the build before it writes
         write_page_sources(settings.docroot, pages)
-    return build(dataclasses.replace(settings, git_pages=pages, not_documents=unpublished), on_warning=_warn)
+    clusters = hreflang_clusters(published)
+    settings = dataclasses.replace(settings, git_pages=pages, not_documents=unpublished, hreflang_pages=clusters)
+    return build(settings, on_warning=_warn)
+
+
+def hreflang_clusters(published: Mapping[str, Written]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each published page with a published translation: (language, page) of each of its versions,
+    itself included, from Pelican's translations (an i18n subsite's too), not the theme's links.
+    Pelican's ``pt_BR`` is hreflang's ``pt-BR``; a language hreflang cannot name is left out."""
+    page_of: dict[str, str] = {}
+    for relpath, page in sorted(published.items()):
+        if page.source is not None:
+            page_of.setdefault(page.source, relpath)
+    clusters: dict[str, tuple[tuple[str, str], ...]] = {}
+    for relpath, page in published.items():
+        versions = {(page.lang, relpath), *((lang, page_of[s]) for lang, s in page.translations if s in page_of)}
+        cluster = tuple(sorted((lang.replace("_", "-"), other) for lang, other in versions))
+        if len(cluster) > 1 and all(LANGUAGE.match(lang) for lang, _ in cluster):
+            clusters[relpath] = cluster
+    return clusters
 
 
 def _warn(message: str) -> None:
