@@ -42,7 +42,7 @@ from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import config_from_values
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import GitPages, LastmodSource
-from sitemapgen.errors import SitemapgenError
+from sitemapgen.errors import SitemapgenError, os_failure
 from sitemapgen.integrations.options import Spelling
 from sitemapgen.lastmod.pagesources import write_page_sources
 from sitemapgen.protocol import LANGUAGE
@@ -207,6 +207,12 @@ def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -
             shows[relpath] = page.shows
     sources = {relpath: page.source for relpath, page in published.items() if page.source is not None}
     pages = GitPages(Path(pelican.settings["PATH"]), sources, (), shows)
+    cache = Path(pelican.settings["CACHE_PATH"])
+    if LastmodSource.CONTENT in settings.lastmod and settings.state_path.parent == cache:
+        try:
+            cache.mkdir(parents=True, exist_ok=True)  # Pelican makes it only when it caches content
+        except OSError as e:
+            raise os_failure(cache, "create the directory", e) from None
     if LastmodSource.GIT in settings.lastmod:  # first: one that is not ours stops the build before it writes
         write_page_sources(settings.docroot, pages)
     clusters = hreflang_clusters(published)
