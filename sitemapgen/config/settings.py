@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from sitemapgen import protocol
@@ -194,14 +195,12 @@ class Config:
             file=False,
         ),
     )
+    # What only a site generator's plugin knows, from the generator: its hreflang clusters and its dates.
     hreflang_pages: Mapping[str, tuple[tuple[str, str], ...]] | None = field(
-        default=None,
-        metadata=declare(
-            "The plugins' hreflang clusters: page -> (language, page) of each of its versions, itself"
-            " included, in place of its head's links (not a config file's key).",
-            check=values.hreflang_pages,
-            file=False,
-        ),
+        default=None, metadata=declare("page -> (language, page) of its versions.", values.hreflang_pages, file=False)
+    )
+    page_dates: Mapping[str, datetime] | None = field(
+        default=None, metadata=declare("page -> its metadata's date, for lastmod meta.", values.page_dates, file=False)
     )
     state_file: Path | None = field(
         default=None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,15 @@ def hreflang_pages(value: object, key: str, _: object) -> Mapping[str, tuple[tup
         )
     ):
         raise ConfigError(key, f"must be a mapping of page -> ((language, page), ...), got {value!r}")
+    return value
+
+
+def page_dates(value: object, key: str, _: object) -> Mapping[str, datetime] | None:
+    if value is not None and not (
+        isinstance(value, Mapping)
+        and all(isinstance(when, datetime) and when.tzinfo is not None for when in value.values())
+    ):
+        raise ConfigError(key, f"must be a mapping of page -> its date (with a time zone), got {value!r}")
     return value
 
 

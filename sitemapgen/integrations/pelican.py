@@ -29,6 +29,7 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ class Written:
     unpublished: str | None = None
     lang: str = ""
     translations: tuple[tuple[str, str], ...] = ()  # (language, source file) of each of its translations
+    date: datetime | None = None  # its metadata's modified, else date; a list's, the newest it shows
 
 
 @dataclass(slots=True)
@@ -117,14 +119,21 @@ def written(context: Mapping[str, Any]) -> Written:
     if isinstance(content, Content):
         status = getattr(content, "status", None)
         translations = tuple(sorted((str(t.lang), t.source_path) for t in getattr(content, "translations", ())))
-        return Written(
-            content.source_path, None, status if status in UNPUBLISHED else None, str(content.lang), translations
-        )
+        unpublished = status if status in UNPUBLISHED else None
+        return Written(content.source_path, None, unpublished, str(content.lang), translations, _date(content))
     shown = context.get("articles_page")  # one page of a paginated list: what it shows
     articles = shown.object_list if shown is not None else context.get("dates", context.get("articles"))
     if articles is None:
         return Written()  # a template page: made from no content
-    return Written(None, tuple(sorted({article.source_path for article in articles})))
+    newest = max(filter(None, map(_date, articles)), default=None)
+    return Written(None, tuple(sorted({article.source_path for article in articles})), date=newest)
+
+
+def _date(content: Content) -> datetime | None:
+    """The content's ``modified`` metadata, else its ``date`` (Pelican gives them its ``TIMEZONE``);
+    None where it has neither, or one with no time zone."""
+    when = getattr(content, "modified", None) or getattr(content, "date", None)
+    return when if isinstance(when, datetime) and when.tzinfo is not None else None
 
 
 def finalized(pelican: Pelican) -> None:
@@ -194,11 +203,13 @@ def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -
     published: dict[str, Written] = {}  # the articles and pages listed, by their path in the site
     shows: dict[str, tuple[str, ...]] = {}
     unpublished: dict[str, Skip] = {}
+    written_at: dict[str, Written] = {}  # the listed pages (articles, pages, pages made of others), by path
     for path, page in sorted(written.items()):
         relpath = os.path.relpath(path, output)
         if relpath.startswith(os.pardir + os.sep):
             continue  # written outside the site (a subsite given an OUTPUT_PATH of its own)
         relpath = relpath.replace(os.sep, "/")
+        written_at[relpath] = page
         if page.unpublished is not None:
             unpublished[relpath] = Skip(relpath, SkipReason.UNPUBLISHED, f"Pelican's status {page.unpublished!r}")
         elif page.source is not None:
@@ -216,7 +227,10 @@ def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -
     if LastmodSource.GIT in settings.lastmod:  # first: one that is not ours stops the build before it writes
         write_page_sources(settings.docroot, pages)
     clusters = hreflang_clusters(published)
-    settings = dataclasses.replace(settings, git_pages=pages, not_documents=unpublished, hreflang_pages=clusters)
+    dates = {path: page.date for path, page in written_at.items() if page.date is not None and not page.unpublished}
+    settings = dataclasses.replace(
+        settings, git_pages=pages, not_documents=unpublished, hreflang_pages=clusters, page_dates=dates
+    )
     return build(settings, on_warning=_warn)
 
 

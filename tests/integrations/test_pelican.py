@@ -63,7 +63,7 @@ SOURCES = {
     "about-fr": ("content/pages/about-fr.md", "2021-07-08T09:10:11Z", "2021-07-08T09:10:11+00:00"),
 }
 TEXT = {
-    "b": "Title: B\nDate: 2022-01-01\nLang: en\nTags: beta, all\n\nAbout b.\n",
+    "b": "Title: B\nDate: 2022-01-01\nModified: 2024-12-01 10:00\nLang: en\nTags: beta, all\n\nAbout b.\n",
     "c": "Title: C\nDate: 2023-01-01\nLang: en\nTags: gamma, all\n\nAbout c.\n",
     "a": "Title: A\nDate: 2021-01-01\nLang: en\nTags: alpha, all\n\nAbout a.\n",
     "a-fr": "Title: A en français\nSlug: a\nDate: 2021-01-01\nLang: fr\nTags: alpha\n\nÀ propos de a.\n",
@@ -200,6 +200,31 @@ SUBSITE_UNTRANSLATED = {
     "fr/posts/hidden-en/index.html",
     "fr/secret-en/index.html",
 }
+
+
+#: With lastmod ["meta", "git"]: each page's date from Pelican's metadata (modified, else date),
+#: a page made of others the newest it shows; a page with no date in its source, its commit.
+META = {
+    "posts/a/": "2021-01-01T00:00:00+00:00",
+    "posts/a-fr/": "2021-01-01T00:00:00+00:00",
+    "posts/b/": "2024-12-01T10:00:00+00:00",  # its modified, not its date
+    "posts/c/": "2023-01-01T00:00:00+00:00",
+    "about/": SOURCES["about"][2],
+    "about-fr/": SOURCES["about-fr"][2],
+}
+
+
+def test_pelican_metadata_dates_where_the_settings_ask(tmp_path: Path) -> None:
+    out = _built(_project(tmp_path / "site", extra='SITEMAPGEN_LASTMOD = ["meta", "git"]\n'))
+    got = {u.loc.removeprefix(BASE): u.lastmod for u in published(out, BASE)}
+    a, b, c = META["posts/a/"], META["posts/b/"], META["posts/c/"]
+    made_of_others = {
+        **dict.fromkeys(["", "tag/all.html", "category/misc.html", "author/ann.html"], b),  # c and b
+        **dict.fromkeys(["index2.html", "tag/all2.html", "category/misc2.html", "author/ann2.html"], a),
+        **{"tag/alpha.html": a, "tag/beta.html": b, "tag/gamma.html": c},
+        **dict.fromkeys(["archives.html", "tags.html", "categories.html", "authors.html"], b),  # every article
+    }
+    assert got == META | made_of_others
 
 
 def test_pelican_i18n_subsites_in_one_index_with_clusters_from_translations(tmp_path: Path) -> None:
