@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -74,11 +75,21 @@ class Written:
 @dataclass(slots=True)
 class Runs:
     """The Pelican runs under way, outermost first (i18n_subsites runs each subsite inside the
-    main site's run), and the pages they wrote, by their absolute path."""
+    main site's run, writing under its output), and the pages they wrote, by their absolute path."""
 
     running: list[Pelican] = field(default_factory=list)
     written: dict[str, Written] = field(default_factory=dict)
-    refused: set[int] = field(default_factory=set)  # the runs whose settings were said to be bad
+    refused: weakref.WeakSet[Pelican] = field(default_factory=weakref.WeakSet)  # bad settings, said once
+
+    def nested(self, pelican: Pelican) -> bool:
+        """Whether `pelican` runs inside the outermost run: it started while that one ran, and
+        writes inside its output. (A run that failed midway is still in `running`: a run of the
+        same output, or of one elsewhere, is no nested run.)"""
+        if not self.running:
+            return False
+        outer: str = os.path.abspath(self.running[0].output_path)
+        inner: str = os.path.abspath(pelican.output_path)
+        return inner.startswith(os.path.join(outer, ""))
 
 
 RUNS = Runs()
@@ -95,16 +106,15 @@ def register() -> None:
 def initialized(pelican: Pelican) -> None:
     """Check the settings as soon as Pelican has read them, before it writes a page: a bad one is
     one error line (under ``--fatal errors`` Pelican stops there). A subsite's are the main site's."""
-    if not RUNS.running:
+    if not RUNS.nested(pelican):
         _config(pelican)
 
 
 def run_started(pelican: Pelican) -> None:
-    """A run begins (Pelican asks for its generators): the outermost one forgets the last run's
-    pages; one that begins again after a run that failed midway drops what was left of it."""
-    if pelican in RUNS.running:
-        del RUNS.running[RUNS.running.index(pelican) :]
-    if not RUNS.running:
+    """A run begins (Pelican asks for its generators): one inside another is noted; any other
+    starts afresh, forgetting the pages of the last run (and what a run that failed midway left)."""
+    if not RUNS.nested(pelican):
+        RUNS.running.clear()
         RUNS.written.clear()
     RUNS.running.append(pelican)
 
@@ -168,8 +178,8 @@ def _config(pelican: Pelican) -> Config | None:
         problem = f"sitemapgen: {e}"
     except _NoBaseURL:
         pass
-    if id(pelican) not in RUNS.refused:
-        RUNS.refused.add(id(pelican))
+    if pelican not in RUNS.refused:
+        RUNS.refused.add(pelican)
         if problem is not None:
             logger.error("%s", problem)
         else:

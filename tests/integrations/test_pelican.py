@@ -303,6 +303,7 @@ def test_without_a_site_url_one_warning_and_no_sitemap(tmp_path: Path) -> None:
     assert not (root / "output/sitemap.xml").exists()
 
 
+@pytest.mark.forks  # it ends the pelican it started
 def test_autoreload_settles_after_one_edit(tmp_path: Path) -> None:
     """What the plugin writes (the sitemaps, the page-source map in the output, the content store
     in CACHE_PATH) starts no rebuild: one edit, one more build, and then none."""
@@ -319,11 +320,18 @@ def test_autoreload_settles_after_one_edit(tmp_path: Path) -> None:
             _wait_for_builds(log, 2, proc)
             time.sleep(5)  # a rebuild started by what the second build wrote would show by now
             assert _builds(log) == 2, log.read_text()
+            assert any(u.loc.startswith(BASE + "tag/") for u in published(root / "output", BASE))
+            with (root / "pelicanconf.py").open("a", encoding="utf-8") as settings:
+                settings.write('SITEMAPGEN_EXCLUDE = ["tag/"]\n')  # Pelican makes a new instance of itself
+            _wait_for_builds(log, 3, proc)
+            time.sleep(5)
+            assert _builds(log) == 3, log.read_text()
         finally:
             proc.terminate()
             proc.wait(timeout=30)
     assert "ERROR" not in log.read_text()
     assert (root / "cache/sitemapgen-state-output.sqlite").is_file()
+    assert not any(u.loc.startswith(BASE + "tag/") for u in published(root / "output", BASE))
 
 
 def _builds(log: Path) -> int:
