@@ -130,13 +130,21 @@ def written(context: Mapping[str, Any]) -> Written:
         status = getattr(content, "status", None)
         translations = tuple(sorted((str(t.lang), t.source_path) for t in getattr(content, "translations", ())))
         unpublished = status if status in UNPUBLISHED else None
-        return Written(content.source_path, None, unpublished, str(content.lang), translations, _date(content))
-    shown = context.get("articles_page")  # one page of a paginated list: what it shows
+        return Written(
+            source=content.source_path,
+            unpublished=unpublished,
+            lang=str(content.lang),
+            translations=translations,
+            date=_date(content),
+        )
+    # One page of a paginated list shows its page of it; a list of its own (a period archive) is
+    # its `dates`, and any other page (tags.html, a TEMPLATE_PAGES page) has the site's in its context.
+    shown = context.get("articles_page")
     articles = shown.object_list if shown is not None else context.get("dates", context.get("articles"))
     if articles is None:
-        return Written()  # a template page: made from no content
+        return Written()  # no articles in its context: made from none
     newest = max(filter(None, map(_date, articles)), default=None)
-    return Written(None, tuple(sorted({article.source_path for article in articles})), date=newest)
+    return Written(shows=tuple(sorted({article.source_path for article in articles})), date=newest)
 
 
 def _date(content: Content) -> datetime | None:
@@ -183,12 +191,16 @@ def _config(pelican: Pelican) -> Config | None:
         if problem is not None:
             logger.error("%s", problem)
         else:
-            logger.warning("sitemapgen: no sitemap written: set SITEURL (or %sBASE_URL) in %s", PREFIX, SOURCE)
+            logger.warning(
+                "sitemapgen: no sitemap written: set SITEURL to the site's absolute URL (or %sBASE_URL) in %s",
+                PREFIX,
+                SOURCE,
+            )
     return None
 
 
 class _NoBaseURL(Exception):
-    """Neither ``SITEURL`` nor ``SITEMAPGEN_BASE_URL`` is set."""
+    """No ``SITEMAPGEN_BASE_URL``, and ``SITEURL`` is no absolute URL."""
 
 
 def config_of(settings: Mapping[str, Any]) -> Config:
@@ -199,9 +211,10 @@ def config_of(settings: Mapping[str, Any]) -> Config:
         raise unknown
     values = {key: value for name, value in settings.items() if (key := SPELLING.key(name)) is not None}
     if "base_url" not in values:
-        if not settings.get("SITEURL"):
+        site_url = str(settings.get("SITEURL") or "")
+        if not site_url.startswith(("http://", "https://")):  # "" or "/blog" while developing
             raise _NoBaseURL
-        values["base_url"] = str(settings["SITEURL"]).rstrip("/") + "/"
+        values["base_url"] = site_url.rstrip("/") + "/"
     output = Path(settings["OUTPUT_PATH"])
     if "state_file" not in values:
         values["state_file"] = str(Path(settings["CACHE_PATH"], f"sitemapgen-state-{output.name}.sqlite"))
@@ -210,23 +223,19 @@ def config_of(settings: Mapping[str, Any]) -> Config:
 
 def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -> BuildResult:
     output = os.path.abspath(pelican.output_path)
-    published: dict[str, Written] = {}  # the articles and pages listed, by their path in the site
-    shows: dict[str, tuple[str, ...]] = {}
+    listed: dict[str, Written] = {}  # by their path in the site: the articles and pages, and the pages made of them
     unpublished: dict[str, Skip] = {}
-    written_at: dict[str, Written] = {}  # the listed pages (articles, pages, pages made of others), by path
     for path, page in sorted(written.items()):
         relpath = os.path.relpath(path, output)
         if relpath.startswith(os.pardir + os.sep):
             continue  # written outside the site (a subsite given an OUTPUT_PATH of its own)
         relpath = relpath.replace(os.sep, "/")
-        written_at[relpath] = page
         if page.unpublished is not None:
             unpublished[relpath] = Skip(relpath, SkipReason.UNPUBLISHED, f"Pelican's status {page.unpublished!r}")
-        elif page.source is not None:
-            published[relpath] = page
-        elif page.shows is not None:
-            shows[relpath] = page.shows
-    sources = {relpath: page.source for relpath, page in published.items() if page.source is not None}
+        else:
+            listed[relpath] = page
+    sources = {relpath: page.source for relpath, page in listed.items() if page.source is not None}
+    shows = {relpath: page.shows for relpath, page in listed.items() if page.shows is not None}
     pages = GitPages(Path(pelican.settings["PATH"]), sources, (), shows)
     cache = Path(pelican.settings["CACHE_PATH"])
     if LastmodSource.CONTENT in settings.lastmod and settings.state_path.parent == cache:
@@ -236,8 +245,8 @@ def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -
             raise os_failure(cache, "create the directory", e) from None
     if LastmodSource.GIT in settings.lastmod:  # first: one that is not ours stops the build before it writes
         write_page_sources(settings.docroot, pages)
-    clusters = hreflang_clusters(published)
-    dates = {path: page.date for path, page in written_at.items() if page.date is not None and not page.unpublished}
+    clusters = hreflang_clusters(listed)
+    dates = {relpath: page.date for relpath, page in listed.items() if page.date is not None}
     settings = dataclasses.replace(
         settings, git_pages=pages, not_documents=unpublished, hreflang_pages=clusters, page_dates=dates
     )
@@ -245,7 +254,7 @@ def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -
 
 
 def hreflang_clusters(published: Mapping[str, Written]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Each published page with a published translation: (language, page) of each of its versions,
+    """Each listed article or page (of `published`) with a listed translation: (language, page) of each of its versions,
     itself included, from Pelican's translations (an i18n subsite's too), not the theme's links.
     Pelican's ``pt_BR`` is hreflang's ``pt-BR``; a language hreflang cannot name is left out."""
     page_of: dict[str, str] = {}

@@ -293,12 +293,14 @@ def test_fatal_errors_stops_pelican_before_it_writes_anything(tmp_path: Path, se
     assert not (root / "output").exists()
 
 
-def test_without_a_site_url_one_warning_and_no_sitemap(tmp_path: Path) -> None:
-    root = _project(tmp_path / "site", extra='SITEURL = ""\n')
+@pytest.mark.parametrize("site_url", ["", "/blog"])
+def test_without_a_site_url_one_warning_and_no_sitemap(tmp_path: Path, site_url: str) -> None:
+    root = _project(tmp_path / "site", extra=f"SITEURL = {site_url!r}\n")
     run = _pelican(root)
     assert run.returncode == 0, run.stdout + run.stderr
     assert _said(run, "WARNING", "ERROR", "CRITICAL") == [
-        "WARNING sitemapgen: no sitemap written: set SITEURL (or SITEMAPGEN_BASE_URL) in pelicanconf.py"
+        "WARNING sitemapgen: no sitemap written: set SITEURL to the site's absolute URL (or SITEMAPGEN_BASE_URL)"
+        " in pelicanconf.py"
     ]
     assert not (root / "output/sitemap.xml").exists()
 
