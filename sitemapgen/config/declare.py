@@ -7,7 +7,8 @@ flag, on which commands and in which help panel. From it come the `Config` field
 (`Config.__post_init__` runs them in field order, so a check may read the fields before it), the
 keys a config file and the plugins accept (`FILE_KEYS`, spelt as each host spells them:
 `integrations.options`), the command line's options (`cli.program`, `cli.options.option_of`), and
-the reference table in docs/config.md (tools/config_reference.py). `verify`'s `Crawl` declares its options the same way.
+the reference table in docs/config.md (tools/config_reference.py). `verify`'s `Crawl` declares
+its options the same way.
 """
 
 from __future__ import annotations
