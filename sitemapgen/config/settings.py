@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from sitemapgen import protocol
@@ -29,6 +28,7 @@ from sitemapgen.config.words import (
     HostName,
     LastmodSource,
     RobotsTxt,
+    SiteFacts,
 )
 from sitemapgen.protocol import LastmodFormat
 from sitemapgen.skips import Skip
@@ -195,12 +195,8 @@ class Config:
             file=False,
         ),
     )
-    # What only a site generator's plugin knows, from the generator: its hreflang clusters and its dates.
-    hreflang_pages: Mapping[str, tuple[tuple[str, str], ...]] | None = field(
-        default=None, metadata=declare("page -> (language, page) of its versions.", values.hreflang_pages, file=False)
-    )
-    page_dates: Mapping[str, datetime] | None = field(
-        default=None, metadata=declare("page -> its metadata's date, for lastmod meta.", values.page_dates, file=False)
+    site_facts: SiteFacts | None = field(
+        default=None, metadata=declare("The plugins' hreflang clusters and dates.", values.site_facts, file=False)
     )
     state_file: Path | None = field(
         default=None,

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sitemapgen.config import checks, include, tables
 from sitemapgen.config.declare import Check
-from sitemapgen.config.words import GitPages, HostName, LastmodSource
+from sitemapgen.config.words import GitPages, HostName, LastmodSource, SiteFacts
 from sitemapgen.errors import ConfigError, NeedsSetting
 from sitemapgen.protocol import LANGUAGE
 from sitemapgen.skips import Skip
@@ -125,24 +124,9 @@ def not_documents(value: object, key: str, _: object) -> Mapping[str, Skip] | No
     return value
 
 
-def hreflang_pages(value: object, key: str, _: object) -> Mapping[str, tuple[tuple[str, str], ...]] | None:
-    if value is not None and not (
-        isinstance(value, Mapping)
-        and all(
-            isinstance(cluster, tuple) and all(isinstance(v, tuple) and len(v) == 2 for v in cluster)
-            for cluster in value.values()
-        )
-    ):
-        raise ConfigError(key, f"must be a mapping of page -> ((language, page), ...), got {value!r}")
-    return value
-
-
-def page_dates(value: object, key: str, _: object) -> Mapping[str, datetime] | None:
-    if value is not None and not (
-        isinstance(value, Mapping)
-        and all(isinstance(when, datetime) and when.tzinfo is not None for when in value.values())
-    ):
-        raise ConfigError(key, f"must be a mapping of page -> its date (with a time zone), got {value!r}")
+def site_facts(value: object, key: str, _: object) -> SiteFacts | None:
+    if value is not None and not isinstance(value, SiteFacts):
+        raise ConfigError(key, f"must be a SiteFacts (hreflang clusters and dates by page), got {value!r}")
     return value
 
 

@@ -40,7 +40,7 @@ from sitemapgen._types import Notice
 from sitemapgen.commands.build import build
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.settings import Config
-from sitemapgen.config.words import GitPages, LastmodSource
+from sitemapgen.config.words import GitPages, LastmodSource, SiteFacts
 from sitemapgen.errors import SitemapgenError, os_failure
 from sitemapgen.integrations.pelican_site import (
     PREFIX,
@@ -168,8 +168,7 @@ def _build(pelican: Pelican, settings: Config, written: Mapping[str, Written]) -
         settings,
         git_pages=pages,
         not_documents=site.unpublished,
-        hreflang_pages=hreflang_clusters(site.listed),
-        page_dates=site.dates,
+        site_facts=SiteFacts(hreflang_clusters(site.listed), site.dates),
     )
     return build(settings, on_warning=_warn)
 

@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 
 
 class MetaLastmod(Source):
-    """The date the generator's own metadata gives, where its plugin passes it (`Config.page_dates`:
+    """The date the generator's own metadata gives, where its plugin passes it (`SiteFacts.dates`:
     Pelican's ``modified``, else ``date``), else the head's modified-time meta
     (``article:modified_time`` and its kin)."""
 
     def __init__(self, config: Config, warn: Warn, dry_run: bool, previous: Previous | None = None) -> None:
-        self.given = config.page_dates or {}
+        self.given = config.site_facts.dates if config.site_facts else {}
 
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
         given = self.given.get(page.relpath)

@@ -89,12 +89,12 @@ class Forms:
 
 
 def given_clusters(config: Config, base_url: str) -> dict[str, tuple[Alternate, ...]]:
-    """The hreflang clusters a site generator's plugin gives (`Config.hreflang_pages`: the Pelican
+    """The hreflang clusters a site generator's plugin gives (`SiteFacts.clusters`: the Pelican
     plugin, from Pelican's translations), which take the place of what the pages' heads link (a
     theme's links between i18n_subsites' subsites name ``/fr/../a.html``, a URL no page is listed
     under): each page's links to the URLs its versions are listed under, from `base_url`
     (normalized). None given: empty."""
     return {
         page: tuple(Alternate(lang, page_url(base_url, other, config.url_style)) for lang, other in cluster)
-        for page, cluster in (config.hreflang_pages or {}).items()
+        for page, cluster in (config.site_facts.clusters if config.site_facts else {}).items()
     }
