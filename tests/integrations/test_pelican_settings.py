@@ -16,7 +16,9 @@ import pytest
 from sitemapgen.errors import ConfigError
 from sitemapgen.integrations import pelican_site as plugin
 from sitemapgen.integrations.options import Spelling
-from sitemapgen.integrations.sphinx import SPELLING as SPHINX
+
+#: The Sphinx extension's spelling (`integrations.sphinx.SPELLING`), without importing Sphinx.
+SPHINX = Spelling("sitemapgen_", "conf.py", "extension")
 
 
 def _settings(tmp_path: Path, **more: Any) -> dict[str, Any]:
