@@ -13,7 +13,7 @@ N ?= 200000
 # lower bounds only).
 $(STAMP): pyproject.toml constraints-dev.txt sitemapgen/pages/_scan.c
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test,mkdocs,sphinx]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test,mkdocs,sphinx,pelican]'
 	touch $@
 
 # What the demo runs, and no more: sitemapgen and its dependencies (pinned as for the tests), in the

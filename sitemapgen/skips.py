@@ -40,6 +40,7 @@ class SkipReason(enum.Enum):
     NOT_FOUND_PAGE = "not-found pages"
     SEARCH_PAGE = "search pages"
     THEME_PAGE = "theme pages that are no document"
+    UNPUBLISHED = "drafts and hidden pages"  # the generator publishes them at no URL a reader is led to
 
     @property
     def singular(self) -> str:
@@ -75,6 +76,7 @@ _QUIET = frozenset(
         SkipReason.NOT_FOUND_PAGE,  # the generator's own pages: counted (explain says what told)
         SkipReason.SEARCH_PAGE,
         SkipReason.THEME_PAGE,
+        SkipReason.UNPUBLISHED,
     }
 )
 
@@ -95,6 +97,7 @@ _SINGULAR = {
     SkipReason.NOT_FOUND_PAGE: "not-found page",
     SkipReason.SEARCH_PAGE: "search page",
     SkipReason.THEME_PAGE: "theme page that is no document",
+    SkipReason.UNPUBLISHED: "draft or hidden page",
 }
 
 

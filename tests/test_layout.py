@@ -155,7 +155,7 @@ def test_the_faces_import_no_more_than_a_build_needs() -> None:
 DATA_ORDER = (
     *("protocol", "_version", "_types", "errors", "urls", "skips", "entry"),
     *("util", "config", "deploy", "hosts", "pages", "lastmod", "pipeline", "output", "live", "commands"),
-    *("cli", "integrations", "__main__", "sphinx"),
+    *("cli", "integrations", "__main__", "sphinx", "pelican"),
 )
 
 

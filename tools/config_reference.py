@@ -33,7 +33,7 @@ def _toml(value: Any) -> str:
 
 
 def table() -> str:
-    """Every key of a config file, the MkDocs plugin and the Sphinx extension, in `Config`'s order."""
+    """Every key of a config file and the plugins (MkDocs, Sphinx, Pelican), in `Config`'s order."""
     rows = ["| key | flag | default | what it is |", "| --- | --- | --- | --- |"]
     for setting in settings_of(Config):
         declared = setting.declared

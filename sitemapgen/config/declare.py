@@ -5,9 +5,10 @@ A field's metadata (`declare`) holds what the field's type cannot say: its one l
 check its value goes through, whether a config file and the plugins set it, and whether it is a
 flag, on which commands and in which help panel. From it come the `Config` field's check
 (`Config.__post_init__` runs them in field order, so a check may read the fields before it), the
-keys a config file, the MkDocs plugin and the Sphinx extension accept (`FILE_KEYS`), the command
-line's options (`cli.program`, `cli.options.option_of`), and the reference table in docs/config.md
-(tools/config_reference.py). `verify`'s `Crawl` declares its options the same way.
+keys a config file and the plugins accept (`FILE_KEYS`, spelt as each host spells them:
+`integrations.options`), the command line's options (`cli.program`, `cli.options.option_of`), and
+the reference table in docs/config.md (tools/config_reference.py). `verify`'s `Crawl` declares
+its options the same way.
 """
 
 from __future__ import annotations

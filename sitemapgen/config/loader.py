@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,15 +84,23 @@ def _check_keys(values: Mapping[str, Any], *, source: str, prefix: str) -> None:
             raise unknown_key(key, FILE_KEYS, prefix).located(source)
 
 
-def config_from_values(docroot: Path | str, values: Mapping[str, Any], *, source: str, prefix: str = "") -> Config:
+def config_from_values(
+    docroot: Path | str,
+    values: Mapping[str, Any],
+    *,
+    source: str,
+    prefix: str = "",
+    words: Callable[[str], str] | None = None,
+) -> Config:
     """A `Config` from a table of `sitemapgen.toml` keys that another tool read (a MkDocs
-    plugin's options, a Sphinx ``conf.py``): unknown keys and bad values are errors that
-    name `source` and the key, as they are for a config file."""
+    plugin's options, a Sphinx ``conf.py``, Pelican's settings): unknown keys and bad values are
+    errors that name `source` and the key, as they are for a config file (`words`: the key
+    path as that tool spells it, ``SITEMAPGEN_RULES[0].priority``)."""
     _check_keys(values, source=source, prefix=prefix)
     try:
         return Config(docroot=Path(docroot), **values)
     except ConfigError as e:
-        raise e.located(source, prefix) from e
+        raise e.located(source, prefix, words=words) from e
 
 
 def find_config_file(cwd: Path) -> ConfigFile | None:

@@ -28,6 +28,7 @@ from sitemapgen.config.words import (
     HostName,
     LastmodSource,
     RobotsTxt,
+    SiteFacts,
 )
 from sitemapgen.protocol import LastmodFormat
 from sitemapgen.skips import Skip
@@ -193,6 +194,9 @@ class Config:
             check=values.not_documents,
             file=False,
         ),
+    )
+    site_facts: SiteFacts | None = field(
+        default=None, metadata=declare("The plugins' hreflang clusters and dates.", values.site_facts, file=False)
     )
     state_file: Path | None = field(
         default=None,

@@ -13,7 +13,7 @@ from typing import Any
 
 from sitemapgen.config import checks, include, tables
 from sitemapgen.config.declare import Check
-from sitemapgen.config.words import GitPages, HostName, LastmodSource
+from sitemapgen.config.words import GitPages, HostName, LastmodSource, SiteFacts
 from sitemapgen.errors import ConfigError, NeedsSetting
 from sitemapgen.protocol import LANGUAGE
 from sitemapgen.skips import Skip
@@ -121,6 +121,12 @@ def not_documents(value: object, key: str, _: object) -> Mapping[str, Skip] | No
         and all(isinstance(skip, Skip) and skip.relpath == page for page, skip in value.items())
     ):
         raise ConfigError(key, f"must be a mapping of page -> its Skip, got {value!r}")
+    return value
+
+
+def site_facts(value: object, key: str, _: object) -> SiteFacts | None:
+    if value is not None and not isinstance(value, SiteFacts):
+        raise ConfigError(key, f"must be a SiteFacts (hreflang clusters and dates by page), got {value!r}")
     return value
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 #: How many bytes of a page are read to find its head, unless told otherwise (``head_max_bytes``).
@@ -90,8 +91,26 @@ class GitPages:
 
     `every` names the pages made from every source (Sphinx's ``genindex``, ``py-modindex`` and
     ``search``; a theme's search page): each is dated by the newest date git gives the sources.
+    `shows` maps a page made from some of them (Pelican's index, tag and archive pages) to the
+    source files of what it shows: dated by the newest of their dates.
     """
 
     directory: Path
     sources: Mapping[str, str | Path]
     every: tuple[str, ...] = ()
+    shows: Mapping[str, tuple[str | Path, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SiteFacts:
+    """What a site generator knows of its pages that the built site does not say (the Pelican
+    plugin passes it; not a config file's key), by each page's path in the docroot.
+
+    `clusters`: a page's hreflang cluster, (language, page) of each of its versions, itself
+    included, in place of its head's links (a theme's links between i18n_subsites' subsites name
+    ``/fr/../a.html``). `dates`: its date from the generator's metadata, for lastmod ``meta``
+    (Pelican's ``modified``, else ``date``).
+    """
+
+    clusters: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    dates: Mapping[str, datetime] = field(default_factory=dict)

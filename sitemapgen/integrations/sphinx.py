@@ -27,7 +27,6 @@ the output directory, ``docs/_build`` is often inside the watched ``docs``).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import os
 from collections.abc import Set
@@ -45,7 +44,8 @@ from sitemapgen.commands.build import build
 from sitemapgen.commands.report import BuildResult
 from sitemapgen.config.loader import FILE_KEYS, config_from_values
 from sitemapgen.config.words import GitPages, LastmodSource
-from sitemapgen.errors import ConfigError, EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.errors import EnvironmentFailure, Refusal, SitemapgenError
+from sitemapgen.integrations.options import Spelling
 from sitemapgen.lastmod.pagesources import write_page_sources
 from sitemapgen.skips import Skip, SkipReason
 
@@ -55,8 +55,7 @@ logger = logging.getLogger(__name__)
 BUILDERS = ("html", "dirhtml")
 PREFIX = "sitemapgen_"
 SOURCE = "conf.py"
-#: How alike a typo must be to a setting's name to be offered in its place.
-_CLOSE = 0.75
+SPELLING = Spelling(PREFIX, SOURCE, "extension")
 #: The templates of the pages Sphinx makes from every document: the general index (whole or
 #: split by letter), a domain's index (``py-modindex``), the search page.
 EVERY_SOURCE_TEMPLATES = frozenset(
@@ -186,19 +185,7 @@ def settings_of(config: SphinxConfig) -> dict[str, Any]:
     """The ``sitemapgen_*`` values set in `config`, by their ``sitemapgen.toml`` key; a
     ``sitemapgen_*`` name in ``conf.py`` that is no setting is a `ConfigError`."""
     raw: dict[str, Any] = getattr(config, "_raw_config", {})  # conf.py's names: Sphinx keeps unknown ones only here
-    for name in sorted(raw):
-        if name.startswith(PREFIX) and name.removeprefix(PREFIX) not in FILE_KEYS:
-            raise unknown_setting(name)
+    unknown = SPELLING.unknown(raw)
+    if unknown is not None:
+        raise unknown
     return {key: value for key in FILE_KEYS if (value := getattr(config, PREFIX + key)) is not None}
-
-
-def unknown_setting(name: str) -> ConfigError:
-    """The error for a ``sitemapgen_*`` name that is no setting: the close one, or every one."""
-    close = difflib.get_close_matches(name.removeprefix(PREFIX), FILE_KEYS, n=1, cutoff=_CLOSE)
-    if close:
-        return ConfigError(name, f"no such setting (did you mean {PREFIX}{close[0]}?)", source=SOURCE)
-    return ConfigError(
-        name,
-        f"no such setting (the extension reads {PREFIX} and a key of sitemapgen.toml: {', '.join(FILE_KEYS)})",
-        source=SOURCE,
-    )

@@ -143,6 +143,7 @@ class GitLastmod(Source):
         self.rewrites = [(re.compile(g.match), g.sources) for g in config.git_sources]
         self.sources: dict[str, str] = {}  # page -> its source file in the repository (git_pages)
         self.every: frozenset[str] = frozenset()  # pages made from every source (git_pages)
+        self.shows: dict[str, tuple[str, ...]] = {}  # page -> the sources of what it shows (git_pages)
         self.newest: datetime | None = None  # the newest commit of those sources
         pages = config.git_pages if config.git_pages is not None else read_page_sources(config.docroot)
         try:
@@ -157,7 +158,7 @@ class GitLastmod(Source):
         if self.prefix is not None:
             self.prefix = "" if self.prefix == "." else self.prefix + "/"
         if pages is not None:
-            self.sources = _sources_in_repository(self.git.root, pages)
+            self.sources, self.shows = _sources_in_repository(self.git.root, pages)
             self.every = frozenset(pages.every)
             self.newest = max(filter(None, map(self.git.dates.get, self.sources.values())), default=None)
         if self.git.shallow:
@@ -240,12 +241,16 @@ class GitLastmod(Source):
     def date(self, page: Page, head: HeadFacts | None, warn: Warn) -> datetime | None:
         """The date of the first candidate git knows; None (the next source) when git knows
         none, or the first it knows was last changed before a shallow clone's history. A page
-        made from every source (no rule naming it) gets the newest of their commits."""
+        made from every source (no rule naming it) gets the newest of their commits, one made from
+        some of them (`GitPages.shows`) the newest of those."""
         git = self.git
         if git is None:
             return None
         if page.relpath in self.every and self._ruled(page.relpath) is None:
             return self.newest
+        shown = self.shows.get(page.relpath)
+        if shown is not None and self._ruled(page.relpath) is None:
+            return max(filter(None, map(git.dates.get, shown)), default=None)
         for path in self.paths_of(page.relpath):
             when = git.dates.get(path)
             if when is not None:
@@ -263,8 +268,9 @@ def _in_repository(root: Path, path: Path) -> str | None:
     return relative.replace(os.sep, "/")
 
 
-def _sources_in_repository(root: Path, pages: GitPages) -> dict[str, str]:
-    """`pages`' sources as paths in the repository at `root` (those outside it left out).
+def _sources_in_repository(root: Path, pages: GitPages) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """`pages`' sources as paths in the repository at `root` (those outside it left out): each
+    page's own, and those of what each page of `GitPages.shows` shows.
 
     Only the directory's symlinks are resolved, once: a source that is a symlink is
     tracked by git as the link, so its own path is what git's history names.
@@ -272,14 +278,21 @@ def _sources_in_repository(root: Path, pages: GitPages) -> dict[str, str]:
     given = os.path.abspath(pages.directory)
     real = os.path.realpath(given)
     top = os.path.realpath(root)
-    found: dict[str, str] = {}
-    for page, source in pages.sources.items():
+
+    def in_repository(source: str | Path) -> str | None:
         path = os.path.normpath(os.path.join(given, source))
         if path.startswith(given + os.sep):
             path = real + path[len(given) :]
         else:
             path = os.path.realpath(path)
         relative = os.path.relpath(path, top)
-        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
-            found[page] = relative.replace(os.sep, "/")
-    return found
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            return None
+        return relative.replace(os.sep, "/")
+
+    found = {page: path for page, source in pages.sources.items() if (path := in_repository(source)) is not None}
+    shows = {
+        page: tuple(path for source in sources if (path := in_repository(source)) is not None)
+        for page, sources in pages.shows.items()
+    }
+    return found, shows

@@ -33,7 +33,7 @@ _LIMIT = 64 << 20  # far above the map of a 200,000-page site
 def encode(docroot: Path, pages: GitPages) -> bytes:
     """`pages` as the file holds them: the same pages, the same bytes."""
     directory = os.path.abspath(pages.directory)
-    value = {
+    value: dict[str, Any] = {
         SOURCES_KEY: SOURCES_VERSION,
         "directory": os.path.relpath(directory, os.path.abspath(docroot)),
         "pages": {
@@ -42,6 +42,11 @@ def encode(docroot: Path, pages: GitPages) -> bytes:
         },
         "every": sorted(set(pages.every)),
     }
+    if pages.shows:  # Pelican's pages made of others; absent from the maps of the other plugins
+        value["shows"] = {
+            page: [os.path.relpath(os.path.join(directory, source), directory) for source in sources]
+            for page, sources in sorted(pages.shows.items())
+        }
     return (json.dumps(value, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
@@ -80,13 +85,23 @@ def read_page_sources(docroot: Path) -> GitPages | None:
     if not isinstance(value, dict) or value.get(SOURCES_KEY) != SOURCES_VERSION:
         raise _not_ours(path, f"no {SOURCES_KEY!r}: {SOURCES_VERSION}")
     directory, pages, every = value.get("directory"), value.get("pages"), value.get("every")
+    shows = value.get("shows", {})
     if not isinstance(directory, str) or not directory:
         raise ConfigError("directory", "must be a path relative to the docroot", source=str(path))
     if not isinstance(pages, dict) or not all(isinstance(s, str) and s for s in pages.values()):
         raise ConfigError("pages", "must map each page to its source file", source=str(path))
     if not isinstance(every, list) or not all(isinstance(page, str) for page in every):
         raise ConfigError("every", "must be a list of pages", source=str(path))
-    return GitPages(docroot / directory, pages, tuple(every))
+    return GitPages(docroot / directory, pages, tuple(every), _shows(shows, path))
+
+
+def _shows(value: object, path: Path) -> dict[str, tuple[str, ...]]:
+    """The map's ``shows`` (Pelican's pages made of others): each page's list of source files."""
+    if not isinstance(value, dict) or not all(
+        isinstance(sources, list) and all(isinstance(s, str) and s for s in sources) for sources in value.values()
+    ):
+        raise ConfigError("shows", "must map each page to the source files of what it shows", source=str(path))
+    return {page: tuple(sources) for page, sources in value.items()}
 
 
 def write_page_sources(docroot: Path, pages: GitPages) -> bool:

@@ -35,7 +35,7 @@ from sitemapgen.pages import kinds
 from sitemapgen.pages.head import read_head
 from sitemapgen.pages.signals import HeadFacts
 from sitemapgen.pages.walk import Candidate, Page, page_at
-from sitemapgen.pipeline.forms import Forms
+from sitemapgen.pipeline.forms import Forms, given_clusters
 from sitemapgen.pipeline.pathrules import PathRules
 from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
@@ -143,6 +143,7 @@ class Decider:
         ]
         self.room = entry_room(config.limits.max_bytes)
         self.forms = Forms(config, host)  # the page an hreflang href names in another form
+        self.given = given_clusters(config, self.own_base)  # a plugin's clusters, for its heads' links
         self.images: PageImages | None = None
         if config.images:
             from sitemapgen.pipeline.images import PageImages  # only then: its patterns compile on import
@@ -257,7 +258,7 @@ class Decider:
         the page is cannot be told: the links are kept as the head gives them, and counted."""
         for conflict in head.hreflang_conflicts:
             note(NoteKind.HREFLANG_CONFLICT, f"{display(page.relpath)} names {conflict!r} more than once")
-        alternates = head.alternates
+        alternates = self.given.get(page.relpath, head.alternates)
         if not alternates:
             return ()
         shown = display(page.relpath)  # not before: most pages have no alternates

@@ -86,3 +86,15 @@ class Forms:
     def _first_page(self, relpaths: tuple[str, ...]) -> str | None:
         """The first of `relpaths` that is a page file in the docroot: the one a server answers with."""
         return next((r for r in relpaths if is_page_name(r) and os.path.isfile(self.root + r)), None)
+
+
+def given_clusters(config: Config, base_url: str) -> dict[str, tuple[Alternate, ...]]:
+    """The hreflang clusters a site generator's plugin gives (`SiteFacts.clusters`: the Pelican
+    plugin, from Pelican's translations), which take the place of what the pages' heads link (a
+    theme's links between i18n_subsites' subsites name ``/fr/../a.html``, a URL no page is listed
+    under): each page's links to the URLs its versions are listed under, from `base_url`
+    (normalized). None given: empty."""
+    return {
+        page: tuple(Alternate(lang, page_url(base_url, other, config.url_style)) for lang, other in cluster)
+        for page, cluster in (config.site_facts.clusters if config.site_facts else {}).items()
+    }

@@ -54,6 +54,11 @@ def test_check_says_current_after_an_unchanged_plugin_build(tmp_path: Path, gene
             "pages: must map each page to its source file",
             id="bad-pages",
         ),
+        pytest.param(
+            '{"sitemapgen-sources": 1, "directory": "../src", "pages": {}, "every": [], "shows": {"a.html": "b.rst"}}',
+            "shows: must map each page to the source files of what it shows",
+            id="bad-shows",
+        ),
     ],
 )
 def test_a_map_sitemapgen_did_not_write_is_bad_input_for_check(tmp_path: Path, content: str, said: str) -> None:
