@@ -19,7 +19,7 @@ from datetime import date
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Row, escape_xml
-from sitemapgen.pages.walk import Candidate
+from sitemapgen.pages.walk import Candidate, default_excluded
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.urls import url_path
@@ -52,6 +52,7 @@ class MtimeOnly:
         config = decider.config
         self.decider = decider
         self.check = decider.path_rules.check
+        self.by_name = decider.path_rules.by_name  # else every page's path is asked about
         self.root = decider.root
         self.base_url = config.base_url
         self.style = config.url_style
@@ -60,7 +61,11 @@ class MtimeOnly:
 
     def decide(self, candidate: Candidate) -> Outcome:
         relpath, is_link = candidate
-        if is_link or self.check(relpath) is not None:
+        if self.by_name:
+            out = default_excluded(relpath.rpartition("/")[2])
+        else:
+            out = self.check(relpath) is not None
+        if is_link or out:
             return self.decider.decide(candidate)
         try:
             status = os.stat(self.root + relpath)

@@ -19,6 +19,7 @@ from sitemapgen.pipeline.decide import Decider
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.quick import MtimeOnly, applies
 from sitemapgen.protocol import LastmodFormat
+from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import UrlStyle
 
 from ..conftest import BASE
@@ -87,6 +88,36 @@ def test_every_page_has_the_decision_s_outcome(tmp_path: Path, style: UrlStyle, 
         for candidate in candidates:
             assert quick.decide(candidate) == decider.decide(candidate), (candidate, mtime)
     assert any(quick.decide(candidate).skip is not None for candidate in candidates)  # each way out met
+
+
+@pytest.mark.parametrize(
+    ("overrides", "robots"),
+    [
+        pytest.param({"exclude": ("dir/",)}, None, id="exclude"),
+        pytest.param({"exclude": ("!404.html",)}, None, id="a-default-undone"),
+        pytest.param({}, "User-agent: *\nDisallow: /a.html\n", id="robots-txt"),
+        pytest.param({}, "User-agent: *\nAllow: /\n", id="robots-txt-allowing-all"),
+    ],
+)
+def test_path_rules_leave_out_what_they_say(tmp_path: Path, overrides: dict[str, Any], robots: str | None) -> None:
+    root = _tree(tmp_path / "public")
+    if robots is not None:
+        (root / "robots.txt").write_text(robots)
+    decider, quick = _deciders(root, **overrides)
+    assert quick.by_name is (robots is not None and "Disallow" not in robots)
+    candidates = _candidates(decider)
+    for candidate in candidates:
+        assert quick.decide(candidate) == decider.decide(candidate), candidate
+    assert any(quick.decide(candidate).skip is not None for candidate in candidates)
+
+
+def test_a_generator_s_own_page_is_left_out(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "public")
+    skip = Skip("a.html", SkipReason.NOT_FOUND_PAGE, "the generator says so")
+    decider, quick = _deciders(root, not_documents={"a.html": skip})
+    assert not quick.by_name
+    assert quick.decide(("a.html", False)) == decider.decide(("a.html", False))
+    assert quick.decide(("a.html", False)).skip == skip
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
