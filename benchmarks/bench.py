@@ -8,22 +8,27 @@ Generates built sites (see docs/performance.md); by default three:
   naming itself on every page, as every real generator writes one; both folder shapes (one
   page a folder, and flat folders of hundreds);
 - "unique, no canonical": the same tree with the canonicals left out;
+- "folders of ~100, self-canonical": the shape of issue 37's tree (`folder_sites`): folders
+  of 80-120 pages, an asset beside each page, inline scripts and JSON-LD of 0.3-12 KB in most
+  heads, 3% of page names not ASCII, every page its own and naming itself as canonical;
 - "real": copies of the real generators' sites of tests/realsites, each in a folder of its
   own, with what real heads carry beyond the fixtures (`_extras`): kept so that figures can
   be compared with the earlier ones (its heads repeat from copy to copy).
 
-`--trees` also offers "real-self" (the real tree with a canonical on every page) and
-"synthetic" (made-up heads of nine short tags). Pages of 4-12 KB, an asset beside each,
-mtimes over five years. Then times, interleaved and repeated, on each tree:
+`--trees` also offers "folders-no-canonical" (the folders tree, its canonicals left out),
+"real-self" (the real tree with a canonical on every page) and "synthetic" (made-up heads of
+nine short tags). Pages of 4-12 KB, an asset beside each, mtimes over five years. Then times,
+interleaved and repeated, on each tree:
 
 - `find DOCROOT -name '*.html' -printf '%T@ %P\\n'` (the baseline, ratio 1.0)
 - a bare Python `os.scandir` walk with a stat per page
 - the floor: that walk reading each page's head as sitemapgen does (no parsing), in one
   process and in as many as the build runs (`--jobs`, 2 by default)
-- `sitemapgen build --jobs JOBS` with head reading on, and off (mtime only) on the main tree
+- `sitemapgen build --jobs JOBS` with head reading on, and off (mtime only, `--no-read-heads`)
 
 and prints a table of medians per tree: seconds, pages/s, peak RSS, ratio to find and to the
-floor (in JOBS processes) on that tree; the targets and whether they hold; the head work a
+floor (in JOBS processes) on that tree, and CPU seconds (user and system, the workers'
+included) and their ratio to the floor's; the targets and whether they hold; the head work a
 page costs on each tree's own heads (a sample, no head read twice); and on each generator's
 heads of tests/realsites, as written and as in the real tree.
 Run: `make bench` (N=200000) or `make bench N=1000000`. With `--baseline DIR`
@@ -48,6 +53,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from folder_sites import generate_folders
 from unique_sites import generate_unique
 
 _NOW = 1_795_000_000  # 2026-11: a fixed "now", so a seed gives the same tree
@@ -379,6 +385,7 @@ def real_heads(repeat: int) -> list[str]:
 class Sample:
     seconds: float
     rss_kib: int
+    cpu: float = 0.0  # user and system seconds, of the case and of the children it waited for
 
 
 #: Runs a case (its argv) and prints its seconds, its peak RSS (KiB) and its exit code. The
@@ -395,7 +402,7 @@ if pid == 0:
     os.dup2(null, 1)
     os.execvp(sys.argv[1], sys.argv[1:])
 _, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime)
 """
 
 
@@ -404,24 +411,27 @@ def run(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = Non
     err = done.stderr.decode(errors="replace")
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)}: the launcher failed ({done.returncode}):\n{err}")
-    seconds, rss_kib, code = done.stdout.split()
+    seconds, rss_kib, code, cpu = done.stdout.split()
     if int(code) != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({code}):\n{err}")
-    return Sample(float(seconds), int(rss_kib))
+    return Sample(float(seconds), int(rss_kib), float(cpu))
 
 
 Case = tuple[str, str]  # (tree, what)
 FIND = "find -name '*.html' -printf"
 MAIN = "unique, self-canonical"
+FOLDERS = "folders of ~100, self-canonical"
 #: Each tree the bench can make, by its --trees key: its label, and how it is generated.
 TREES = {
     "unique": MAIN,
     "unique-no-canonical": "unique, no canonical",
+    "folders": FOLDERS,
+    "folders-no-canonical": "folders of ~100, no canonical",
     "real": "real",
     "real-self": "real, self-canonical",
     "synthetic": "synthetic",
 }
-DEFAULT_TREES = "unique,unique-no-canonical,real"
+DEFAULT_TREES = "unique,unique-no-canonical,folders,real"
 HEADS_ON = "sitemapgen, heads on"
 HEADS_ON_PYTHON = "sitemapgen, heads on, pure Python (SITEMAPGEN_PURE_PYTHON=1)"
 HEADS_OFF = "sitemapgen, heads off (mtime only)"
@@ -436,6 +446,8 @@ def generate_tree(label: str, root: Path, n: int, *, seed: int, min_kb: int, max
     sizes = {"min_kb": min_kb, "max_kb": max_kb, "asset_every": asset_every}
     if label.startswith("unique"):
         generate_unique(root, n, seed=seed, canonical=label == MAIN, **sizes)
+    elif label.startswith("folders"):
+        generate_folders(root, n, seed=seed, canonical=label == FOLDERS, **sizes)
     elif label == "synthetic":
         generate(root, n, seed=seed, self_canonical=False, **sizes)
     else:
@@ -456,8 +468,8 @@ def _cases(
 ) -> dict[Case, tuple[list[str], str | None]]:
     """Each case's command, and the PYTHONPATH it runs with (a baseline's). Per tree, find
     first: the ratios are to find on the same tree, and to the floor in as many processes as
-    the build runs. Heads off reads no head: it runs on the main tree and on "real" (for the
-    earlier figures) only. On "real", also a build with `images` on (`images`: a config file that
+    the build runs; heads off too, on every tree (its pages' names and folders differ, so its
+    cost does). On "real", also a build with `images` on (`images`: a config file that
     says so), which reads every page whole."""
     cases: dict[Case, tuple[list[str], str | None]] = {}
     ours: dict[Case, list[str]] = {}
@@ -466,8 +478,7 @@ def _cases(
         cases[label, "python scandir walk + stat"] = ([sys.executable, "-c", BARE_WALK, str(root)], None)
         for procs in sorted({1, jobs}):
             cases[label, floor_name(procs)] = ([sys.executable, "-c", BARE_HEADS, str(root), str(procs)], None)
-        if label in (MAIN, "real", "synthetic"):
-            ours[label, HEADS_OFF] = [*build, "--no-read-heads", str(root)]
+        ours[label, HEADS_OFF] = [*build, "--no-read-heads", str(root)]
         ours[label, HEADS_ON] = [*build, str(root)]
         if label == MAIN:  # the scanner without its compiled part (as where no C compiler is)
             ours[label, HEADS_ON_PYTHON] = ["env", "SITEMAPGEN_PURE_PYTHON=1", *build, str(root)]
@@ -507,17 +518,22 @@ class Figures:
     rss_mib: float
     to_find: float
     to_floor: float
+    cpu: float = 0.0
+    cpu_to_floor: float = 0.0
 
 
 def figures(samples: dict[Case, list[Sample]], jobs: int) -> dict[Case, Figures]:
     """Each case's medians, and its ratios to find and to the floor (in `jobs` processes) on its tree."""
     medians = {key: statistics.median(s.seconds for s in runs) for key, runs in samples.items()}
+    cpu = {key: statistics.median(s.cpu for s in runs) for key, runs in samples.items()}
     return {
         (tree, what): Figures(
             medians[tree, what],
             statistics.median(s.rss_kib for s in runs) / 1024,
             medians[tree, what] / medians[tree, FIND],
             medians[tree, what] / medians[tree, floor_name(jobs)],
+            cpu[tree, what],
+            cpu[tree, what] / max(cpu[tree, floor_name(jobs)], 1e-9),
         )
         for (tree, what), runs in samples.items()
     }
@@ -526,13 +542,13 @@ def figures(samples: dict[Case, list[Sample]], jobs: int) -> dict[Case, Figures]
 def _print_tables(trees: dict[str, Path], results: dict[Case, Figures], n: int) -> None:
     for label in trees:
         print(f"\nTree: {label}\n")
-        print("| what | seconds | pages/s | peak RSS | × find | × floor |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        print("| what | seconds | pages/s | peak RSS | × find | × floor | CPU s | CPU × floor |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for (tree, what), f in results.items():
             if tree == label:
                 print(
                     f"| {what} | {f.seconds:.2f} | {n / f.seconds:,.0f} | {f.rss_mib:.0f} MiB"
-                    f" | {f.to_find:.1f} | {f.to_floor:.1f} |"
+                    f" | {f.to_find:.1f} | {f.to_floor:.1f} | {f.cpu:.2f} | {f.cpu_to_floor:.1f} |"
                 )
 
 
@@ -541,9 +557,15 @@ def _verdict(measured: float, target: float, unit: str) -> str:
 
 
 def targets(results: dict[Case, Figures], n: int, jobs: int) -> list[str]:
-    """The targets of the unique-head trees, what this run measured, and whether each holds: table rows."""
+    """The targets of the unique-head trees, and heads off against the floor on every tree: what
+    this run measured, and whether each holds, as table rows."""
+    heads_off = [
+        f"| heads off ≤ 1× the floor | {tree} | {f.to_floor:.1f}× | {_verdict(f.to_floor, 1, '×')} |"
+        for (tree, what), f in results.items()
+        if what == HEADS_OFF
+    ]
     if (MAIN, HEADS_ON) not in results:
-        return [f"| (the {MAIN} tree was not run: no target measured) | | | |"]
+        return [f"| (the {MAIN} tree was not run: its targets not measured) | | | |", *heads_off]
     on, off = results[MAIN, HEADS_ON], results[MAIN, HEADS_OFF]
     rss = max(
         f.rss_mib for (tree, what), f in results.items() if tree.startswith("unique") and what.startswith("sitemapgen")
@@ -552,6 +574,7 @@ def targets(results: dict[Case, Figures], n: int, jobs: int) -> list[str]:
         f"| every page self-canonical ≤ 6× find | {MAIN} | {on.to_find:.1f}× | {_verdict(on.to_find, 6, '×')} |",
         f"| every page self-canonical ≤ 3× the floor | {MAIN} | {on.to_floor:.1f}× | {_verdict(on.to_floor, 3, '×')} |",
         f"| heads off ≤ 2.5× find | {MAIN} | {off.to_find:.1f}× | {_verdict(off.to_find, 2.5, '×')} |",
+        *heads_off,
         f"| peak RSS ≤ 64 MiB | unique trees, every build | {rss:.0f} MiB | {_verdict(rss, 64, ' MiB')} |",
     ]
     million = f"| a million pages, heads on, < 60 s | {MAIN}, 1,000,000 pages |"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import NamedTuple
 
@@ -104,6 +104,7 @@ def format_lastmod(value: datetime, fmt: LastmodFormat) -> str:
 _TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
 _DAYS: dict[int, str] = {}  # a day's proleptic ordinal -> its ISO text
 _DAYS_KEPT = 4_096  # eleven years of days: a site's pages fall on fewer
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
 def _utc_text(value: datetime, date_only: bool) -> str:
@@ -115,16 +116,32 @@ def _utc_text(value: datetime, date_only: bool) -> str:
     together from two-digit strings. A property test checks it against
     isoformat.
     """
-    ordinal = value.toordinal()
-    day = _DAYS.get(ordinal)
-    if day is None:
-        if len(_DAYS) >= _DAYS_KEPT:
-            _DAYS.clear()
-        day = _DAYS[ordinal] = value.date().isoformat()
+    day = _day(value.toordinal())
     if date_only:
         return day
     two = _TWO_DIGITS
     return f"{day}T{two[value.hour]}:{two[value.minute]}:{two[value.second]}+00:00"
+
+
+def utc_second_text(seconds: int, date_only: bool) -> str:
+    """`format_lastmod` of the UTC datetime `seconds` after 1970 (0 to 253,402,300,799: the
+    seconds a `datetime` holds), made from the number without a datetime (`pipeline.quick`)."""
+    days, second = divmod(seconds, 86_400)
+    day = _day(_EPOCH_ORDINAL + days)
+    if date_only:
+        return day
+    two = _TWO_DIGITS
+    return f"{day}T{two[second // 3600]}:{two[second // 60 % 60]}:{two[second % 60]}+00:00"
+
+
+def _day(ordinal: int) -> str:
+    """The ISO text of the day of proleptic `ordinal`, kept (see `_utc_text`)."""
+    day = _DAYS.get(ordinal)
+    if day is None:
+        if len(_DAYS) >= _DAYS_KEPT:
+            _DAYS.clear()
+        day = _DAYS[ordinal] = date.fromordinal(ordinal).isoformat()
+    return day
 
 
 #: A page's title, description and language, as head reading gives them (each may be None), for
@@ -174,6 +191,13 @@ def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = No
         parts += ["<image:image><image:loc>", escape_xml(image), "</image:loc></image:image>"]
     parts.append("</url>\n")
     return "".join(parts).encode("utf-8")
+
+
+def dated_row(loc: str, seconds: int, text: str) -> Row:
+    """`row_of` an entry with a URL and a lastmod alone (`text`, of the UTC second `seconds`), made
+    without the entry (`pipeline.quick`): the same ``<url>`` element `format_entry` writes."""
+    xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod></url>\n".encode()
+    return tuple.__new__(Row, (loc, xml, float(seconds), text, "", None))
 
 
 def row_of(entry: Entry, fmt: LastmodFormat, labels: Labels | None = None) -> Row:

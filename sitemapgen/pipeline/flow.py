@@ -23,6 +23,7 @@ from sitemapgen.entry import Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Page, Walk
+from sitemapgen.pipeline import quick
 from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Outcome
 from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
@@ -106,9 +107,7 @@ class Pipeline:
     ) -> Iterator[Outcome]:
         """Every page's settled fate, and the walk's skips, in walk order."""
         decider = self.decider
-        decide = decider.decide if self.documents is None else self.documents.decide
-        if detail:
-            decide = functools.partial(decide, detail=True)
+        decide = self._decision(detail)
         settle = decider.settle if self.documents is None else self._settle_counted
         tally = Tally()
         odd = OddDates(decider.lastmod, datetime.now(UTC))
@@ -141,6 +140,17 @@ class Pipeline:
         if targets is None:  # `explain` says each page's own notes under it
             for line in [*tally.lines(), *odd.lines()]:
                 self.warn(line)
+
+    def _decision(self, detail: bool) -> Callable[[Candidate], Outcome]:
+        """How a candidate is decided (in the workers): the documents' decision, the page's, or
+        where a page is dated by its mtime alone and its head is not read, `quick`'s (the same
+        outcomes, in one frame a page)."""
+        decide = self.decider.decide if self.documents is None else self.documents.decide
+        if detail:
+            return functools.partial(decide, detail=True)
+        if self.documents is None and quick.applies(self.config, self.decider):
+            return quick.MtimeOnly(self.decider).decide
+        return decide
 
     def _settle_counted(self, outcome: Outcome) -> Outcome:
         """`Decider.settle`, counting the documents listed (a build with documents only)."""

@@ -34,6 +34,10 @@ class PathRule(Protocol):
     def check_dir(self, relpath: str) -> Skip | None:
         """A directory's `Skip` (relpath ends in ``/``): the walk does not enter it."""
 
+    @property
+    def by_name(self) -> bool:
+        """Whether this rule leaves out no page but those `default_excluded` names."""
+
 
 class Patterns:
     """The default excludes, the config's `exclude`, then ``.sitemapignore``: gitignore rules."""
@@ -54,6 +58,10 @@ class Patterns:
         result = self.spec.check_file(path)
         return self.patterns[result.index] if result.include and result.index is not None else None
 
+    @property
+    def by_name(self) -> bool:
+        return self.spec is None
+
     def check(self, relpath: str) -> Skip | None:
         pattern = self._matched(relpath)
         return None if pattern is None else Skip(relpath, SkipReason.EXCLUDED, pattern)
@@ -70,6 +78,10 @@ class GeneratorPages:
 
     def __init__(self, config: Config) -> None:
         self.pages = config.not_documents or {}
+
+    @property
+    def by_name(self) -> bool:
+        return not self.pages
 
     def check(self, relpath: str) -> Skip | None:
         return self.pages.get(relpath)
@@ -101,3 +113,10 @@ class PathRules:
             if skip is not None:
                 return skip
         return None
+
+    @property
+    def by_name(self) -> bool:
+        """Whether a page is left out by its name alone, as `default_excluded` says (no pattern
+        but the defaults, no generator's own page, no robots.txt rule): `check` is then needed
+        only for a page so named."""
+        return all(rule.by_name for rule in self.rules)

@@ -54,6 +54,10 @@ class RobotsDisallow:
         if re.search(r"(?im)^[ \t]*disallow[ \t]*:[ \t]*\S", text):  # else nothing is disallowed
             self.parser = Protego.parse(text)
 
+    @property
+    def by_name(self) -> bool:
+        return self.parser is None
+
     def check(self, relpath: str) -> Skip | None:
         if self.parser is None:
             return None
