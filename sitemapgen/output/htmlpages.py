@@ -78,7 +78,7 @@ def _lang(lang: str | None) -> str:
     return f' lang="{lang}"' if lang and LANGUAGE.match(lang) and lang.lower() != LANG else ""
 
 
-def _item(link: Link, site: Site) -> str:
+def _item(link: Link) -> str:
     """A page's link, date and other languages (the inside of its ``<li>`` or heading)."""
     lang = _lang(link.lang) if link.title else ""
     parts = [f'<a href="{escape(link.url)}"{lang}>{escape(link.title or link.url, quote=False)}</a>']
@@ -139,14 +139,14 @@ def page(number: int, links: Iterable[Link], site: Site, *, continued: str | Non
                 yield "</ul>\n</section>\n" if listing else "</section>\n"
             again, current, listing = name == continued and current is None, name, False
             if not again and _is_index(link.url, site.home, name):
-                yield f"<section>\n<h2>{_item(link, site)}</h2>\n"
+                yield f"<section>\n<h2>{_item(link)}</h2>\n"
                 continue
             shown = escape(site.name if name == "/" else name, quote=False)
             yield f"<section>\n<h2>{shown}{' (continued)' if again else ''}</h2>\n"
         if not listing:
             yield "<ul>\n"
             listing = True
-        yield f"<li>{_item(link, site)}</li>\n"
+        yield f"<li>{_item(link)}</li>\n"
     if current is not None:
         yield "</ul>\n</section>\n" if listing else "</section>\n"
     yield _nav(number, site, "end") + "</main>\n</body>\n</html>\n"
