@@ -174,6 +174,8 @@ def _html_sitemap(run: _Run, skip: Callable[[Skip], None], warn: Warn) -> HtmlSi
         if outcome.skip is not None:
             skip(outcome.skip)
             return None
+        assert outcome.row is not None
+        run.memory.saw(outcome.row)  # after the rows the memory sees as they pass: told here
         return outcome.row
 
     html = HtmlSitemap.prepare(

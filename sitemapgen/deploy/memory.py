@@ -84,6 +84,11 @@ class DeployMemory:
             rows = _with_included(rows, included, changes)
         return rows
 
+    def saw(self, row: Row) -> None:
+        """A row the writer adds after `remembered`'s (the HTML sitemap's pages): told to the changes."""
+        if self.changes is not None:
+            self.changes.see(row.loc, row.lastmod_text)
+
     def before_publish(self, included: Included | None, *, out: Path, dry_run: bool) -> None:
         """Every new chunk is on disk and nothing is published yet: refuse (the drop guard,
         ``max_removed``), or make the manifest durable beside the new sitemaps."""

@@ -195,6 +195,20 @@ def test_the_host_decides_its_url(site: SiteFactory, cli: CliRunner) -> None:
     assert xml_urls(root)[-1] == f"{BASE}sitemap"  # Cloudflare Pages answers /sitemap, redirects /sitemap.html
 
 
+def test_the_previous_deploy_sees_the_map_as_a_page(site: SiteFactory, cli: CliRunner, tmp_path: Path) -> None:
+    """With ``previous``, the map is one of the URLs compared: unchanged, nothing is said to change."""
+    root = site(SITE)
+    _config(html_sitemap=True, sections=False)
+    assert cli("build", root).code == 0
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    for name, data in output_files(root).items():
+        (earlier / name).write_bytes(data)
+    again = cli("build", root, "--previous", earlier, "--max-removed", "0")
+    assert again.code == 0, again.err
+    assert "+0 -0 ~0 since the previous deploy" in again.err
+
+
 def test_turned_off_it_is_kept_one_build_then_removed_and_never_listed(site: SiteFactory, cli: CliRunner) -> None:
     root = site(SITE)
     _config(html_sitemap=True)
