@@ -59,7 +59,8 @@ class Labelled:
     temporary database on disk, not in memory, until the chunks say their order (`line`)."""
 
     home: str  # the base URL
-    db: sqlite3.Connection = field(default_factory=lambda: _lines_table(sqlite3.connect("")))
+    #: Opened with the first line: a build refused before its rows flow opens none (and has none to close).
+    opened: sqlite3.Connection | None = None
     pending: list[tuple[str, str]] = field(default_factory=list)  # lines not yet in the table
     size: int = 0
     full: bool = False
@@ -86,6 +87,13 @@ class Labelled:
         self.size += len(line)
         self.full = self.size > MAX_LLMS_BYTES
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self.opened is None:
+            self.opened = sqlite3.connect("")
+            self.opened.execute("CREATE TABLE lines (url TEXT PRIMARY KEY, line TEXT NOT NULL)")
+        return self.opened
+
     def _flush(self) -> None:
         self.db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?)", self.pending)
         self.pending.clear()
@@ -98,12 +106,9 @@ class Labelled:
         return None if found is None else str(found[0])
 
     def close(self) -> None:
-        self.db.close()
-
-
-def _lines_table(db: sqlite3.Connection) -> sqlite3.Connection:
-    db.execute("CREATE TABLE lines (url TEXT PRIMARY KEY, line TEXT NOT NULL)")
-    return db
+        if self.opened is not None:
+            self.opened.close()
+            self.opened = None
 
 
 def _link_text(text: str) -> str:
