@@ -46,11 +46,12 @@ class Extras:
             html,
         )
 
-    def around(self, rows: Iterable[Row], journal: Journal, faults: Faults) -> Iterable[Row]:
+    def around(self, rows: Iterable[Row], journal: Journal, faults: Faults, *, room: int) -> Iterable[Row]:
         """The rows to write: `rows`, and where the HTML sitemap is on, its own after them; their
-        labels heard on the way for llms.txt, where it is on."""
+        labels heard on the way for llms.txt, where it is on. A row larger than `room` the writer
+        leaves out: the map does not list it either."""
         if self.html is not None and self.html.on:
-            rows = self.html.around(rows, journal, faults)
+            rows = self.html.around(rows, journal, faults, room=room)
         if self.llms.labelled is not None:
             rows = self.llms.labelled.heard(rows)
         return rows

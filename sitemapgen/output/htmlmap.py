@@ -101,14 +101,18 @@ class HtmlSitemap:
             if file_digest(self.owned.out / name) in record.digests(name)
         ]
 
-    def around(self, rows: Iterable[Row], journal: Journal, faults: Faults) -> Iterator[Row]:
-        """`rows`, each seen on its way; then the rows of the map's own pages, written now (only
-        where `on`: a build without the map does not pass its rows through here)."""
+    def around(self, rows: Iterable[Row], journal: Journal, faults: Faults, *, room: int) -> Iterator[Row]:
+        """`rows`, each seen on its way (but one larger than `room`, which the writer leaves out);
+        then the rows of the map's own pages, written now (only where `on`: a build without the map
+        does not pass its rows through here)."""
         newest: list[tuple[float, str] | None] = []  # each page's newest lastmod (key, text)
         count = 0
         with tempfile.TemporaryFile() as spool:
             home = self.home
             for row in rows:
+                if len(row.xml) > room:
+                    yield row
+                    continue
                 labels = row.labels or _NONE
                 loc = row.loc
                 if loc == home or (loc.startswith(home) and loc[len(home) :] in INDEX_NAMES):

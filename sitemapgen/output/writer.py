@@ -226,7 +226,7 @@ def _write(
         closing.close(section, open_chunks.pop(section))
 
     try:
-        for row in extras.around(rows, journal, faults):
+        for row in extras.around(rows, journal, faults, room=room):
             loc, xml, section = row.loc, row.xml, row.section
             size = len(xml)
             if size > room:

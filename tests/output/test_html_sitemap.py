@@ -209,6 +209,20 @@ def test_the_previous_deploy_sees_the_map_as_a_page(site: SiteFactory, cli: CliR
     assert "+0 -0 ~0 since the previous deploy" in again.err
 
 
+def test_a_page_the_writer_leaves_out_as_too_large_is_not_on_the_map(site: SiteFactory, cli: CliRunner) -> None:
+    """The stylesheet's line takes 54 bytes of each sitemap: an entry that fits without it is left
+    out by the writer, after the map has seen it. The map lists what the sitemaps list, no more."""
+    deep = "/".join(["d" * 200] * 3)
+    pages = {f"{deep}/{'p' * n}.html": _page(f"Long {n}") for n in range(80, 200)}
+    root = site({"index.html": _page("Home"), **pages})
+    _config(html_sitemap=True, stylesheet=True, max_bytes_per_sitemap=1024, sections=False)
+    run = cli("build", root)
+    assert run.code == 0, run.err
+    urls = xml_urls(root)
+    assert 1 < len(urls) - 2 < len(pages)  # some long pages fit, some are left out
+    assert [url for url, _, _ in _listed_links(root / "sitemap.html")] == urls[:-1]
+
+
 def test_turned_off_it_is_kept_one_build_then_removed_and_never_listed(site: SiteFactory, cli: CliRunner) -> None:
     root = site(SITE)
     _config(html_sitemap=True)
