@@ -242,31 +242,6 @@ def test_turned_off_it_is_kept_one_build_then_removed_and_never_listed(site: Sit
     assert not (root / RECORD).exists()
 
 
-@pytest.mark.parametrize("theirs", ["someone", "edited"])
-def test_a_map_it_did_not_write_is_refused_and_nothing_is_written(
-    site: SiteFactory, cli: CliRunner, theirs: str
-) -> None:
-    root = site(SITE)
-    path = root / "sitemap.html"
-    if theirs == "someone":
-        path.write_text(_page("A theme's site map"), encoding="utf-8")
-    else:
-        _config(html_sitemap=True)
-        assert cli("build", root).code == 0
-        path.write_bytes(path.read_bytes().replace(b"</main>", b"<p>mine</p></main>"))
-        (root / "docs" / "new.html").write_text(_page("new"), encoding="utf-8")
-    before = output_files(root)
-    _config(html_sitemap=True)
-    expected = (
-        f"{path}: exists and sitemapgen did not write it (or it was edited since; its record is {RECORD}),"
-        " so html_sitemap = true would replace it: move it away, or leave html_sitemap off"
-    )
-    for command in ("build", "check") if theirs == "edited" else ("build",):  # check: as build would be
-        run = cli(command, root)
-        assert (run.code, error_line(run.err)) == (2, expected)
-    assert output_files(root) == before
-
-
 def test_check_says_stale_when_the_map_is_missing(site: SiteFactory, cli: CliRunner) -> None:
     root = site(SITE)
     _config(html_sitemap=True, sections=False)

@@ -6,7 +6,6 @@ the same pages, each with the title and description beautifulsoup4 reads in it."
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from sitemapgen.output.llms import KIND
 from sitemapgen.protocol import LLMS_NAME
 
 from ..conftest import BASE, CliRunner, SiteFactory
-from ..helpers import error_line, head, html, make_tree
+from ..helpers import head, make_tree
 from .test_text import _config, xml_urls
 
 RECORD = KIND.record
@@ -173,30 +172,6 @@ def test_turned_off_it_is_kept_one_build_then_removed(site: SiteFactory, cli: Cl
     ]
     assert not (root / LLMS_NAME).exists()
     assert not (root / RECORD).exists()
-
-
-@pytest.mark.parametrize("theirs", ["someone", "edited"])
-def test_an_llms_txt_it_did_not_write_is_refused_and_nothing_is_written(
-    site: SiteFactory, cli: CliRunner, theirs: str
-) -> None:
-    root = site(SITE)
-    path = root / LLMS_NAME
-    if theirs == "someone":
-        path.write_text("# Mine\n", encoding="utf-8")
-    else:
-        _config(llms_txt=True)
-        assert cli("build", root).code == 0
-        path.write_bytes(path.read_bytes() + b"- [mine](https://example.com/mine)\n")
-        (root / "docs" / "new.html").write_text(html("new"), encoding="utf-8")
-    before = {name: (root / name).read_bytes() for name in os.listdir(root) if (root / name).is_file()}
-    _config(llms_txt=True)
-    run = cli("build", root)
-    assert run.code == 2
-    assert error_line(run.err) == (
-        f"{path}: exists and sitemapgen did not write it (or it was edited since; its record is {RECORD}),"
-        " so llms_txt = true would replace it: move it away, or leave llms_txt off"
-    )
-    assert {name: (root / name).read_bytes() for name in os.listdir(root) if (root / name).is_file()} == before
 
 
 def test_check_says_stale_when_llms_txt_is_missing_or_edited(site: SiteFactory, cli: CliRunner) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -158,41 +157,6 @@ def test_turned_off_each_file_is_kept_one_build_then_removed(site: SiteFactory, 
     assert run.code == 0
     assert TEXT_NAME not in run.err
     assert (root / TEXT_NAME).read_text(encoding="utf-8") == "https://example.com/mine\n"
-
-
-@pytest.mark.parametrize(
-    "theirs",
-    [
-        pytest.param("someone", id="someone-elses"),
-        pytest.param("edited", id="ours-edited"),
-        pytest.param("symlink", id="a-symlink-to-ours"),
-    ],
-)
-def test_a_sitemap_txt_it_did_not_write_is_refused_and_nothing_is_written(
-    tmp_path: Path, site: SiteFactory, cli: CliRunner, theirs: str
-) -> None:
-    root = site(SITE)
-    path = root / TEXT_NAME
-    if theirs == "someone":
-        path.write_text(f"{BASE}only-this/\n", encoding="utf-8")
-    else:
-        _config(text_sitemap=True)
-        assert cli("build", root).code == 0
-        if theirs == "edited":
-            path.write_bytes(path.read_bytes() + f"{BASE}extra/\n".encode())
-        else:
-            shutil.move(path, tmp_path / "elsewhere.txt")
-            path.symlink_to(tmp_path / "elsewhere.txt")
-        (root / "docs" / "new.html").write_text(html("new"), encoding="utf-8")
-    before = {name: (root / name).read_bytes() for name in os.listdir(root) if (root / name).is_file()}
-    _config(text_sitemap=True)
-    run = cli("build", root)
-    assert run.code == 2
-    assert error_line(run.err) == (
-        f"{path}: exists and sitemapgen did not write it (or it was edited since; its record is {RECORD_NAME}),"
-        " so text_sitemap = true would replace it: move it away, or leave text_sitemap off"
-    )
-    assert {name: (root / name).read_bytes() for name in os.listdir(root) if (root / name).is_file()} == before
 
 
 def test_a_foreign_sitemap_2_txt_is_refused_before_anything_is_published(site: SiteFactory, cli: CliRunner) -> None:
