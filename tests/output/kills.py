@@ -7,7 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -16,6 +16,7 @@ from sitemapgen.config.settings import Config
 from sitemapgen.util.faults import FAULT_ENV
 
 from ..conftest import BASE
+from ..helpers import make_tree
 
 T = TypeVar("T")
 
@@ -35,12 +36,18 @@ def killed_build(docroot: Path, fault_at: int, **config: object) -> int:
 
 
 def kill_everywhere(
-    tmp_path: Path, saved: Path, old: Sequence[T], files: Callable[[Path], list[T]], **config: object
-) -> tuple[Path, list[T], set[tuple[int, bool]]]:
-    """Build copies of `saved` (whose files beside the index are `old`, by `files`), killed at
-    each file operation in turn until one runs to its end: after each kill every file is the old
-    one or the new one (a build not killed writes), and the next run goes ahead and leaves no
-    temporary file. Returns the run that ended, the new files, and which (position, is new) were seen."""
+    tmp_path: Path, page: Callable[[str], str], files: Callable[[Path], list[T]], **config: object
+) -> tuple[Path, list[T], list[T], set[tuple[int, bool]]]:
+    """A site of six pages (`page` of each name) built with `config`, then three more pages: builds
+    of it killed at each file operation in turn until one runs to its end. After each kill every
+    file beside the index (by `files`) is the old one or the new one (a build not killed writes),
+    and the next run goes ahead and leaves no temporary file. Returns the run that ended, the old
+    files, the new ones, and which (position, is new) were seen."""
+    saved = make_tree(tmp_path / "saved", {f"p{i}.html": page(str(i)) for i in range(6)})
+    assert killed_build(saved, 0, **config) == 0
+    old = files(saved)
+    for name in ("a", "q", "r"):
+        (saved / f"{name}.html").write_text(page(name), encoding="utf-8")
     reference = tmp_path / "reference"
     shutil.copytree(saved, reference)
     assert killed_build(reference, 0, **config) == 0
@@ -52,7 +59,7 @@ def kill_everywhere(
         code = killed_build(root, fault_at, **config)
         assert code in (0, -9), f"fault {fault_at}: exit {code}"
         for i, file in enumerate(files(root)):
-            assert file in (list(old[i : i + 1]) + new[i : i + 1]), f"fault {fault_at}: file {i + 1}"
+            assert file in (old[i : i + 1] + new[i : i + 1]), f"fault {fault_at}: file {i + 1}"
             seen.add((i, file == new[i]))
         if code == 0:
             break
@@ -63,4 +70,4 @@ def kill_everywhere(
         fault_at += 1
     assert files(root) == new
     assert fault_at > 10
-    return root, new, seen
+    return root, old, new, seen

@@ -23,7 +23,7 @@ from sitemapgen.output.htmlpages import MAX_LINKS
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import error_line, head, make_tree, output_files, read_index
-from .kills import kill_everywhere, killed_build
+from .kills import kill_everywhere
 from .test_text import SM, _config, xml_urls
 
 RECORD = KIND.record
@@ -264,12 +264,7 @@ def test_a_run_killed_at_any_file_operation_leaves_whole_map_pages_it_can_replac
     there is whole, the old or the new, and the next run, which proves them ours, goes ahead."""
     monkeypatch.setattr(htmlmap, "MAX_LINKS", 4)
     config = {"max_urls_per_sitemap": 4, "read_heads": False, "html_sitemap": True}
-    saved = make_tree(tmp_path / "saved", {f"p{i}.html": _page(str(i)) for i in range(6)})
-    assert killed_build(saved, 0, **config) == 0
-    old = _maps(saved)
-    for name in ("a", "q", "r"):
-        (saved / f"{name}.html").write_text(_page(name), encoding="utf-8")
-    _, new, seen = kill_everywhere(tmp_path, saved, old, _maps, **config)
+    _, old, new, seen = kill_everywhere(tmp_path, _page, _maps, **config)
     assert (len(old), len(new)) == (2, 3)
     assert {(0, False), (0, True)} <= seen  # killed before sitemap.html changed, and after
 
