@@ -105,7 +105,7 @@ class HtmlSitemap:
         """`rows`, each seen on its way (but one larger than `room`, which the writer leaves out);
         then the rows of the map's own pages, written now (only where `on`: a build without the map
         does not pass its rows through here)."""
-        newest: list[tuple[float, str] | None] = []  # each page's newest lastmod (key, text)
+        newest: list[float | None] = []  # each page's newest lastmod (POSIX time)
         count = 0
         with tempfile.TemporaryFile() as spool:
             home = self.home
@@ -121,10 +121,9 @@ class HtmlSitemap:
                 pickle.dump(Link(loc, labels[0], labels[2], text[:10] if text else None, _others(row)), spool)
                 if count % MAX_LINKS == 0:
                     newest.append(None)
-                if row.lastmod_key is not None and text is not None:
-                    now = newest[-1]
-                    if now is None or row.lastmod_key > now[0]:
-                        newest[-1] = (row.lastmod_key, text)
+                key = row.lastmod_key
+                if key is not None and (newest[-1] is None or key > newest[-1]):
+                    newest[-1] = key
                 count += 1
                 yield row
             if count:
@@ -147,11 +146,11 @@ class HtmlSitemap:
             writing.finish(faults)
             continued = section(links[-1].url, self.home)
 
-    def _own_rows(self, newest: list[tuple[float, str] | None]) -> Iterator[Row]:
+    def _own_rows(self, newest: list[float | None]) -> Iterator[Row]:
         """The rows of the map's pages, each dated by the newest lastmod it lists."""
         for writing, dated in zip(self.written, newest, strict=True):
             if dated is not None:
-                ns = round(dated[0] * 1e9)
+                ns = round(dated * 1e9)
                 os.utime(writing.tmp, ns=(ns, ns))
             row = self.decide(writing.name, writing.tmp)
             if row is not None:

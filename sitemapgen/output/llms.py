@@ -175,19 +175,22 @@ def write_llms(
             f"{left_out:,} of the site's {listed + left_out:,} pages are left out of this file, to keep it under"
             f" {MAX_LLMS_BYTES // 1_048_576} MiB: [{_link_text(list_url)}]({_target(list_url)}) lists every one.\n\n"
         )
+    writing.urls = listed
     if not seen:
         writing.add(head.rstrip("\n").encode("utf-8") + b"\n", 0)
-    parts = [head] if seen else []
+        return listed, left_out
+    parts, between = [head], ""  # a blank line between sections, none before the first
     for name, rank in sections.items():
-        if rank in seen:
-            parts.append(f"{'' if rank == min(seen) else chr(10)}## {name}\n\n")
-            for (line,) in db.execute("SELECT line FROM placed WHERE section = ? ORDER BY rowid", (rank,)):
-                parts.append(line)
-                if len(parts) >= _BATCH:
-                    writing.add("".join(parts).encode("utf-8"), 0)
-                    parts.clear()
+        if rank not in seen:
+            continue
+        parts.append(f"{between}## {name}\n\n")
+        between = "\n"
+        for (line,) in db.execute("SELECT line FROM placed WHERE section = ? ORDER BY rowid", (rank,)):
+            parts.append(line)
+            if len(parts) >= _BATCH:
+                writing.add("".join(parts).encode("utf-8"), 0)
+                parts.clear()
     writing.add("".join(parts).encode("utf-8"), 0)
-    writing.urls = listed
     return listed, left_out
 
 
