@@ -8,7 +8,7 @@ formatted by the same functions as the sitemap.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -168,6 +168,43 @@ class Row(NamedTuple):
 
     def __reduce__(self) -> tuple[Callable[..., Row], tuple[type[Row], tuple[object, ...]]]:
         return tuple.__new__, (Row, tuple(self))
+
+
+class Block(NamedTuple):
+    """Rows one after another that need nothing but writing, in columns: each dated (by one
+    source), in the main section, with no labels and no hreflang links, and small enough for
+    any sitemap. Most of a batch's pages are such rows: a worker sends them so
+    (`pipeline.blocks`), and every stage after passes them on whole, down to the writer, which
+    adds as many at once as fit in the chunk (`output.filling`). A stage that must see each row
+    reads `rows`."""
+
+    locs: list[str]
+    xmls: list[bytes]  # each row's ``<url>`` element
+    keys: list[float]  # each row's lastmod, as POSIX time
+    texts: list[str]  # each row's lastmod, as written
+    source: str  # the `LastmodSource` value that dated them all
+
+    def rows(self) -> Iterator[Row]:
+        """The rows, one by one."""
+        new = tuple.__new__
+        for loc, xml, key, text in zip(self.locs, self.xmls, self.keys, self.texts, strict=True):
+            yield new(Row, (loc, xml, key, text, "", None))
+
+    def split(self, at: int) -> tuple[Block, Block]:
+        """The rows before `at`, and from `at` on."""
+        return (
+            Block(self.locs[:at], self.xmls[:at], self.keys[:at], self.texts[:at], self.source),
+            Block(self.locs[at:], self.xmls[at:], self.keys[at:], self.texts[at:], self.source),
+        )
+
+
+def each_row(rows: Iterable[Row | Block]) -> Iterator[Row]:
+    """`rows`, each `Block` read row by row: for a stage that must see every row."""
+    for row in rows:
+        if isinstance(row, Block):
+            yield from row.rows()
+        else:
+            yield row
 
 
 def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = None) -> bytes:

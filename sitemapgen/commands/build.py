@@ -39,7 +39,7 @@ from sitemapgen.skips import Skip, SkipReason, skip_warning
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.include import Included
-    from sitemapgen.entry import Row
+    from sitemapgen.entry import Block, Row
 
 logger = logging.getLogger("sitemapgen")
 
@@ -155,7 +155,9 @@ class _Run:
     dry_run: bool
 
 
-def _page_rows(run: _Run, skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None) -> Iterator[Row]:
+def _page_rows(
+    run: _Run, skip: Callable[[Skip], None], on_progress: Callable[[int], None] | None
+) -> Iterator[Row | Block]:
     """The pipeline's rows, each page dated by its content told to the deploy memory's manifest."""
     manifest = run.memory.manifest
     return run.pipeline.rows(skip, on_progress, manifest.add if manifest is not None else None)

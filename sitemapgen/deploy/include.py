@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from sitemapgen._types import Warn
 from sitemapgen.config.include import Include, origin
 from sitemapgen.deploy.source import Place, SourceError, directory, entries
-from sitemapgen.entry import Row
+from sitemapgen.entry import Block, Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemapgen.skips import plural
@@ -84,13 +84,14 @@ class Included:
         """What our index lists for them, (URL, lastmod), in order."""
         return [*((c.url, c.lastmod) for c in self.children), *self.kept]
 
-    def rows(self, rows: Iterator[Row]) -> Iterator[Row]:
+    def rows(self, rows: Iterator[Row | Block]) -> Iterator[Row | Block]:
         """Our pages' rows, each looked up among the included URLs as it passes (`overlap`)."""
         urls = self.urls
         for row in rows:
-            if row.loc in urls:
-                self.overlap += 1
-                self.overlap_example = self.overlap_example or row.loc
+            for loc in row.locs if isinstance(row, Block) else (row.loc,):
+                if loc in urls:
+                    self.overlap += 1
+                    self.overlap_example = self.overlap_example or loc
             yield row
 
     def settle(self, changes: Changes, base_url: str) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.deploy.manifest import ManifestWriter, fingerprint_settings, has_manifest
-from sitemapgen.entry import Row
+from sitemapgen.entry import Block, Row
 from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.skips import Skip
 from sitemapgen.urls import page_url
@@ -74,7 +74,7 @@ class DeployMemory:
             url = item.relpath if "://" in item.relpath else page_url(config.base_url, item.relpath, config.url_style)
             self.changes.left_out(url, item.reason.value)
 
-    def remembered(self, rows: Iterator[Row], included: Included | None) -> Iterator[Row]:
+    def remembered(self, rows: Iterator[Row | Block], included: Included | None) -> Iterator[Row | Block]:
         """`rows`, seen by the previous deploy's changes (``previous``) and followed by the included
         sitemaps' URLs for them (``include``), where there are such."""
         changes = self.changes
@@ -121,7 +121,7 @@ class DeployMemory:
         return changes.summary()
 
 
-def _with_included(rows: Iterator[Row], included: Included, changes: Changes | None) -> Iterator[Row]:
+def _with_included(rows: Iterator[Row | Block], included: Included, changes: Changes | None) -> Iterator[Row | Block]:
     """The rows, each looked up among the included sitemaps' URLs; those URLs told to `changes`
     first, but for a sitemap the previous deploy's index lists and that was not read there."""
     if changes is not None:
@@ -132,9 +132,13 @@ def _with_included(rows: Iterator[Row], included: Included, changes: Changes | N
     return included.rows(rows)
 
 
-def _seen(rows: Iterator[Row], changes: Changes) -> Iterator[Row]:
+def _seen(rows: Iterator[Row | Block], changes: Changes) -> Iterator[Row | Block]:
     """The rows, each told to `changes` as it passes to the writer."""
     see = changes.see
     for row in rows:
-        see(row.loc, row.lastmod_text)
+        if isinstance(row, Block):
+            for loc, text in zip(row.locs, row.texts, strict=True):
+                see(loc, text)
+        else:
+            see(row.loc, row.lastmod_text)
         yield row

@@ -157,6 +157,17 @@ class Chunk:
         if lastmod_key is not None and (self.lastmod_key is None or lastmod_key > self.lastmod_key):
             self.lastmod_key, self.lastmod = lastmod_key, lastmod_text
 
+    def add_many(self, xmls: list[bytes], size: int, newest_key: float, newest_text: str) -> None:
+        """`add` for each of `xmls` (`size` bytes in all), the newest of whose lastmods is given."""
+        self.buffer += xmls
+        self.buffered += size
+        if self.buffered >= _GZIP_BUFFER:
+            self._flush()
+        self.size += size
+        self.urls += len(xmls)
+        if self.lastmod_key is None or newest_key > self.lastmod_key:
+            self.lastmod_key, self.lastmod = newest_key, newest_text
+
     def finish(self, faults: Faults) -> bytes:
         """Close and fsync the temporary file; return its digest."""
         self._flush()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitemapgen._types import Warn
-from sitemapgen.entry import Row
+from sitemapgen.entry import Block, Row, each_row
 from sitemapgen.output.htmlmap import HtmlSitemap
 from sitemapgen.output.llms import Labelled, LlmsTxt
 from sitemapgen.output.outdir import Journal
@@ -46,15 +46,23 @@ class Extras:
             html,
         )
 
-    def around(self, rows: Iterable[Row], journal: Journal, faults: Faults, *, room: int) -> Iterable[Row]:
+    def around(
+        self, rows: Iterable[Row | Block], journal: Journal, faults: Faults, *, room: int
+    ) -> Iterable[Row | Block]:
         """The rows to write: `rows`, and where the HTML sitemap is on, its own after them; their
-        labels heard on the way for llms.txt, where it is on. A row larger than `room` the writer
-        leaves out: the map does not list it either."""
-        if self.html is not None and self.html.on:
-            rows = self.html.around(rows, journal, faults, room=room)
-        if self.llms.labelled is not None:
-            rows = self.llms.labelled.heard(rows)
-        return rows
+        labels heard on the way for llms.txt, where it is on (both see each row: blocks are read
+        row by row for them). A row larger than `room` the writer leaves out: the map does not
+        list it either."""
+        html = self.html if self.html is not None and self.html.on else None
+        labelled = self.llms.labelled
+        if html is None and labelled is None:
+            return rows
+        each: Iterable[Row] = each_row(rows)
+        if html is not None:
+            each = html.around(each, journal, faults, room=room)
+        if labelled is not None:
+            each = labelled.heard(each)
+        return each
 
     def abort(self) -> None:
         """The build failed: what was written for it goes."""

@@ -34,15 +34,15 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from zlib import crc32
 
 from sitemapgen._types import Warn
 from sitemapgen.config.limits import Limits
 from sitemapgen.config.words import Chunking
-from sitemapgen.entry import URLSET_CLOSE, URLSET_OPEN, Entry, Row, entry_room, row_of
+from sitemapgen.entry import URLSET_OPEN, Block, Entry, Row, entry_room, row_of
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.output.chunks import Chunk, Closing, IndexEntry, Publisher, temp_name, write_indexes
 from sitemapgen.output.extras import Extras
+from sitemapgen.output.filling import Filling
 from sitemapgen.output.generators import SITEMAP_NAME, listed_by, notice, replaced
 from sitemapgen.output.htmlmap import HtmlSitemap
 from sitemapgen.output.llms import Labelled
@@ -58,7 +58,7 @@ from sitemapgen.protocol import (
     MAX_URLS_PER_SITEMAP,
     LastmodFormat,
 )
-from sitemapgen.skips import Skip, SkipReason
+from sitemapgen.skips import Skip
 from sitemapgen.util.faults import Faults
 
 _OWN_FILE = re.compile(r"^sitemap-(?:(?:[a-z0-9_-]+-)?[1-9][0-9]*\.xml\.gz|index-[1-9][0-9]*\.xml)$")
@@ -129,7 +129,7 @@ def write_sitemaps(
 
 
 def write_rows(
-    rows: Iterable[Row],
+    rows: Iterable[Row | Block],
     out_dir: Path,
     *,
     base_url: str,
@@ -145,7 +145,7 @@ def write_rows(
     others: Sequence[IndexEntry] = (),
     aside: Callable[[], bool] | None = None,
 ) -> WriteResult:
-    """`write_sitemaps` for rows already formatted (the build's fast path), within `limits`.
+    """`write_sitemaps` for rows already formatted (the build's fast path; most in blocks), within `limits`.
 
     `before_publish` runs once every new chunk is on disk and before any index
     changes (the build commits its content store there): if it fails, nothing
@@ -199,7 +199,7 @@ def write_rows(
 
 
 def _write(
-    rows: Iterable[Row],
+    rows: Iterable[Row | Block],
     publisher: Publisher,
     *,
     base_url: str,
@@ -211,49 +211,26 @@ def _write(
     aside: Callable[[], bool],
     extras: Extras,
 ) -> WriteResult:
-    out_dir, faults, journal = publisher.out_dir, publisher.faults, publisher.journal
-    max_urls, max_bytes = limits.max_urls, limits.max_bytes
     opening = opening_for(URLSET_OPEN, publisher.sheet)
-    room = entry_room(max_bytes) - len(opening) + len(URLSET_OPEN)
-    every = max(1, max_urls // 5) if limits.chunking is Chunking.STABLE else 0
     order = ["", *limits.sections]
     done: dict[str, list[SitemapFile]] = {s: [] for s in order}
-    open_chunks: dict[str, Chunk] = {}
-
     closing = Closing(publisher, functools.partial(_placed, done=done, base_url=base_url))
-
-    def close(section: str) -> None:
-        closing.close(section, open_chunks.pop(section))
-
+    room = entry_room(limits.max_bytes) - len(opening) + len(URLSET_OPEN)
+    filling = Filling(publisher, closing, limits=limits, opening=opening, room=room, skip=skip, aside=aside)
     try:
-        for row in extras.around(rows, journal, faults, room=room):
-            loc, xml, section = row.loc, row.xml, row.section
-            size = len(xml)
-            if size > room:
-                skip(Skip(loc, SkipReason.ENTRY_TOO_LARGE, f"{size:,} bytes"))
-                continue
-            chunk = open_chunks.get(section)
-            if chunk is not None and (chunk.urls >= max_urls or chunk.size + size + len(URLSET_CLOSE) > max_bytes):
-                close(section)
-                chunk = None
-            if chunk is None:
-                tmp = temp_name(out_dir, "sitemap-new.xml.gz", journal)
-                chunk = open_chunks[section] = Chunk(tmp, faults, opening, aside=aside())
-            chunk.add(xml, size, row.lastmod_key, row.lastmod_text)
-            # A content-defined cut point: about one URL in `every`, decided by the URL alone.
-            if every and (every == 1 or crc32(loc.encode("utf-8")) % every == 0):
-                close(section)
-        for section in order:
-            if section in open_chunks:
-                close(section)
+        for row in extras.around(rows, publisher.journal, publisher.faults, room=room):
+            if isinstance(row, Block):
+                filling.add_block(row)
+            else:
+                filling.add(row)
+        filling.close_all(order)
         closing.finish()
         written = [s for section in order for s in done[section]]
         if written and before_publish is not None:
             before_publish()
         return _publish(written, publisher, limits.max_sitemaps_per_index, warn, others, extras=extras)
     except BaseException:
-        for chunk in open_chunks.values():
-            chunk.abort()
+        filling.abort()
         extras.abort()
         closing.abort()
         publisher.discard_created()

@@ -10,8 +10,8 @@ writes it. `build`, `check`, `list`, `explain`, `iter_entries` and
 `iter_listing` all take page fates from here, through `pipeline.flow.Pipeline`.
 
 `decide` runs in worker processes, so its result must be cheap to send: an
-`Outcome`, a NamedTuple, crosses as a plain tuple (`OUTCOME_WIRE`). A page listed with no warning
-(nearly all) crosses with its row alone, the notes the build counts riding along;
+`Outcome`, a NamedTuple, crosses as a plain tuple (`pack`), and most listed pages in a `Block` of
+rows (`pipeline.blocks`). A page listed with a warning or a note crosses with its row alone;
 its `Entry` comes too where the caller wants the details (`list`, `explain`) or
 `settle` must date it. `settle` runs in the main process, in walk order: it dates
 'content' pages from the store and applies the size limit.
@@ -29,7 +29,7 @@ import pathspec
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
-from sitemapgen.entry import Alternate, Entry, Labels, Row, entry_room, row_of
+from sitemapgen.entry import Alternate, Block, Entry, Labels, Row, entry_room, row_of
 from sitemapgen.lastmod.chain import LastmodChain
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import read_head
@@ -90,35 +90,28 @@ _Packed = tuple[
 ]
 
 
-def _pack(outcomes: list[Outcome]) -> list[_Packed]:
-    """A worker's outcomes as plain tuples, which pickle in C: an `Outcome` and its `Row`
-    would each call a Python `__reduce__` for every page."""
+def pack(outcomes: list[Outcome | Block]) -> list[_Packed | Block]:
+    """Outcomes as plain tuples, which pickle in C: an `Outcome` and its `Row` would each call a
+    Python `__reduce__` for every page. Blocks among them (`blocks.Blocking`) stay as they are."""
     return [
-        (
-            o.relpath,
-            o.entry,
-            None if (r := o.row) is None else tuple(r),
-            o.skip,
-            o.lastmod_source,
-            o.warnings,
-            o.key,
-            o.notes,
-            o.labels,
-        )
-        for o in outcomes
+        o if isinstance(o, Block) else (*o[:2], None if (r := o.row) is None else tuple(r), *o[3:]) for o in outcomes
     ]
 
 
-def _unpack(packed: list[_Packed]) -> list[Outcome]:
-    """The outcomes `_pack` packed."""
+def unpack(packed: list[_Packed | Block]) -> list[Outcome | Block]:
+    """The outcomes `pack` packed, and the blocks among them as they are."""
+    new = _new
     return [
-        _new(Outcome, (relpath, entry, None if r is None else _new(Row, r), skip, source, warnings, key, notes, labels))
-        for relpath, entry, r, skip, source, warnings, key, notes, labels in packed
+        item
+        if isinstance(item, Block)
+        else new(Outcome, (*item[:2], None if item[2] is None else new(Row, item[2]), *item[3:]))
+        for item in packed
     ]
 
 
-#: How outcomes cross from the workers (`util.parallel.ordered_map`).
-OUTCOME_WIRE = Wire(_pack, _unpack)
+#: How outcomes cross from the workers (`util.parallel.ordered_map`) where none is gathered in a
+#: block (`blocks.Blocking.wire` where they are).
+OUTCOME_WIRE: Wire[Outcome | Block] = Wire(pack, unpack)
 
 
 class Decider:

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
-from sitemapgen.entry import Row
+from sitemapgen.entry import Block, Row
 from sitemapgen.hosts.base import Host
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Candidate, Page, Walk
 from sitemapgen.pipeline import quick
+from sitemapgen.pipeline.blocks import Blocking
 from sitemapgen.pipeline.decide import OUTCOME_WIRE, Decider, Outcome
 from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, only_meta_warning
 from sitemapgen.pipeline.tally import Tally
@@ -75,6 +76,9 @@ class Pipeline:
         #: Files of the docroot this build writes anew (the HTML sitemap's pages, as its relpaths):
         #: the walk passes over them, and `own_page` decides what the build writes there.
         self.own_pages: frozenset[str] = frozenset()
+        self.now = datetime.now(UTC)  # what a lastmod "in the future" is after (`OddDates`)
+        odd = OddDates(self.decider.lastmod, self.now)
+        self.blocking = Blocking(room=self.decider.room, low=odd.low, high=odd.high)
 
     def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
         """The walk in batches of candidates, each with the walk's skips among them."""
@@ -104,28 +108,35 @@ class Pipeline:
 
     def _events(
         self, *, detail: bool, targets: Collection[str] | None = None, on_progress: Progress | None = None
-    ) -> Iterator[Outcome]:
-        """Every page's settled fate, and the walk's skips, in walk order."""
+    ) -> Iterator[Outcome | Block]:
+        """Every page's settled fate, and the walk's skips, in walk order; without `detail`, runs
+        of pages that need nothing but writing as blocks (see `pipeline.blocks`)."""
         decider = self.decider
         decide = self._decision(detail)
         settle = decider.settle if self.documents is None else self._settle_counted
+        gather = self.blocking if not detail and self.documents is None else None
         tally = Tally()
-        odd = OddDates(decider.lastmod, datetime.now(UTC))
+        odd = OddDates(decider.lastmod, self.now)
         low, high = odd.low, odd.high
-        for results, walk_skips in ordered_map(
-            decide, self._tasks(targets, on_progress), jobs=self.jobs, wire=OUTCOME_WIRE
-        ):
-            at = 0
-            tally.pages += len(results)
-            for i, event in enumerate(results):
-                while at < len(walk_skips) and walk_skips[at][0] <= i:
-                    yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1])
-                    at += 1
+        sources_used = self.sources_used
+        wire = OUTCOME_WIRE if gather is None else gather.wire
+        for results, walk_skips in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs, wire=wire):
+            gathered = results if gather is None else gather(results)  # a worker's are gathered already
+            for event, decided in _in_walk_order(gathered, walk_skips):
+                if not decided:
+                    yield event
+                    continue
+                if isinstance(event, Block):
+                    tally.pages += len(event.locs)
+                    sources_used[event.source] += len(event.locs)
+                    yield event
+                    continue
+                tally.pages += 1
                 outcome = settle(event)
                 if outcome.skip is not None:
                     tally.skip(outcome.skip)
                 elif outcome.lastmod_source is not None:  # counted for every caller: `undated_warnings`
-                    self.sources_used[outcome.lastmod_source] += 1
+                    sources_used[outcome.lastmod_source] += 1
                 else:
                     self.undated += 1
                 for kind, example in outcome.notes:
@@ -134,8 +145,6 @@ class Pipeline:
                 if row is not None and (when := row.lastmod_key) is not None and not low <= when <= high:
                     odd.see(outcome.lastmod_source, when, row.lastmod_text, outcome.relpath)
                 yield outcome
-            for _, skip in walk_skips[at:]:
-                yield Outcome(skip.relpath, skip=skip)
         self.walked = True
         if targets is None:  # `explain` says each page's own notes under it
             for line in [*tally.lines(), *odd.lines()]:
@@ -164,12 +173,15 @@ class Pipeline:
         on_skip: Callable[[Skip], None],
         on_progress: Progress | None = None,
         on_dated: Dated | None = None,
-    ) -> Iterator[Row]:
-        """The rows to write, in walk order (what `build` writes), each with its page's labels where
-        `Config.wants_labels`. Warnings go to `warn`; `on_dated` hears each page dated by its
-        content: URL, fingerprint, lastmod."""
+    ) -> Iterator[Row | Block]:
+        """The rows to write, in walk order (what `build` writes), most in blocks (see
+        `pipeline.blocks`), each with its page's labels where `Config.wants_labels`. Warnings go
+        to `warn`; `on_dated` hears each page dated by its content: URL, fingerprint, lastmod."""
         warn = self.warn
         for outcome in self._events(detail=False, on_progress=on_progress):
+            if isinstance(outcome, Block):
+                yield outcome
+                continue
             for message in outcome.warnings:
                 warn(message)
             if outcome.skip is not None:
@@ -189,7 +201,9 @@ class Pipeline:
         With `targets`, only those pages, and the skips of directories above
         them (see `Walk.candidates`).
         """
-        yield from self._events(detail=True, targets=targets)
+        for outcome in self._events(detail=True, targets=targets):
+            assert type(outcome) is Outcome  # with the details, no page is in a block
+            yield outcome
 
     def undated_warnings(self) -> Iterator[str]:
         """After `rows` or `outcomes`: a warning for each lastmod source that was asked about pages and
@@ -220,3 +234,31 @@ class Pipeline:
     def abort(self) -> None:
         """Forget what the build learned."""
         self.decider.abort()
+
+
+def _in_walk_order(
+    gathered: list[Outcome | Block], walk_skips: list[tuple[int, Skip]]
+) -> Iterator[tuple[Outcome | Block, bool]]:
+    """A batch's results with the walk's skips among them, each where the walk met it (before the
+    page of its place; a block split there), and whether it was decided (the walk's skips were not)."""
+    at = 0
+    place = 0  # of the next page
+    for item in gathered:
+        if isinstance(item, Block):
+            while at < len(walk_skips) and walk_skips[at][0] < place + len(item.locs):
+                skipped, skip = walk_skips[at]
+                if skipped > place:
+                    before, item = item.split(skipped - place)
+                    place = skipped
+                    yield before, True
+                yield Outcome(skip.relpath, skip=skip), False
+                at += 1
+            place += len(item.locs)
+        else:
+            while at < len(walk_skips) and walk_skips[at][0] <= place:
+                yield Outcome(walk_skips[at][1].relpath, skip=walk_skips[at][1]), False
+                at += 1
+            place += 1
+        yield item, True
+    for _, skip in walk_skips[at:]:
+        yield Outcome(skip.relpath, skip=skip), False

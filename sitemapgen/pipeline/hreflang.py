@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO
 
-from sitemapgen.entry import Row, escape_xml
+from sitemapgen.entry import Block, Row, escape_xml
 from sitemapgen.pipeline.forms import Forms
 
 _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
@@ -59,15 +59,15 @@ class Reciprocity:
         self.relisted_pages = 0
         self.relisted_example: str | None = None
 
-    def filter(self, rows: Iterator[Row]) -> Iterator[Row]:
-        """`rows`, in their order, each less the links its targets do not return."""
+    def filter(self, rows: Iterator[Row | Block]) -> Iterator[Row | Block]:
+        """`rows`, in their order, each less the links its targets do not return (a block has none)."""
         for row in rows:
-            if b"<xhtml:link" in row.xml:
+            if not isinstance(row, Block) and b"<xhtml:link" in row.xml:
                 yield from self._spooled(row, rows)
                 return
             yield row
 
-    def _spooled(self, first: Row, rest: Iterator[Row]) -> Iterator[Row]:
+    def _spooled(self, first: Row, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
         db = sqlite3.connect("")  # a private temporary database on disk, gone when closed
         try:
             # seq: the row's place in the walk. Only links to another URL of this site are kept:
@@ -81,29 +81,40 @@ class Reciprocity:
         finally:
             db.close()
 
-    def _spool(self, rows: Iterator[Row], spool: IO[bytes], db: sqlite3.Connection) -> None:
-        """Every row into the spool, in order, and every link into the table."""
+    def _spool(self, rows: Iterator[Row | Block], spool: IO[bytes], db: sqlite3.Connection) -> None:
+        """Every row into the spool, in order (a block whole), and every link into the table."""
         base = self.base_url
         pending: list[tuple[int, str, str]] = []
-        spooled: list[tuple[object, ...]] = []
-        for seq, row in enumerate(rows):
-            links = _links(row.xml) if b"<xhtml:link" in row.xml else None
-            spooled.append(tuple(row))  # a plain tuple pickles and loads with no call a row
-            if len(spooled) == _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
+        spooled: list[tuple[object, ...] | Block] = []
+        held = 0  # rows in `spooled`
+        seq = 0  # the next row's place
+        for row in rows:
+            if isinstance(row, Block):  # no links: spooled whole
+                spooled.append(row)
+                seq += len(row.locs)
+                held += len(row.locs)
+            else:
+                spooled.append(tuple(row))  # a plain tuple pickles and loads with no call a row
+                if b"<xhtml:link" in row.xml:
+                    loc = row.loc
+                    pending.extend(
+                        (seq, loc, href) for _, href in _links(row.xml) if href != loc and href.startswith(base)
+                    )
+                    if len(pending) >= _BATCH:
+                        db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
+                        pending.clear()
+                seq += 1
+                held += 1
+            if held >= _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
-            if links:
-                loc = row.loc
-                pending.extend((seq, loc, href) for _, href in links if href != loc and href.startswith(base))
-                if len(pending) >= _BATCH:
-                    db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
-                    pending.clear()
+                held = 0
         pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
         db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
         db.execute("CREATE INDEX links_pair ON links (src, dst)")
         spool.seek(0)
 
-    def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection) -> Iterator[Row]:
+    def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection) -> Iterator[Row | Block]:
         """The spooled rows, in order, each less the links that are not returned and with the
         others in their listed form: the changes are found by a query, in walk order (the
         table's), and merged with the rows as they are read back."""
@@ -121,10 +132,14 @@ class Reciprocity:
         seq = 0
         while True:
             try:
-                spooled: list[tuple[object, ...]] = pickle.load(spool)
+                spooled: list[tuple[object, ...] | Block] = pickle.load(spool)
             except EOFError:
                 return
             for fields in spooled:
+                if isinstance(fields, Block):  # no links: as it was
+                    yield fields
+                    seq += len(fields.locs)
+                    continue
                 row = tuple.__new__(Row, fields)  # a C call, as `Row.__reduce__` rebuilds one
                 if change is None or change[0] != seq:
                     yield row
@@ -246,6 +261,6 @@ def _links(xml: bytes) -> list[_Link]:
     ]
 
 
-def _chain(first: Row, rest: Iterator[Row]) -> Iterator[Row]:
+def _chain(first: Row, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
     yield first
     yield from rest
