@@ -99,8 +99,14 @@ class PathRules:
 
     def __init__(self, config: Config) -> None:
         self.rules: Sequence[PathRule] = [make(config) for make in PATH_RULES]
+        self.by_name = all(rule.by_name for rule in self.rules)
+        """Whether a page is left out by its name alone, as `default_excluded` says (no pattern
+        but the defaults, no generator's own page, no robots.txt rule): then only a path so
+        named is asked of the rules, page after page and folder after folder."""
 
     def check(self, relpath: str) -> Skip | None:
+        if self.by_name and not default_excluded(relpath.rpartition("/")[2]):
+            return None
         for rule in self.rules:
             skip = rule.check(relpath)
             if skip is not None:
@@ -108,15 +114,10 @@ class PathRules:
         return None
 
     def check_dir(self, relpath: str) -> Skip | None:
+        if self.by_name and not default_excluded(relpath[:-1].rpartition("/")[2]):
+            return None
         for rule in self.rules:
             skip = rule.check_dir(relpath)
             if skip is not None:
                 return skip
         return None
-
-    @property
-    def by_name(self) -> bool:
-        """Whether a page is left out by its name alone, as `default_excluded` says (no pattern
-        but the defaults, no generator's own page, no robots.txt rule): `check` is then needed
-        only for a page so named."""
-        return all(rule.by_name for rule in self.rules)
