@@ -47,10 +47,11 @@ def read_head_bytes(
     (the page, open from `safeio.open_regular`, at its start), reads that and
     leaves it open.
     """
-    return read_page(path, fd, lambda fd: _read_head(fd, max_bytes))
+    return read_page(path, fd, lambda fd: read_open_head(fd, max_bytes))
 
 
-def _read_head(fd: int, max_bytes: int) -> tuple[bytes, bool, bool]:
+def read_open_head(fd: int, max_bytes: int) -> tuple[bytes, bool, bool]:
+    """`read_head_bytes` of the page open at `fd`, from where it stands (its start)."""
     data = b""
     step = _FIRST_READ
     while len(data) < max_bytes:

@@ -220,7 +220,7 @@ class Decider:
                 return None, skip, None, None, None
         lastmod, source = self.lastmod.date(page, head, warn)
         facts = self.rules.facts_for(page.relpath)
-        alternates = self._cluster(page, loc, head, note) if head is not None and config.hreflang else ()
+        alternates = self.cluster(page, loc, head, note) if head is not None and config.hreflang else ()
         section = (
             next((name for spec, name in self.sections if spec.match_file(page.relpath)), "") if self.sections else ""
         )
@@ -244,7 +244,7 @@ class Decider:
         assert self.images is not None
         return self.images.fitted(page.relpath, entry, warn)
 
-    def _cluster(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Alternate, ...]:
+    def cluster(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Alternate, ...]:
         """The page's hreflang alternates as a cluster Google accepts: no language with two
         URLs (dropped, see `signals`), and the page itself among them, in its ``<html lang>``.
         Without one, or when the cluster gives that language to another URL, which version

@@ -152,13 +152,15 @@ class Pipeline:
 
     def _decision(self, detail: bool) -> Callable[[Candidate], Outcome]:
         """How a candidate is decided (in the workers): the documents' decision, the page's, or
-        where a page is dated by its mtime alone and its head is not read, `quick`'s (the same
-        outcomes, in one frame a page)."""
+        where a plain page is dated by its mtime, `quick`'s (the same outcomes, in a frame or two
+        a page)."""
         decide = self.decider.decide if self.documents is None else self.documents.decide
         if detail:
             return functools.partial(decide, detail=True)
         if self.documents is None and quick.applies(self.config, self.decider):
             return quick.MtimeOnly(self.decider).decide
+        if self.documents is None and quick.applies_read(self.config, self.decider):
+            return quick.HeadRead(self.decider).decide
         return decide
 
     def _settle_counted(self, outcome: Outcome) -> Outcome:

@@ -1,14 +1,23 @@
-"""The decision of a page dated by its mtime alone, with its head left unread, in one frame.
+"""The decision of a plain page dated by its mtime, in one or two frames instead of a dozen.
 
-A build with heads off (`read_heads = false`), no host model, no priority or changefreq rules,
-no sections, no images, no documents and `lastmod = mtime` decides a page from its path and its
-`stat` alone: whether a path rule leaves it out, whether it is a regular file, its URL and its
-mtime. `Decider.decide` gets there through a dozen frames (the page, the entry, the lastmod
-chain, the row); here it is one, and the `<url>` element is put together from the mtime's second
-directly (`entry.dated_row` and `entry.utc_second_text`: what `row_of` writes, without a
-datetime). Anything else (a skip, a symlink, a URL too long, an mtime out of the years a
-`datetime` holds) goes to `Decider.decide`, which says why; the outcome is the same either way
-(tests/pipeline/test_quick.py checks it byte for byte).
+A build with no host model, no priority or changefreq rules, no sections, no images, no
+documents and `lastmod = mtime` decides most pages from their path, their `stat` and, heads
+on, what their head says, and nothing else:
+
+- heads off (`MtimeOnly`): whether a path rule leaves the page out, whether it is a regular
+  file, its URL and its mtime;
+- heads on (`HeadRead`, where no output wants labels and no plugin gives clusters): the same,
+  and its head read once, from the descriptor that gave its `stat`, to a page that names no
+  other page as canonical, no redirect, no noindex and no problem; a cluster of hreflang links
+  is made as the decision makes it (`Decider.cluster`).
+
+`Decider.decide` gets there through a dozen frames (the page, the entry, the head's reading,
+the lastmod chain, the row); here they are one or two, and the ``<url>`` element of a page with
+no links is put together from the mtime's second directly (`entry.dated_row` and
+`entry.utc_second_text`: what `row_of` writes, without a datetime). Anything else (a skip, a
+symlink, a URL too long, an mtime out of the years a `datetime` holds, a head that says
+something more, a page named as a generator's own) goes to the decision, which says why; the
+outcome is the same either way (tests/pipeline/test_quick.py checks it byte for byte).
 """
 
 from __future__ import annotations
@@ -18,28 +27,42 @@ import stat
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import dated_row, utc_second_text
-from sitemapgen.pages.walk import Candidate, default_excluded
+from sitemapgen.entry import Entry, dated_row, row_of, utc_second_text
+from sitemapgen.lastmod.base import mtime_lastmod
+from sitemapgen.pages import kinds
+from sitemapgen.pages.head import facts_from_bytes, html_lang, read_open_head
+from sitemapgen.pages.walk import Candidate, Page, default_excluded
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
+from sitemapgen.skips import NoteKind
 from sitemapgen.urls import url_path
+from sitemapgen.util.safeio import open_regular_stat
 
 _new = tuple.__new__
 _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` does not hold
 _SOURCE = LastmodSource.MTIME.value
 
 
-def applies(config: Config, decider: Decider) -> bool:
-    """Whether a page of this build is decided by its path and its `stat` alone."""
+def _plain(config: Config, decider: Decider) -> bool:
+    """Whether nothing but a page's path, `stat` and head decides its row in this build."""
     return (
-        not config.read_heads
-        and decider.host is None
+        decider.host is None
         and decider.images is None
         and not decider.sections
         and not config.rules
         and not config.documents
         and config.lastmod == (LastmodSource.MTIME,)
     )
+
+
+def applies(config: Config, decider: Decider) -> bool:
+    """Whether a page of this build is decided by its path and its `stat` alone (`MtimeOnly`)."""
+    return not config.read_heads and _plain(config, decider)
+
+
+def applies_read(config: Config, decider: Decider) -> bool:
+    """Whether a plain page of this build is decided by `HeadRead`."""
+    return config.read_heads and not decider.labelled and not decider.given and _plain(config, decider)
 
 
 class MtimeOnly:
@@ -73,3 +96,70 @@ class MtimeOnly:
             return self.decider.decide(candidate)
         row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
         return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
+
+
+class HeadRead:
+    """`Decider.decide` for a build that `applies_read`: one frame for a page, and a second for
+    the plain page whose head is read (see the module's docstring)."""
+
+    def __init__(self, decider: Decider) -> None:
+        config = decider.config
+        self.decider = decider
+        self.check = decider.path_rules.check
+        self.root = decider.root
+        self.base_url = config.base_url
+        self.own_base = decider.own_base  # the base URL, normalized as a head's URLs are
+        self.style = config.url_style
+        self.format = config.lastmod_format
+        self.date_only = config.lastmod_format is LastmodFormat.DATE
+        self.max_bytes = config.head_max_bytes
+        self.hreflang = config.hreflang
+
+    def decide(self, candidate: Candidate) -> Outcome:
+        relpath, is_link = candidate
+        if is_link or self.check(relpath) is not None or kinds.candidate(relpath) is not None:
+            return self.decider.decide(candidate)
+        path = self.root + relpath
+        try:
+            fd, status = open_regular_stat(path)
+        except OSError:
+            return self.decider.decide(candidate)  # which says why
+        try:
+            outcome = self._plain(relpath, fd, status.st_mtime_ns)
+            if outcome is None:  # the decision's to say what else the page is, from its start again
+                os.lseek(fd, 0, os.SEEK_SET)
+                outcome = self.decider.decided(Page(relpath, path, status.st_mtime_ns), fd, False)
+            return outcome
+        finally:
+            os.close(fd)
+
+    def _plain(self, relpath: str, fd: int, mtime_ns: int) -> Outcome | None:
+        """The outcome of the page `relpath`, open at `fd`, where it is plain; else None."""
+        seconds = mtime_ns // 1_000_000_000
+        loc = self.base_url + url_path(relpath, self.style)
+        if len(loc) > MAX_URL_LENGTH or not 0 <= seconds < _LAST_SECOND:
+            return None
+        try:
+            data, _, ended = read_open_head(fd, self.max_bytes)  # ended: all of the head read
+        except OSError:
+            return None  # the decision reads it again, and says why it cannot
+        head = facts_from_bytes(data, loc)
+        canonical = head.canonical
+        if (
+            not ended
+            or head.noindex
+            or head.refresh is not None
+            or head.problem is not None
+            or (canonical is not None and canonical != self.own_base + loc[len(self.base_url) :])  # not its own
+        ):
+            return None
+        if not self.hreflang or not (head.alternates or head.hreflang_conflicts):
+            row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
+            return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
+        notes: list[tuple[NoteKind, str]] = []
+        if head.alternates:
+            head = head.with_lang(html_lang(data))  # as `facts_of_head`: a cluster names the page
+        page = Page(relpath, self.root + relpath, mtime_ns)
+        alternates = self.decider.cluster(page, loc, head, lambda *note: notes.append(note))
+        row = row_of(Entry(loc, mtime_lastmod(mtime_ns), alternates=alternates), self.format)
+        return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, tuple(notes), None))

@@ -4,8 +4,9 @@ page's decision, for every page and every mtime, and taken only where nothing el
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,7 @@ from sitemapgen import Config
 from sitemapgen.config.tables import Section
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.pages.walk import Walk
-from sitemapgen.pipeline.decide import Decider
+from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.quick import MtimeOnly, applies
 from sitemapgen.protocol import LastmodFormat
@@ -59,6 +60,22 @@ def _tree(root: Path) -> Path:
     return root
 
 
+class _Decides(Protocol):
+    def decide(self, candidate: tuple[str, bool]) -> Outcome: ...
+
+
+def assert_same_at_every_mtime(
+    root: Path, candidates: list[tuple[str, bool]], decider: Decider, quick: _Decides
+) -> None:
+    """`quick` decides every candidate as `decider` does, each page's mtime set to each of `MTIMES_NS`."""
+    for mtime in MTIMES_NS:
+        for relpath, _ in candidates:
+            if not os.path.islink(root / relpath) and relpath != "pipe.html":
+                os.utime(root / relpath, ns=(mtime, mtime))
+        for candidate in candidates:
+            assert quick.decide(candidate) == decider.decide(candidate), (candidate, mtime)
+
+
 def _deciders(root: Path, **overrides: Any) -> tuple[Decider, MtimeOnly]:
     config = Config(docroot=root, base_url=BASE, read_heads=False, lastmod=(LastmodSource.MTIME,), **overrides)
     decider = Decider(config, warn=lambda _: None, dry_run=True)
@@ -81,12 +98,7 @@ def test_every_page_has_the_decision_s_outcome(tmp_path: Path, style: UrlStyle, 
     decider, quick = _deciders(root, url_style=style, lastmod_format=fmt)
     candidates = _candidates(decider)
     assert len(candidates) > 8
-    for mtime in MTIMES_NS:
-        for relpath, _ in candidates:
-            if not os.path.islink(root / relpath) and relpath != "pipe.html":
-                os.utime(root / relpath, ns=(mtime, mtime))
-        for candidate in candidates:
-            assert quick.decide(candidate) == decider.decide(candidate), (candidate, mtime)
+    assert_same_at_every_mtime(root, candidates, decider, quick)
     assert any(quick.decide(candidate).skip is not None for candidate in candidates)  # each way out met
 
 
@@ -143,13 +155,16 @@ def test_every_mtime_is_dated_as_the_decision_dates_it(tmp_path: Path, mtime: in
     ],
 )
 def test_the_one_frame_is_taken_only_where_path_and_mtime_decide(tmp_path: Path, overrides: dict[str, Any]) -> None:
+    assert not taken(tmp_path, applies, {"read_heads": False, "lastmod": (LastmodSource.MTIME,), **overrides})
+
+
+def taken(tmp_path: Path, applies: Callable[[Config, Decider], bool], config: dict[str, Any]) -> bool:
+    """Whether a one-frame decision that `applies` is taken in a build of a page with `config`."""
     root = make_tree(tmp_path / "public", {"a.html": html()})
-    config = Config(
-        docroot=root, base_url=BASE, **{"read_heads": False, "lastmod": (LastmodSource.MTIME,), **overrides}
-    )
-    decider = Decider(config, warn=lambda _: None, dry_run=True)
+    built = Config(docroot=root, base_url=BASE, **config)
+    decider = Decider(built, warn=lambda _: None, dry_run=True)
     try:
-        assert not applies(config, decider)
+        return applies(built, decider)
     finally:
         decider.abort()
 
