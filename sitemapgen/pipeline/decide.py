@@ -213,7 +213,7 @@ class Decider:
                 return None, Skip(page.relpath, SkipReason.UNREADABLE, e.strerror or str(e)), None, None, None
             if head.problem:
                 warn(f"{display(page.relpath)}: {head.problem}")
-            skip, loc = self._head_skip(page, loc, head, note)
+            skip, loc = self.head_skip(page, loc, head, note)
             if skip is None and (kind := kinds.candidate(page.relpath)) is not None:
                 skip = self._generator_page(page, kind, served, fd)
             if skip is not None:
@@ -279,7 +279,7 @@ class Decider:
         href = next((a.href for a in alternates if a.hreflang.lower() == choice.lower()), None)
         return alternates if href is None else (*alternates, Alternate("x-default", href))
 
-    def _head_skip(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Skip | None, str]:
+    def head_skip(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Skip | None, str]:
         """What the head's signals mean for this page (not a page, noindex, redirect,
         canonical): a skip, or None and the URL to list it under."""
         config = self.config

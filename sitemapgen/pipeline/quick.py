@@ -7,16 +7,16 @@ on, what their head says, and nothing else:
 - heads off (`MtimeOnly`): whether a path rule leaves the page out, whether it is a regular
   file, its URL and its mtime;
 - heads on (`HeadRead`, where no output wants labels and no plugin gives clusters): the same,
-  and its head read once, from the descriptor that gave its `stat`, to a page that names no
-  other page as canonical, no redirect, no noindex and no problem; a cluster of hreflang links
-  is made as the decision makes it (`Decider.cluster`).
+  and its head read once, from the descriptor that gave its `stat`: what it says (noindex, a
+  redirect, a canonical) means what the decision says it means (`Decider.head_skip`), and a
+  cluster of hreflang links is made as the decision makes it (`Decider.cluster`).
 
 `Decider.decide` gets there through a dozen frames (the page, the entry, the head's reading,
 the lastmod chain, the row); here they are one or two, and the ``<url>`` element of a page with
 no links is put together from the mtime's second directly (`entry.dated_row` and
 `entry.utc_second_text`: what `row_of` writes, without a datetime). Anything else (a skip, a
-symlink, a URL too long, an mtime out of the years a `datetime` holds, a head that says
-something more, a page named as a generator's own) goes to the decision, which says why; the
+symlink, a URL too long, an mtime out of the years a `datetime` holds, a head with a problem
+or too long to read whole, a page named as a generator's own) goes to the decision, which says why; the
 outcome is the same either way (tests/pipeline/test_quick.py checks it byte for byte).
 """
 
@@ -32,7 +32,7 @@ from sitemapgen.lastmod.base import mtime_lastmod
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import facts_from_bytes, html_lang, read_open_head
 from sitemapgen.pages.walk import Candidate, Page, default_excluded
-from sitemapgen.pipeline.decide import Decider, Outcome
+from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.skips import NoteKind
 from sitemapgen.urls import url_path
@@ -144,22 +144,31 @@ class HeadRead:
         except OSError:
             return None  # the decision reads it again, and says why it cannot
         head = facts_from_bytes(data, loc)
+        if not ended or head.problem is not None:
+            return None
+        notes: list[tuple[NoteKind, str]] = []
         canonical = head.canonical
         if (
-            not ended
-            or head.noindex
+            head.noindex
             or head.refresh is not None
-            or head.problem is not None
             or (canonical is not None and canonical != self.own_base + loc[len(self.base_url) :])  # not its own
         ):
-            return None
+            skip, loc = self.decider.head_skip(
+                Page(relpath, self.root + relpath, mtime_ns), loc, head, self._note(notes)
+            )
+            if skip is not None:
+                return _new(Outcome, (relpath, None, None, skip, None, (), None, (), None))
         if not self.hreflang or not (head.alternates or head.hreflang_conflicts):
             row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
-            return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
-        notes: list[tuple[NoteKind, str]] = []
+            return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, tuple(notes), None))
         if head.alternates:
             head = head.with_lang(html_lang(data))  # as `facts_of_head`: a cluster names the page
         page = Page(relpath, self.root + relpath, mtime_ns)
-        alternates = self.decider.cluster(page, loc, head, lambda *note: notes.append(note))
+        alternates = self.decider.cluster(page, loc, head, self._note(notes))
         row = row_of(Entry(loc, mtime_lastmod(mtime_ns), alternates=alternates), self.format)
         return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, tuple(notes), None))
+
+    @staticmethod
+    def _note(notes: list[tuple[NoteKind, str]]) -> Note:
+        """What the decision notes, into `notes`."""
+        return lambda kind, example: notes.append((kind, example))

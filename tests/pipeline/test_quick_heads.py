@@ -43,6 +43,7 @@ HEADS: dict[str | bytes, str | bytes] = {
     "self-relative.html": _page('<link rel="canonical" href="/self-relative.html">'),
     "self-dir/index.html": _page(f'<link rel="canonical" href="{BASE}self-dir/">'),
     "other.html": _page('<link rel="canonical" href="/plain.html">'),
+    "declared/index.html": _page('<link rel="canonical" href="/declared/index.html">'),  # its own file: listed so
     "missing.html": _page('<link rel="canonical" href="/nowhere.html">'),  # listed, a note
     "away.html": _page('<link rel="canonical" href="https://elsewhere.example/a">'),
     "two.html": _page('<link rel="canonical" href="/a.html"><link rel="canonical" href="/b.html">'),
