@@ -172,11 +172,10 @@ class Row(NamedTuple):
 
 class Block(NamedTuple):
     """Rows one after another that need nothing but writing, in columns: each dated (by one
-    source), in the main section, with no labels and no hreflang links, and small enough for
-    any sitemap. Most of a batch's pages are such rows: a worker sends them so
-    (`pipeline.blocks`), and every stage after passes them on whole, down to the writer, which
-    adds as many at once as fit in the chunk (`output.filling`). A stage that must see each row
-    reads `rows`."""
+    source), in the main section, with no labels, and small enough for any sitemap. Most of a
+    batch's pages are such rows: a worker sends them so (`pipeline.blocks`), and every stage
+    after passes them on whole, down to the writer, which adds as many at once as fit in the
+    chunk (`output.filling`). A stage that must see each row reads `rows`."""
 
     locs: list[str]
     xmls: list[bytes]  # each row's ``<url>`` element

@@ -1,14 +1,15 @@
-"""A batch's outcomes as they leave the decision: each run of pages that need nothing but
-writing as one `Block`, the few others as they are.
+"""A batch's outcomes as they leave the decision: each run of pages that need nothing but writing
+as one `Block`, the few others as they are.
 
-Most listed pages of a build carry no warning, note, labels, hreflang link or content key,
-are dated within the plausible years and fit in any sitemap: once decided, all that is left
-of them is their ``<url>`` bytes. A worker sends a run of them as one `Block` (columns, not an
-`Outcome` and a `Row` each), and the main process, which is one CPU for the whole build, counts
-it and passes it on whole (`pipeline.flow`), through the hreflang stage and the deploy memory to
-the writer. The pages that need words (a skip, a warning, hreflang links, a date to settle) go
-as before, in their place. The same happens to the outcomes of the batches decided in the main
-process, so the output is the same bytes whatever the number of workers.
+Most listed pages of a build carry no warning, note, labels or content key, are dated within the
+plausible years and fit in any sitemap: once decided, all that is left of them is their
+``<url>`` bytes (with their hreflang links, which the hreflang stage reads from them). A worker
+sends a run of them as one `Block` (columns, not an `Outcome` and a `Row` each), and the main
+process, which is one CPU for the whole build, counts it and passes it on whole
+(`pipeline.flow`), through the hreflang stage and the deploy memory to the writer. The pages
+that need words (a skip, a warning, a note, a date to settle) go as before, in their place. The
+same happens to the outcomes of the batches decided in the main process, so the output is the
+same bytes whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ Gathered = list[Outcome | Block]
 class Blocking:
     """Gathers a batch's plain outcomes into blocks (see the module's docstring): listed, nothing
     said, no key, no labels, in the main section, dated by one source within `low`..`high` (POSIX
-    times: `lastmod.chain.OddDates`), at most `room` bytes, no hreflang link."""
+    times: `lastmod.chain.OddDates`), at most `room` bytes."""
 
     def __init__(self, *, room: int, low: float, high: float) -> None:
         self.room = room
@@ -59,7 +60,6 @@ class Blocking:
                 or (key := row.lastmod_key) is None
                 or not low <= key <= high
                 or len(xml := row.xml) > room
-                or b"<xhtml:link" in xml
             ):
                 block = None
                 gathered.append(outcome)

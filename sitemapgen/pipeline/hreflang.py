@@ -12,7 +12,8 @@ That needs every page's links before any page is written, so this stage sits
 between the pipeline and the writer, in the main process: rows pass straight
 through until the first that carries links; from there every row is spooled,
 in order (a few hundred a pickle, each the plain tuple of its fields, a `Row` again
-once read back), to an unnamed temporary file, and every link to another URL of this site into a
+once read back; a `Block` of rows whole, a copy of it where a row of it loses or
+changes a link), to an unnamed temporary file, and every link to another URL of this site into a
 temporary on-disk SQLite table (nothing is written where the site is, and
 memory stays flat however many pages there are). Once the walk is done the
 spool is read back, each row's links are checked against the table, and the
@@ -41,6 +42,7 @@ from sitemapgen.entry import Block, Row, escape_xml
 from sitemapgen.pipeline.forms import Forms
 
 _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]*)"/>')
+_LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
 _BATCH = 10_000  # links inserted per executemany
 _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred KB
 
@@ -60,14 +62,14 @@ class Reciprocity:
         self.relisted_example: str | None = None
 
     def filter(self, rows: Iterator[Row | Block]) -> Iterator[Row | Block]:
-        """`rows`, in their order, each less the links its targets do not return (a block has none)."""
+        """`rows`, in their order, each less the links its targets do not return."""
         for row in rows:
-            if not isinstance(row, Block) and b"<xhtml:link" in row.xml:
+            if any(_LINKED in xml for xml in row.xmls) if isinstance(row, Block) else _LINKED in row.xml:
                 yield from self._spooled(row, rows)
                 return
             yield row
 
-    def _spooled(self, first: Row, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
+    def _spooled(self, first: Row | Block, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
         db = sqlite3.connect("")  # a private temporary database on disk, gone when closed
         try:
             # seq: the row's place in the walk. Only links to another URL of this site are kept:
@@ -89,22 +91,22 @@ class Reciprocity:
         held = 0  # rows in `spooled`
         seq = 0  # the next row's place
         for row in rows:
-            if isinstance(row, Block):  # no links: spooled whole
+            if isinstance(row, Block):  # spooled whole; its rows' links read where they have some
                 spooled.append(row)
+                for at, xml in enumerate(row.xmls):
+                    if _LINKED in xml:
+                        pending += _to_this_site(seq + at, row.locs[at], xml, base)
                 seq += len(row.locs)
                 held += len(row.locs)
             else:
                 spooled.append(tuple(row))  # a plain tuple pickles and loads with no call a row
-                if b"<xhtml:link" in row.xml:
-                    loc = row.loc
-                    pending.extend(
-                        (seq, loc, href) for _, href in _links(row.xml) if href != loc and href.startswith(base)
-                    )
-                    if len(pending) >= _BATCH:
-                        db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
-                        pending.clear()
+                if _LINKED in row.xml:
+                    pending += _to_this_site(seq, row.loc, row.xml, base)
                 seq += 1
                 held += 1
+            if len(pending) >= _BATCH:
+                db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
+                pending.clear()
             if held >= _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
@@ -136,26 +138,44 @@ class Reciprocity:
             except EOFError:
                 return
             for fields in spooled:
-                if isinstance(fields, Block):  # no links: as it was
+                if isinstance(fields, Block):
+                    end = seq + len(fields.locs)
+                    if change is not None and change[0] < end:  # rows of it change: a copy, they changed
+                        xmls = list(fields.xmls)
+                        while change is not None and change[0] < end:
+                            at = change[0] - seq
+                            row = tuple.__new__(Row, (fields.locs[at], xmls[at], None, None, "", None))
+                            xmls[at], change = self._changed(row, change, changes)
+                        fields = fields._replace(xmls=xmls)
                     yield fields
-                    seq += len(fields.locs)
+                    seq = end
                     continue
                 row = tuple.__new__(Row, fields)  # a C call, as `Row.__reduce__` rebuilds one
                 if change is None or change[0] != seq:
                     yield row
                 else:
-                    drop: set[str] = set()
-                    listed: dict[str, str] = {}
-                    while change is not None and change[0] == seq:
-                        if change[2] is None:
-                            drop.add(change[1])
-                        else:
-                            listed[change[1]] = change[2]
-                        change = next(changes, None)
-                    # Its links read again: fewer rows lose links than have them, and
-                    # spooling every row's links cost more than this.
-                    yield self._less(row, _links(row.xml), drop, listed)
+                    xml, change = self._changed(row, change, changes)
+                    yield row._replace(xml=xml)
                 seq += 1
+
+    def _changed(
+        self, row: Row, change: tuple[int, str, str | None], changes: Iterator[tuple[int, str, str | None]]
+    ) -> tuple[bytes, tuple[int, str, str | None] | None]:
+        """The row's ``<url>`` element with `change` and those after it for the same row made,
+        and the first change for a row after it."""
+        seq = change[0]
+        drop: set[str] = set()
+        listed: dict[str, str] = {}
+        next_change: tuple[int, str, str | None] | None = change
+        while next_change is not None and next_change[0] == seq:
+            if next_change[2] is None:
+                drop.add(next_change[1])
+            else:
+                listed[next_change[1]] = next_change[2]
+            next_change = next(changes, None)
+        # Its links read again: fewer rows lose links than have them, and spooling every row's
+        # links cost more than this.
+        return self._less(row, _links(row.xml), drop, listed), next_change
 
     def _relisted(self, db: sqlite3.Connection) -> list[tuple[str, str]]:
         """(href, listed URL) for each URL unreturned links name that no page with links is
@@ -187,9 +207,9 @@ class Reciprocity:
             " AS returned FROM links AS a) WHERE NOT returned OR listed != dst ORDER BY link"
         )
 
-    def _less(self, row: Row, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> Row:
-        """The row less each of its links to a URL in `unreturned`, and with each to a URL in
-        `listed` naming the URL listed instead, counted."""
+    def _less(self, row: Row, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> bytes:
+        """The row's ``<url>`` element less each of its links to a URL in `unreturned`, and with
+        each to a URL in `listed` naming the URL listed instead, counted."""
         self._count(row.loc, links, unreturned, listed)
         xml = row.xml
         new = [
@@ -199,11 +219,11 @@ class Reciprocity:
         start = xml.find(links[0][0])
         end = start + sum(len(link) for link, _ in links)
         if start >= 0 and xml[start:end] == b"".join(link for link, _ in links):  # side by side, as written
-            return row._replace(xml=xml[:start] + b"".join(new) + xml[end:])
+            return xml[:start] + b"".join(new) + xml[end:]
         for (link, _), instead in zip(links, new, strict=True):
             if instead is not link:
                 xml = xml.replace(link, instead, 1)
-        return row._replace(xml=xml)
+        return xml
 
     def _count(self, loc: str, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> None:
         """Count the links of the row at `loc` that are dropped, and those published in another form."""
@@ -252,6 +272,12 @@ def _relinked(link: bytes, href: str) -> bytes:
     return link[: link.index(b' href="') + 7] + escape_xml(href).encode() + b'"/>'
 
 
+def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[tuple[int, str, str]]:
+    """The links of the row at `seq` (`loc`, its ``<url>`` element `xml`) to another URL of this
+    site (under `base`), as the table holds them."""
+    return [(seq, loc, href) for _, href in _links(xml) if href != loc and href.startswith(base)]
+
+
 def _links(xml: bytes) -> list[_Link]:
     """The hreflang links of a row's ``<url>`` element."""
     return [
@@ -261,6 +287,6 @@ def _links(xml: bytes) -> list[_Link]:
     ]
 
 
-def _chain(first: Row, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
+def _chain(first: Row | Block, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
     yield first
     yield from rest
