@@ -10,7 +10,7 @@ for byte, as adding them one by one, which is what a run that does not fit gets.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import accumulate, islice
 from zlib import crc32
 
@@ -62,7 +62,7 @@ class Filling:
         if chunk is None:
             chunk = self._begin(section)
         chunk.add(xml, size, row.lastmod_key, row.lastmod_text)
-        if self._cuts_after(row.loc):
+        if _cut_points((row.loc,), self.every):
             self.close(section)
 
     def add_block(self, block: Block) -> None:
@@ -74,8 +74,7 @@ class Filling:
             for row in block.rows():
                 self.add(row)
             return
-        cut = self._cuts_after
-        runs = [(i + 1, True) for i, loc in enumerate(locs) if cut(loc)] if self.every else []
+        runs = [(i + 1, True) for i in _cut_points(locs, self.every)]
         if not runs or runs[-1][0] != len(xmls):
             runs.append((len(xmls), False))
         offsets = [0, *accumulate(sizes)]
@@ -94,11 +93,6 @@ class Filling:
                 if cuts:
                     self.close("")
             start = end
-
-    def _cuts_after(self, loc: str) -> bool:
-        """Whether a chunk ends after the row of `loc` (a content-defined cut point)."""
-        every = self.every
-        return bool(every) and (every == 1 or crc32(loc.encode("utf-8")) % every == 0)
 
     def _begin(self, section: str) -> Chunk:
         publisher = self.publisher
@@ -120,3 +114,11 @@ class Filling:
         """Remove every open chunk's temporary file."""
         for chunk in self.open.values():
             chunk.abort()
+
+
+def _cut_points(locs: Sequence[str], every: int) -> list[int]:
+    """The places in `locs` of the URLs a chunk ends after (content-defined cut points: a URL
+    whose hash falls in a 1-in-`every` bucket; none where `every` is 0)."""
+    if every <= 1:
+        return list(range(len(locs))) if every else []
+    return [i for i, loc in enumerate(locs) if crc32(loc.encode("utf-8")) % every == 0]
