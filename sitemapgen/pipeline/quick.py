@@ -16,8 +16,9 @@ the lastmod chain, the row); here they are one or two, and the ``<url>`` element
 no links is put together from the mtime's second directly (`entry.dated_row` and
 `entry.utc_second_text`: what `row_of` writes, without a datetime). Anything else (a skip, a
 symlink, a URL too long, an mtime out of the years a `datetime` holds, a head with a problem
-or too long to read whole, a page named as a generator's own) goes to the decision, which says why; the
-outcome is the same either way (tests/pipeline/test_quick.py checks it byte for byte).
+or too long to read whole, a page named as a generator's own) goes to the decision, which says
+why; the outcome is the same either way (tests/pipeline/test_quick.py and test_quick_heads.py
+check it byte for byte).
 """
 
 from __future__ import annotations
