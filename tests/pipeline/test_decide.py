@@ -219,9 +219,11 @@ def test_what_crosses_from_workers_survives_pickling_whole() -> None:
         assert back == value  # every field
     crossed = OUTCOME_WIRE.unpack(pickle.loads(pickle.dumps(OUTCOME_WIRE.pack([outcome, skipped]))))
     assert crossed == [outcome, skipped]  # every field
-    assert [type(value) for value in crossed] == [Outcome, Outcome]
-    assert type(crossed[0].row) is Row
-    assert crossed[1].row is None
+    first, second = crossed
+    assert type(first) is Outcome
+    assert type(second) is Outcome
+    assert type(first.row) is Row
+    assert second.row is None
 
 
 def test_a_page_crosses_with_its_title_description_and_language_only_when_an_output_wants_them(tmp_path: Path) -> None:
