@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import re
+import select
 import shutil
 import socket
 import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 import zlib
@@ -164,6 +165,7 @@ def output_files(out: Path) -> dict[str, bytes]:
 
 
 def _free_port() -> int:
+    """A port free now (for a server that must be told its port: `mkdocs serve`, sphinx-autobuild)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -172,24 +174,25 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def static_server(directory: Path) -> Iterator[str]:
-    """Serve `directory` with `python -m http.server`, the plainest static server; yield its URL."""
-    port = _free_port()
-    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(directory)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """Serve `directory` with `python -m http.server`, the plainest static server; yield its URL.
+
+    The server takes a port the system gives it (port 0) and says which: a port chosen here and
+    handed to it could be taken by another test's server in between, whose answers this test
+    would then read."""
+    cmd = [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(directory)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"http.server did not start on port {port}") from None
-                time.sleep(0.02)
-        yield f"http://127.0.0.1:{port}/"
+        ready, _, _ = select.select([proc.stdout], [], [], 10)
+        said = proc.stdout.readline() if ready else ""
+        port = re.search(r" port (\d+) ", said)  # "Serving HTTP on 127.0.0.1 port 40123 (http://...) ..."
+        if port is None:
+            raise RuntimeError(f"http.server did not start: {said!r}")
+        yield f"http://127.0.0.1:{port.group(1)}/"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        proc.stdout.close()
 
 
 def fetch(url: str) -> bytes:
