@@ -32,7 +32,7 @@ from sitemapgen.entry import Entry, dated_row, row_of, utc_second_text
 from sitemapgen.lastmod.base import mtime_lastmod
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import facts_from_bytes, html_lang, read_open_head
-from sitemapgen.pages.walk import Candidate, Page, default_excluded
+from sitemapgen.pages.walk import Candidate, Page
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.skips import NoteKind
@@ -72,8 +72,7 @@ class MtimeOnly:
     def __init__(self, decider: Decider) -> None:
         config = decider.config
         self.decider = decider
-        self.check = decider.path_rules.check
-        self.by_name = decider.path_rules.by_name  # else every page's path is asked about
+        self.check = decider.path_rules.check  # by name where only the default excludes apply
         self.root = decider.root
         self.base_url = config.base_url
         self.style = config.url_style
@@ -81,11 +80,7 @@ class MtimeOnly:
 
     def decide(self, candidate: Candidate) -> Outcome:
         relpath, is_link = candidate
-        if self.by_name:
-            out = default_excluded(relpath.rpartition("/")[2])
-        else:
-            out = self.check(relpath) is not None
-        if is_link or out:
+        if is_link or self.check(relpath) is not None:
             return self.decider.decide(candidate)
         try:
             status = os.stat(self.root + relpath)

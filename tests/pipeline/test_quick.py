@@ -116,7 +116,7 @@ def test_path_rules_leave_out_what_they_say(tmp_path: Path, overrides: dict[str,
     if robots is not None:
         (root / "robots.txt").write_text(robots)
     decider, quick = _deciders(root, **overrides)
-    assert quick.by_name is (robots is not None and "Disallow" not in robots)
+    assert decider.path_rules.by_name is (robots is not None and "Disallow" not in robots)
     candidates = _candidates(decider)
     for candidate in candidates:
         assert quick.decide(candidate) == decider.decide(candidate), candidate
@@ -127,7 +127,7 @@ def test_a_generator_s_own_page_is_left_out(tmp_path: Path) -> None:
     root = _tree(tmp_path / "public")
     skip = Skip("a.html", SkipReason.NOT_FOUND_PAGE, "the generator says so")
     decider, quick = _deciders(root, not_documents={"a.html": skip})
-    assert not quick.by_name
+    assert not decider.path_rules.by_name
     assert quick.decide(("a.html", False)) == decider.decide(("a.html", False))
     assert quick.decide(("a.html", False)).skip == skip
 
