@@ -144,8 +144,7 @@ class Reciprocity:
                         xmls = list(fields.xmls)
                         while change is not None and change[0] < end:
                             at = change[0] - seq
-                            row = tuple.__new__(Row, (fields.locs[at], xmls[at], None, None, "", None))
-                            xmls[at], change = self._changed(row, change, changes)
+                            xmls[at], change = self._changed(fields.locs[at], xmls[at], change, changes)
                         fields = fields._replace(xmls=xmls)
                     yield fields
                     seq = end
@@ -154,15 +153,15 @@ class Reciprocity:
                 if change is None or change[0] != seq:
                     yield row
                 else:
-                    xml, change = self._changed(row, change, changes)
+                    xml, change = self._changed(row.loc, row.xml, change, changes)
                     yield row._replace(xml=xml)
                 seq += 1
 
     def _changed(
-        self, row: Row, change: tuple[int, str, str | None], changes: Iterator[tuple[int, str, str | None]]
+        self, loc: str, xml: bytes, change: tuple[int, str, str | None], changes: Iterator[tuple[int, str, str | None]]
     ) -> tuple[bytes, tuple[int, str, str | None] | None]:
-        """The row's ``<url>`` element with `change` and those after it for the same row made,
-        and the first change for a row after it."""
+        """The ``<url>`` element `xml` of the row at `loc` with `change` and those after it for
+        the same row made, and the first change for a row after it."""
         seq = change[0]
         drop: set[str] = set()
         listed: dict[str, str] = {}
@@ -175,7 +174,7 @@ class Reciprocity:
             next_change = next(changes, None)
         # Its links read again: fewer rows lose links than have them, and spooling every row's
         # links cost more than this.
-        return self._less(row, _links(row.xml), drop, listed), next_change
+        return self._less(loc, xml, _links(xml), drop, listed), next_change
 
     def _relisted(self, db: sqlite3.Connection) -> list[tuple[str, str]]:
         """(href, listed URL) for each URL unreturned links name that no page with links is
@@ -207,11 +206,10 @@ class Reciprocity:
             " AS returned FROM links AS a) WHERE NOT returned OR listed != dst ORDER BY link"
         )
 
-    def _less(self, row: Row, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> bytes:
-        """The row's ``<url>`` element less each of its links to a URL in `unreturned`, and with
-        each to a URL in `listed` naming the URL listed instead, counted."""
-        self._count(row.loc, links, unreturned, listed)
-        xml = row.xml
+    def _less(self, loc: str, xml: bytes, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> bytes:
+        """The ``<url>`` element `xml` of the row at `loc` less each of its links to a URL in
+        `unreturned`, and with each to a URL in `listed` naming the URL listed instead, counted."""
+        self._count(loc, links, unreturned, listed)
         new = [
             b"" if href in unreturned else _relinked(link, listed[href]) if href in listed else link
             for link, href in links
