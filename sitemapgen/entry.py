@@ -215,24 +215,32 @@ def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = No
         parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
     if entry.priority is not None:
         parts += ["<priority>", format_priority(entry.priority), "</priority>"]
-    for alternate in entry.alternates:
-        parts += [
-            '<xhtml:link rel="alternate" hreflang="',
-            escape_xml(alternate.hreflang),
-            '" href="',
-            escape_xml(alternate.href),
-            '"/>',
-        ]
+    if entry.alternates:
+        parts.append(_links(entry.alternates))
     for image in entry.images:
         parts += ["<image:image><image:loc>", escape_xml(image), "</image:loc></image:image>"]
     parts.append("</url>\n")
     return "".join(parts).encode("utf-8")
 
 
-def dated_row(loc: str, seconds: int, text: str) -> Row:
-    """`row_of` an entry with a URL and a lastmod alone (`text`, of the UTC second `seconds`), made
-    without the entry (`pipeline.quick`): the same ``<url>`` element `format_entry` writes."""
-    xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod></url>\n".encode()
+def _links(alternates: tuple[Alternate, ...]) -> str:
+    """The ``<xhtml:link>`` elements of `alternates`, in their order."""
+    return "".join(
+        [
+            f'<xhtml:link rel="alternate" hreflang="{escape_xml(a.hreflang)}" href="{escape_xml(a.href)}"/>'
+            for a in alternates
+        ]
+    )
+
+
+def dated_row(loc: str, seconds: int, text: str, alternates: tuple[Alternate, ...] = ()) -> Row:
+    """`row_of` an entry with a URL, a lastmod (`text`, of the UTC second `seconds`) and
+    `alternates` alone, made without the entry (`pipeline.quick`): the same ``<url>`` element
+    `format_entry` writes."""
+    if not alternates:
+        xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod></url>\n".encode()
+    else:
+        xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod>{_links(alternates)}</url>\n".encode()
     return tuple.__new__(Row, (loc, xml, float(seconds), text, "", None))
 
 

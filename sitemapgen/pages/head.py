@@ -26,7 +26,7 @@ from sitemapgen.config.words import DEFAULT_MAX_BYTES
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.labels import READERS
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
-from sitemapgen.pages.scanner import read_fast, read_fast_utf8, read_labelled_utf8
+from sitemapgen.pages.scanner import Read, read_fast, read_fast_utf8, read_labelled_utf8
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts, facts_from_said, facts_from_tags
 from sitemapgen.util.safeio import read_page
 
@@ -110,12 +110,16 @@ def says_nothing(data: bytes) -> bool:
 def facts_from_bytes(data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:
     """What head bytes say: read from the bytes where the compiled scanner can (see
     `scanner.read_fast_utf8`); nothing, when `says_nothing` can tell; else decoded and scanned."""
-    if fast:
-        read = read_fast_utf8(data)
-        if read is not None:
-            return facts_from_said(read, page_url)
-        if says_nothing(data):
-            return _NOTHING
+    return facts_of_read(read_fast_utf8(data) if fast else None, data, page_url, fast=fast)
+
+
+def facts_of_read(read: list[Read] | None, data: bytes, page_url: str, *, fast: bool = True) -> HeadFacts:
+    """`facts_from_bytes`, where `read` is what `scanner.read_fast_utf8` read of `data` (None:
+    it could not, or was not asked)."""
+    if read is not None:
+        return facts_from_said(read, page_url)
+    if fast and says_nothing(data):
+        return _NOTHING
     return parse_head(decode_head(data), page_url, fast=fast)
 
 

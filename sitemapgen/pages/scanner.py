@@ -156,7 +156,7 @@ def scan_tags_fast(text: str) -> list[Tag] | None:
     return None if read is None else [tag for tag, _ in read]
 
 
-def read_fast(text: str, labels: bool = False) -> list[_Read] | None:
+def read_fast(text: str, labels: bool = False) -> list[Read] | None:
     """`scan_tags_fast`, each tag with what it says (`signals.said_by`).
 
     The head less its scripts, styles and plain comments must be plain markup
@@ -206,7 +206,7 @@ _LABEL_MARKS = (*_labels.WORDS, "&")
 _READERS = (None, _labels.READERS)
 
 
-def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[_Read]:
+def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[Read]:
     """The meta and link tags of plain markup `text` that may decide something, read, in order:
     `_tags_read` of `text`, found from the deciding words instead of from every tag.
 
@@ -226,7 +226,7 @@ def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[_Read]
             if start >= 0 and rfind(">", start, at) < 0:
                 starts.add(start)
             at = find(word, at + 1)
-    found: list[_Read] = []
+    found: list[Read] = []
     known = tags.get
     match = _META_LINK.match
     for start in sorted(starts):
@@ -244,7 +244,7 @@ def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[_Read]
     return found
 
 
-def read_fast_utf8(data: bytes) -> list[_Read] | None:
+def read_fast_utf8(data: bytes) -> list[Read] | None:
     """`read_fast` of the text head bytes decode to (`encoding.decode_head`), read from the bytes
     without decoding them, where the compiled scanner can tell (they are certainly UTF-8, and
     plain); else None, and the caller decodes them."""
@@ -254,7 +254,7 @@ def read_fast_utf8(data: bytes) -> list[_Read] | None:
     return None if tags is None else _read_texts(tags, COMPILED.read_tag)
 
 
-def read_labelled_utf8(data: bytes) -> list[_Read] | None:
+def read_labelled_utf8(data: bytes) -> list[Read] | None:
     """`read_fast_utf8` with labels (see `read_fast`): apart, so that a build without them runs
     the same code as before, not a branch of it, page after page."""
     if COMPILED is None:
@@ -263,10 +263,10 @@ def read_labelled_utf8(data: bytes) -> list[_Read] | None:
     return None if tags is None else _read_labelled_texts(tags, COMPILED.read_tag)
 
 
-def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read]:
+def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[Read]:
     """The deciding tags whose texts the compiled scanner found, read as `_deciding_tags` reads
     the ones it finds: by the compiled reader, or where it cannot (a character reference), here."""
-    found: list[_Read] = []
+    found: list[Read] = []
     known = _TAGS.get
     for text in texts:
         read = known(text, _UNREAD)
@@ -279,13 +279,13 @@ def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list
     return found
 
 
-def _read_labelled_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[_Read] | None:
+def _read_labelled_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list[Read] | None:
     """`_read_texts` with labels: a title's start tag and text are among the texts, and the first
     is read (`title_read`; None, ask the Python scanner, where that cannot be done here) and put
     first, as `with_title` puts it."""
-    found: list[_Read] = []
+    found: list[Read] = []
     known = _LABEL_TAGS.get
-    title: _Read | None = None
+    title: Read | None = None
     for text in texts:
         if text[1:6].lower() == TITLE:  # a meta or link tag starts otherwise
             if title is None:
@@ -303,16 +303,16 @@ def _read_labelled_texts(texts: list[str], read_tag: Callable[[str], Tag | None]
     return found if title is None else [title, *found]
 
 
-def _read_whole(text: str) -> list[_Read] | None:
+def _read_whole(text: str) -> list[Read] | None:
     """`read_fast` of head text less its skipped parts, the plain way: the whole checked at
     once, every meta and link tag found and tested by `may_decide` (see `_tags_read`)."""
     return list(_tags_read(text)) if _PLAIN_HEAD.fullmatch(text) is not None else None
 
 
-def _tags_read(text: str, labels: bool = False) -> tuple[_Read, ...]:
+def _tags_read(text: str, labels: bool = False) -> tuple[Read, ...]:
     """The meta and link tags of plain markup that may decide something (`may_decide`), read:
     each tag text once (`_TAGS`)."""
-    found: list[_Read] = []
+    found: list[Read] = []
     tags = _LABEL_TAGS if labels else _TAGS
     known = tags.get
     for tag_text in _META_LINK_TEXT.findall(text):
@@ -359,14 +359,14 @@ def forget_seen() -> None:
     _MET.clear()
 
 
-def _read_tag(tag_text: str, labels: bool = False) -> _Read:
+def _read_tag(tag_text: str, labels: bool = False) -> Read:
     """A meta or link tag's name, attributes and what it says."""
     match = _META_LINK.fullmatch(tag_text)
     assert match is not None  # found by _META_LINK_TEXT, the same pattern without its groups
     return _read_match(match, labels)
 
 
-def _read_match(match: re.Match[str], labels: bool = False) -> _Read:
+def _read_match(match: re.Match[str], labels: bool = False) -> Read:
     """`_read_tag` of the tag `_META_LINK` matched."""
     name = match.group(1).lower()
     attrs: dict[str, str] = {}
@@ -377,15 +377,15 @@ def _read_match(match: re.Match[str], labels: bool = False) -> _Read:
 
 
 #: A tag, and what it says.
-_Read = tuple[Tag, tuple[Said, ...]]
+Read = tuple[Tag, tuple[Said, ...]]
 #: Meta and link tags read before, by their text (None: it cannot decide, see `may_decide`). A
 #: site's heads repeat their tags page after page (viewport, stylesheets, hreflang links to each
 #: language's home, robots metas): each is read twice at most (kept once met twice, see `_keep`).
 #: Their attributes are shared, so no one may change them.
-_TAGS: dict[str, _Read | None] = {}
+_TAGS: dict[str, Read | None] = {}
 #: The same, read with labels (a description meta says something then).
-_LABEL_TAGS: dict[str, _Read | None] = {}
-_UNREAD: _Read = (("", {}), ())  # not yet in _TAGS (None there: no tag)
+_LABEL_TAGS: dict[str, Read | None] = {}
+_UNREAD: Read = (("", {}), ())  # not yet in _TAGS (None there: no tag)
 _TAGS_KEPT = 4_096
 #: The hashes of the tag texts met once, and not yet kept (see `_keep`): plain ints, which the
 #: garbage collector does not look at; at most `_MET_KEPT` (about a megabyte), then it starts again.

@@ -322,10 +322,24 @@ def facts_from_tags(tags: list[Tag], page_url: str, readers: Readers | None = No
 
 def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: str) -> HeadFacts:
     """What the head whose tags are `tags`, each with what it says (as `said_by` gives), says on
-    the page at `page_url`.
+    the page at `page_url`."""
+    said = canonical_said(tags, page_url)
+    if said is None:
+        return _found_facts(tags, page_url)
+    if said == _NOTHING_SAID:
+        return _SAYS_NOTHING
+    return HeadFacts(canonical=said[0], modified=said[1])
 
-    Most heads say only a canonical and a modified time (every generator writes the one, many
-    the other): those are taken here without the general bookkeeping (`_found_facts`)."""
+
+def canonical_said(
+    tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: str
+) -> tuple[str | None, str | None] | None:
+    """The canonical and the modified time the head whose tags are `tags` (as in
+    `facts_from_said`) says on the page at `page_url`, where they are all it says; else None.
+
+    Most heads say only these (every generator writes the one, many the other): they are taken
+    here without the general bookkeeping (`_found_facts`), and a plain page's decision asks no
+    more of its head (`pipeline.quick.HeadRead`)."""
     canonical = modified = None
     for _, said in tags:
         for apply, value in said:
@@ -333,18 +347,17 @@ def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: s
                 href = value.resolve(page_url)
                 if href is not None and href != canonical:
                     if canonical is not None:  # a second canonical: a problem to say
-                        return _found_facts(tags, page_url)
+                        return None
                     canonical = href
             elif apply is _apply_modified:
                 if modified is None:
                     modified = value
             else:
-                return _found_facts(tags, page_url)
-    if canonical is None and modified is None:
-        return _SAYS_NOTHING
-    return HeadFacts(canonical=canonical, modified=modified)
+                return None
+    return canonical, modified
 
 
+_NOTHING_SAID = (None, None)
 _SAYS_NOTHING = HeadFacts()
 _FIELDS = tuple(f.name for f in dataclasses.fields(HeadFacts))
 #: The fields before `lang`, read in one C call (`with_lang`).

@@ -244,9 +244,12 @@ class Decider:
         assert self.images is not None
         return self.images.fitted(page.relpath, entry, warn)
 
-    def cluster(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Alternate, ...]:
+    def cluster(
+        self, page: Page, loc: str, head: HeadFacts, note: Note, lang: Callable[[], str | None] | None = None
+    ) -> tuple[Alternate, ...]:
         """The page's hreflang alternates as a cluster Google accepts: no language with two
-        URLs (dropped, see `signals`), and the page itself among them, in its ``<html lang>``.
+        URLs (dropped, see `signals`), and the page itself among them, in its ``<html lang>``
+        (`head.lang`, or what `lang` gives: asked only where the cluster does not name the page).
         Without one, or when the cluster gives that language to another URL, which version
         the page is cannot be told: the links are kept as the head gives them, and counted."""
         for conflict in head.hreflang_conflicts:
@@ -254,18 +257,22 @@ class Decider:
         alternates = self.given.get(page.relpath, head.alternates)
         if not alternates:
             return ()
-        shown = display(page.relpath)  # not before: most pages have no alternates
         own = self.own_base + loc[len(self.config.base_url) :]
         # A link to the page in another form (Docusaurus' /a for a/) is its own: the build lists it as `loc`.
         if not any(alternate.href == own for alternate in alternates) and not self.forms.names_page(
             alternates, page.relpath
         ):
-            lang = head.lang
-            if lang is None or not LANGUAGE.match(lang) or any(a.hreflang.lower() == lang.lower() for a in alternates):
+            shown = display(page.relpath)
+            language = head.lang if lang is None else lang()
+            if (
+                language is None
+                or not LANGUAGE.match(language)
+                or any(a.hreflang.lower() == language.lower() for a in alternates)
+            ):
                 note(NoteKind.HREFLANG_NO_SELF, shown)
             else:
-                note(NoteKind.HREFLANG_SELF_ADDED, f"{shown} as {lang!r}")
-                alternates = (*alternates, Alternate(lang, own))
+                note(NoteKind.HREFLANG_SELF_ADDED, f"{shown} as {language!r}")
+                alternates = (*alternates, Alternate(language, own))
         return self._with_x_default(alternates)
 
     def _with_x_default(self, alternates: tuple[Alternate, ...]) -> tuple[Alternate, ...]:

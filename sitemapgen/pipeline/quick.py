@@ -12,9 +12,11 @@ on, what their head says, and nothing else:
   cluster of hreflang links is made as the decision makes it (`Decider.cluster`).
 
 `Decider.decide` gets there through a dozen frames (the page, the entry, the head's reading,
-the lastmod chain, the row); here they are one or two, and the ``<url>`` element of a page with
-no links is put together from the mtime's second directly (`entry.dated_row` and
-`entry.utc_second_text`: what `row_of` writes, without a datetime). Anything else (a skip, a
+the lastmod chain, the row); here they are one or two, and the ``<url>`` element (its hreflang
+links too) is put together from the mtime's second directly (`entry.dated_row` and
+`entry.utc_second_text`: what `row_of` writes, without an entry or a datetime). A head that
+says a canonical and a modified time at most (most heads) is not made into `HeadFacts` at all
+(`signals.canonical_said`). Anything else (a skip, a
 symlink, a URL too long, an mtime out of the years a `datetime` holds, a head with a problem
 or too long to read whole, a page named as a generator's own) goes to the decision, which says
 why; the outcome is the same either way (tests/pipeline/test_quick.py and test_quick_heads.py
@@ -28,10 +30,11 @@ import stat
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Entry, dated_row, row_of, utc_second_text
-from sitemapgen.lastmod.base import mtime_lastmod
+from sitemapgen.entry import dated_row, utc_second_text
 from sitemapgen.pages import kinds
-from sitemapgen.pages.head import facts_from_bytes, html_lang, read_open_head
+from sitemapgen.pages.head import facts_of_read, html_lang, read_open_head
+from sitemapgen.pages.scanner import read_fast_utf8
+from sitemapgen.pages.signals import canonical_said
 from sitemapgen.pages.walk import Candidate, Page
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
@@ -106,7 +109,6 @@ class HeadRead:
         self.base_url = config.base_url
         self.own_base = decider.own_base  # the base URL, normalized as a head's URLs are
         self.style = config.url_style
-        self.format = config.lastmod_format
         self.date_only = config.lastmod_format is LastmodFormat.DATE
         self.max_bytes = config.head_max_bytes
         self.hreflang = config.hreflang
@@ -139,7 +141,13 @@ class HeadRead:
             data, _, ended = read_open_head(fd, self.max_bytes)  # ended: all of the head read
         except OSError:
             return None  # the decision reads it again, and says why it cannot
-        head = facts_from_bytes(data, loc)
+        read = read_fast_utf8(data)
+        if read is not None and ended:
+            said = canonical_said(read, loc)  # a canonical and a modified time at most: most heads
+            if said is not None and (said[0] is None or said[0] == self.own_base + loc[len(self.base_url) :]):
+                row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
+                return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
+        head = facts_of_read(read, data, loc)
         if not ended or head.problem is not None:
             return None
         notes: list[tuple[NoteKind, str]] = []
@@ -157,11 +165,10 @@ class HeadRead:
         if not self.hreflang or not (head.alternates or head.hreflang_conflicts):
             row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
             return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, tuple(notes), None))
-        if head.alternates:
-            head = head.with_lang(html_lang(data))  # as `facts_of_head`: a cluster names the page
         page = Page(relpath, self.root + relpath, mtime_ns)
-        alternates = self.decider.cluster(page, loc, head, self._note(notes))
-        row = row_of(Entry(loc, mtime_lastmod(mtime_ns), alternates=alternates), self.format)
+        # The page's <html lang>, which a cluster without the page names it in (as `facts_of_head`).
+        alternates = self.decider.cluster(page, loc, head, self._note(notes), lambda: html_lang(data))
+        row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only), alternates)
         return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, tuple(notes), None))
 
     @staticmethod
