@@ -326,20 +326,14 @@ def facts_from_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: s
     said = canonical_said(tags, page_url)
     if said is None:
         return _found_facts(tags, page_url)
-    if said == _NOTHING_SAID:
-        return _SAYS_NOTHING
-    return HeadFacts(canonical=said[0], modified=said[1])
+    return _SAYS_NOTHING if said == (None, None) else HeadFacts(canonical=said[0], modified=said[1])
 
 
-def canonical_said(
-    tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: str
-) -> tuple[str | None, str | None] | None:
-    """The canonical and the modified time the head whose tags are `tags` (as in
-    `facts_from_said`) says on the page at `page_url`, where they are all it says; else None.
-
-    Most heads say only these (every generator writes the one, many the other): they are taken
-    here without the general bookkeeping (`_found_facts`), and a plain page's decision asks no
-    more of its head (`pipeline.quick.HeadRead`)."""
+def canonical_said(tags: Sequence[tuple[object, tuple[Said, ...]]], page_url: str) -> tuple[str | None, ...] | None:
+    """The canonical and modified time that the head of `tags` (see `facts_from_said`) says on
+    the page at `page_url`, where that is all it says; else None. Most heads say no more (every
+    generator writes the one, many the other): taken without `_found_facts`' bookkeeping, and
+    a plain page's decision asks no more of its head (`pipeline.quick.HeadRead`)."""
     canonical = modified = None
     for _, said in tags:
         for apply, value in said:
@@ -357,7 +351,6 @@ def canonical_said(
     return canonical, modified
 
 
-_NOTHING_SAID = (None, None)
 _SAYS_NOTHING = HeadFacts()
 _FIELDS = tuple(f.name for f in dataclasses.fields(HeadFacts))
 #: The fields before `lang`, read in one C call (`with_lang`).
