@@ -237,10 +237,8 @@ def dated_row(loc: str, seconds: int, text: str, alternates: tuple[Alternate, ..
     """`row_of` an entry with a URL, a lastmod (`text`, of the UTC second `seconds`) and
     `alternates` alone, made without the entry (`pipeline.quick`): the same ``<url>`` element
     `format_entry` writes."""
-    if not alternates:
-        xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod></url>\n".encode()
-    else:
-        xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod>{_links(alternates)}</url>\n".encode()
+    links = _links(alternates) if alternates else ""
+    xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod>{links}</url>\n".encode()
     return tuple.__new__(Row, (loc, xml, float(seconds), text, "", None))
 
 

@@ -30,7 +30,7 @@ import stat
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import dated_row, utc_second_text
+from sitemapgen.entry import Alternate, dated_row, utc_second_text
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import facts_of_read, html_lang, read_open_head
 from sitemapgen.pages.scanner import read_fast_utf8
@@ -141,33 +141,24 @@ class HeadRead:
             data, _, ended = read_open_head(fd, self.max_bytes)  # ended: all of the head read
         except OSError:
             return None  # the decision reads it again, and says why it cannot
-        read = read_fast_utf8(data)
-        if read is not None and ended:
-            said = canonical_said(read, loc)  # a canonical and a modified time at most: most heads
-            if said is not None and (said[0] is None or said[0] == self.own_base + loc[len(self.base_url) :]):
-                row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
-                return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
-        head = facts_of_read(read, data, loc)
-        if not ended or head.problem is not None:
-            return None
+        own = self.own_base + loc[len(self.base_url) :]  # the page's URL as a head's URLs are normalized
         notes: list[tuple[NoteKind, str]] = []
-        canonical = head.canonical
-        if (
-            head.noindex
-            or head.refresh is not None
-            or (canonical is not None and canonical != self.own_base + loc[len(self.base_url) :])  # not its own
-        ):
-            skip, loc = self.decider.head_skip(
-                Page(relpath, self.root + relpath, mtime_ns), loc, head, self._note(notes)
-            )
-            if skip is not None:
-                return _new(Outcome, (relpath, None, None, skip, None, (), None, (), None))
-        if not self.hreflang or not (head.alternates or head.hreflang_conflicts):
-            row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
-            return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, tuple(notes), None))
-        page = Page(relpath, self.root + relpath, mtime_ns)
-        # The page's <html lang>, which a cluster without the page names it in (as `facts_of_head`).
-        alternates = self.decider.cluster(page, loc, head, self._note(notes), lambda: html_lang(data))
+        alternates: tuple[Alternate, ...] = ()
+        read = read_fast_utf8(data)
+        said = canonical_said(read, loc) if read is not None and ended else None  # most heads: no more
+        if said is None or said[0] not in (None, own):  # the head says more than the page's own canonical
+            head = facts_of_read(read, data, loc)
+            if not ended or head.problem is not None:
+                return None
+            if head.noindex or head.refresh is not None or head.canonical not in (None, own):
+                page = Page(relpath, self.root + relpath, mtime_ns)
+                skip, loc = self.decider.head_skip(page, loc, head, self._note(notes))
+                if skip is not None:
+                    return _new(Outcome, (relpath, None, None, skip, None, (), None, (), None))
+            if self.hreflang and (head.alternates or head.hreflang_conflicts):
+                page = Page(relpath, self.root + relpath, mtime_ns)
+                # The page's <html lang>, which a cluster without the page names it in (as `facts_of_head`).
+                alternates = self.decider.cluster(page, loc, head, self._note(notes), lambda: html_lang(data))
         row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only), alternates)
         return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, tuple(notes), None))
 
