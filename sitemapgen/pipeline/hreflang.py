@@ -8,16 +8,19 @@ to a page left out (missing, noindex, a redirect, canonical elsewhere), or to
 a page that does not name it back, is dropped and counted. Links to other
 hosts cannot be checked here and are kept; a page's link to itself always is.
 
-That needs every page's links before any page is written, so this stage sits
-between the pipeline and the writer, in the main process: rows pass straight
-through until the first that carries links; from there every row is spooled,
-in order (a few hundred a pickle, each the plain tuple of its fields, a `Row` again
-once read back; a `Block` of rows whole, a copy of it where a row of it loses or
-changes a link), to an unnamed temporary file, and every link to another URL of this site into a
-temporary on-disk SQLite table (nothing is written where the site is, and
-memory stays flat however many pages there are). Once the walk is done the
-spool is read back, each row's links are checked against the table, and the
-row goes on to the writer, less what is dropped.
+That needs every page's links before a page can be known to lose none, so this
+stage sits between the pipeline and the writer, in the main process: rows pass
+straight through until the first that carries links. From there, every link to
+another URL of this site goes into a temporary on-disk SQLite table, and a row
+passes on as soon as each of its links is known returned as written (`_Window`):
+most sites' clusters are whole and near each other in the walk, and pass as it
+goes. At the first link that is not, every row from the first one held on is
+spooled, in order (a few hundred a pickle, each the plain tuple of its fields,
+a `Row` again once read back; a `Block` of rows whole, a copy of it where a row
+of it loses or changes a link), to an unnamed temporary file. Nothing is written
+where the site is, and memory stays flat however many pages there are. Once the
+walk is done, the spool is read back, each row's links are checked against the
+table, and the row goes on to the writer, less what is dropped.
 
 A link may name a listed page in another form: Docusaurus links ``/fr/a``, which
 the server redirects to the listed ``/fr/a/`` (see `forms`). Such a link is not
@@ -25,18 +28,20 @@ returned as written, since no listed page is ``/fr/a``; so, for the URLs that
 unreturned links name and no page is listed under, the URL their page is listed
 under is looked up, and if any is found every link is checked again in its
 listed form, and published in it. A site whose links all name listed URLs that
-return them pays one query on an empty table for this, and gets the same bytes.
+return them is never spooled, and the check is not asked.
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import pickle
 import re
 import sqlite3
 import tempfile
+from collections import deque
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, NamedTuple
 
 from sitemapgen.entry import Block, Row, escape_xml
 from sitemapgen.pipeline.forms import Forms
@@ -45,6 +50,7 @@ _LINK = re.compile(rb'<xhtml:link rel="alternate" hreflang="([^"]*)" href="([^"]
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
 _BATCH = 10_000  # links inserted per executemany
 _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred KB
+_WINDOW_ROWS = 5_000  # rows held waiting for the pages they link, at most (some 8 MiB)
 
 
 class Reciprocity:
@@ -70,56 +76,51 @@ class Reciprocity:
             yield row
 
     def _spooled(self, first: Row | Block, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
+        """`first` and `rest`, each on as soon as its links are known returned (see the module)."""
         db = sqlite3.connect("")  # a private temporary database on disk, gone when closed
         try:
-            # seq: the row's place in the walk. Only links to another URL of this site are kept:
-            # only they are asked about, and only they can answer (a link that names a page back
-            # goes from one URL of this site to another); a page's link to itself, or to another
-            # host, is neither.
-            db.execute("CREATE TABLE links (seq INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL)")
+            table = _Table(db, self.base_url)
+            window = _Window()
+            rows = _chain(first, rest)
+            for row in rows:
+                if not window.add(row, table.add(row)):
+                    break
+                yield from window.ready()
+                if window.rows > _WINDOW_ROWS:
+                    break
+            else:
+                if not window.pending:  # every link returned as written: nothing to check again
+                    return
+            start = window.pending[0].seq if window.pending else window.seq
             with tempfile.TemporaryFile() as spool:
-                self._spool(_chain(first, rest), spool, db)
-                yield from self._unspooled(spool, db)
+                self._spool(itertools.chain((held.row for held in window.pending), table.adding(rows)), spool)
+                table.finish()
+                yield from self._unspooled(spool, db, start)
         finally:
             db.close()
 
-    def _spool(self, rows: Iterator[Row | Block], spool: IO[bytes], db: sqlite3.Connection) -> None:
-        """Every row into the spool, in order (a block whole), and every link into the table."""
-        base = self.base_url
-        pending: list[tuple[int, str, str]] = []
+    def _spool(self, rows: Iterator[Row | Block], spool: IO[bytes]) -> None:
+        """Every row into the spool, in order (a block whole)."""
         spooled: list[tuple[object, ...] | Block] = []
         held = 0  # rows in `spooled`
-        seq = 0  # the next row's place
         for row in rows:
-            if isinstance(row, Block):  # spooled whole; its rows' links read where they have some
+            if isinstance(row, Block):  # spooled whole
                 spooled.append(row)
-                for at, xml in enumerate(row.xmls):
-                    if _LINKED in xml:
-                        pending += _to_this_site(seq + at, row.locs[at], xml, base)
-                seq += len(row.locs)
                 held += len(row.locs)
             else:
                 spooled.append(tuple(row))  # a plain tuple pickles and loads with no call a row
-                if _LINKED in row.xml:
-                    pending += _to_this_site(seq, row.loc, row.xml, base)
-                seq += 1
                 held += 1
-            if len(pending) >= _BATCH:
-                db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
-                pending.clear()
             if held >= _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
                 pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
                 held = 0
         pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
-        db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
-        db.execute("CREATE INDEX links_pair ON links (src, dst)")
         spool.seek(0)
 
-    def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection) -> Iterator[Row | Block]:
-        """The spooled rows, in order, each less the links that are not returned and with the
-        others in their listed form: the changes are found by a query, in walk order (the
-        table's), and merged with the rows as they are read back."""
+    def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection, seq: int) -> Iterator[Row | Block]:
+        """The spooled rows (the first at `seq`), in order, each less the links that are not
+        returned and with the others in their listed form: the changes are found by a query, in
+        walk order (the table's), and merged with the rows as they are read back."""
         db.execute(
             "CREATE TABLE unreturned AS SELECT rowid AS link, seq, dst FROM links AS a WHERE"
             " NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.dst AND b.dst = a.src)"
@@ -131,7 +132,8 @@ class Reciprocity:
             else db.execute("SELECT seq, dst, NULL FROM unreturned ORDER BY link")
         )
         change = next(changes, None)
-        seq = 0
+        if change is not None and change[0] < seq:  # a row the window passed on: it cannot change
+            raise AssertionError(f"hreflang: a row passed on before the check changes: {change}")
         while True:
             try:
                 spooled: list[tuple[object, ...] | Block] = pickle.load(spool)
@@ -259,6 +261,113 @@ class Reciprocity:
                 f" e.g. {self.relisted_example}"
             )
         return said
+
+
+class _Table:
+    """The table of links (see `Reciprocity`), filled as rows come, with each row's place."""
+
+    def __init__(self, db: sqlite3.Connection, base: str) -> None:
+        # seq: the row's place in the walk. Only links to another URL of this site are kept:
+        # only they are asked about, and only they can answer (a link that names a page back
+        # goes from one URL of this site to another); a page's link to itself, or to another
+        # host, is neither.
+        db.execute("CREATE TABLE links (seq INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL)")
+        self.db = db
+        self.base = base
+        self.seq = 0  # the next row's place
+        self.pending: list[tuple[int, str, str]] = []
+
+    def add(self, row: Row | Block) -> list[set[str]]:
+        """Put the links of `row` (of each row of a block) to another URL of this site in the
+        table, and say them: the URLs of each row's, in order (an empty set for a row with none)."""
+        base, seq, pending = self.base, self.seq, self.pending
+        if isinstance(row, Block):
+            found: list[set[str]] = []
+            for at, xml in enumerate(row.xmls):
+                if _LINKED in xml:
+                    links = _to_this_site(seq + at, row.locs[at], xml, base)
+                    pending += links
+                    found.append({dst for _, _, dst in links})
+                else:
+                    found.append(_NONE)
+            self.seq += len(row.locs)
+        elif _LINKED in row.xml:
+            links = _to_this_site(seq, row.loc, row.xml, base)
+            pending += links
+            found = [{dst for _, _, dst in links}]
+            self.seq += 1
+        else:
+            found = [_NONE]
+            self.seq += 1
+        if len(pending) >= _BATCH:
+            self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
+            pending.clear()
+        return found
+
+    def adding(self, rows: Iterator[Row | Block]) -> Iterator[Row | Block]:
+        """`rows`, each once its links are in the table."""
+        for row in rows:
+            self.add(row)
+            yield row
+
+    def finish(self) -> None:
+        """Every link is in: the table is indexed for the check."""
+        self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", self.pending)
+        self.pending.clear()
+        self.db.execute("CREATE INDEX links_pair ON links (src, dst)")
+
+
+_NONE: set[str] = set()  # a row's links to other URLs of this site, where it has none: never changed
+
+
+class _Held(NamedTuple):
+    """A row or block the window holds: its links not yet known returned, and its first row's place."""
+
+    row: Row | Block
+    waits: list[int]  # one number, changed in place as the links' targets come
+    seq: int
+
+
+class _Window:
+    """Rows passed on once each of their links to another URL of this site is known returned as
+    written: a row of that URL has come, and names the row back. It gives up where a row does
+    not name back a row that names it, or rows wait past `_WINDOW_ROWS`. The check never changes
+    a row it passed on: it finds each of its links returned, in the form written."""
+
+    def __init__(self) -> None:
+        self.pending: deque[_Held] = deque()
+        self.awaiting: dict[str, list[tuple[list[int], str]]] = {}  # URL: links to it (a held row's waits, its URL)
+        self.rows = 0  # rows held
+        self.seq = 0  # the next row's place
+
+    def add(self, row: Row | Block, linked: list[set[str]]) -> bool:
+        """Hold `row` (a row or block), whose rows link the URLs `linked`; False where a page does
+        not name back a row that names it (the window gives up)."""
+        locs = row.locs if isinstance(row, Block) else (row.loc,)
+        held = _Held(row, [0], self.seq)
+        self.pending.append(held)
+        self.seq += len(locs)
+        self.rows += len(locs)
+        awaiting, waits = self.awaiting, held.waits
+        for loc, hrefs in zip(locs, linked, strict=True):
+            if awaiting and (links := awaiting.pop(loc, None)) is not None:
+                for their_waits, their_loc in links:
+                    if their_loc not in hrefs:
+                        return False
+                    their_waits[0] -= 1
+                    hrefs.discard(their_loc)  # this row's link to it is returned too
+            for href in hrefs:
+                awaiting.setdefault(href, []).append((waits, loc))
+            waits[0] += len(hrefs)
+        return True
+
+    def ready(self) -> Iterator[Row | Block]:
+        """The rows held, from the first, until one whose links are not all known returned."""
+        pending = self.pending
+        while pending and not pending[0].waits[0]:
+            row = pending.popleft().row
+            self.rows -= len(row.locs) if isinstance(row, Block) else 1
+            yield row
 
 
 #: One ``<xhtml:link>`` of a row: the element as written, and its href (unescaped).

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import random
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 import sitemapgen
 from sitemapgen import Config
+from sitemapgen.entry import Block, Row, each_row
 
 from ..conftest import BASE
 from ..helpers import make_tree, published
@@ -152,4 +156,117 @@ def test_a_row_names_the_listed_form_whether_its_links_are_side_by_side_or_not(t
     out = list(stage.filter(iter([row(a, a, BASE + "b", "https://other.example/"), row(b, a, BASE + "b")])))
     assert out == [row(a, a, b, "https://other.example/"), row(b, a, b)]
     assert (stage.relisted, stage.relisted_pages, stage.relisted_example) == (2, 2, f"{a} names {BASE}b, listed as {b}")
+    assert stage.dropped == 0
+
+
+def _linked_row(loc: str, *hrefs: str) -> Row:
+    links = "".join(f'<xhtml:link rel="alternate" hreflang="x{i}" href="{h}"/>' for i, h in enumerate(hrefs))
+    return Row(loc, f"<url><loc>{loc}</loc>{links}</url>\n".encode(), None, None, "", None)
+
+
+def _random_site(rng: random.Random, broken: float) -> list[Row | Block]:
+    """Clusters of 2 to 5 pages, spread over the walk; a page names each page of its cluster but
+    with chance `broken` (and then maybe a missing page, or one of another cluster); pages with
+    no links, links to another host, and blocks of rows among them."""
+    pages = [f"{BASE}p{i}" for i in range(rng.randint(1, 120))]
+    order = pages[:]
+    rng.shuffle(order)
+    rows: dict[str, Row] = {}
+    while order:
+        cluster = [order.pop() for _ in range(min(len(order), rng.randint(1, 5)))]
+        for page in cluster:
+            hrefs = [other for other in cluster if rng.random() >= broken or other == page]
+            if rng.random() < broken:
+                hrefs.append(rng.choice([f"{BASE}missing{rng.randint(0, 3)}", rng.choice(pages)]))
+            if rng.random() < 0.2:
+                hrefs.append("https://other.example/x")
+            rows[page] = _linked_row(page, *hrefs) if len(cluster) > 1 or rng.random() < 0.5 else _linked_row(page)
+    walk: list[Row | Block] = []
+    at = 0
+    while at < len(pages):
+        size = rng.choice([1, 1, 2, 7])
+        group = [rows[page] for page in pages[at : at + size]]
+        if len(group) == 1:
+            walk.append(group[0])
+        else:
+            walk.append(
+                Block([r.loc for r in group], [r.xml for r in group], [0.0] * len(group), [""] * len(group), "mtime")
+            )
+        at += size
+    return walk
+
+
+@pytest.mark.parametrize("broken", [0.0, 0.02, 0.2])
+def test_rows_passed_on_while_the_walk_goes_are_what_the_whole_check_makes(
+    monkeypatch: pytest.MonkeyPatch, broken: float
+) -> None:
+    """Rows whose links are all returned pass on before the walk ends (the window); whatever the
+    links, the rows, their order and what is counted are those of the check of every row after
+    the walk (the window given up at once)."""
+    from sitemapgen.pipeline import hreflang
+
+    rng = random.Random(f"window {broken}")
+    for _ in range(300):
+        site = _random_site(rng, broken)
+        monkeypatch.setattr(hreflang, "_WINDOW_ROWS", 10_000)
+        windowed = hreflang.Reciprocity(BASE)
+        out = list(each_row(windowed.filter(iter(site))))
+        monkeypatch.setattr(hreflang, "_WINDOW_ROWS", -1)
+        whole = hreflang.Reciprocity(BASE)
+        assert out == list(each_row(whole.filter(iter(site))))
+        assert vars(windowed) == vars(whole)
+
+
+def test_a_site_whose_clusters_are_whole_passes_each_row_on_as_its_cluster_is_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every row passes on once its cluster's last page has come, long before the walk ends;
+    nothing is spooled, and no link is dropped."""
+    from sitemapgen.pipeline.hreflang import Reciprocity
+
+    def refuse() -> None:
+        raise AssertionError("a site whose clusters are whole spooled its rows")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    langs = ["en", "de", "fr"]
+    site = [
+        _linked_row(f"{BASE}{lang}/{i}", *(f"{BASE}{other}/{i}" for other in langs))
+        for i in range(500)
+        for lang in langs
+    ]
+    came: list[int] = []
+
+    def walk() -> Iterator[Row]:
+        for at, row in enumerate(site):
+            came.append(at)
+            yield row
+
+    stage = Reciprocity(BASE)
+    out: list[Row | Block] = []
+    for row in stage.filter(walk()):
+        assert came[-1] - len(out) <= 2  # the cluster's last page has just come
+        out.append(row)
+    assert out == site
+    assert stage.dropped == 0
+
+
+def test_rows_that_wait_past_the_window_are_checked_after_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clusters further apart than the window are whole too: checked once the walk is done,
+    their rows come out the same."""
+    from sitemapgen.pipeline import hreflang
+
+    monkeypatch.setattr(hreflang, "_WINDOW_ROWS", 5)
+    pages = [f"{BASE}a{i}" for i in range(10)] + [f"{BASE}b{i}" for i in range(10)]
+    site = [_linked_row(page, page, f"{BASE}{'b' if page[len(BASE)] == 'a' else 'a'}{page[-1]}") for page in pages]
+    stage = hreflang.Reciprocity(BASE)
+    spooled = []
+    real = tempfile.TemporaryFile
+
+    def counted() -> IO[bytes]:
+        spooled.append(True)
+        return real()
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", counted)
+    assert list(stage.filter(iter(site))) == site
+    assert spooled == [True]
     assert stage.dropped == 0
