@@ -277,27 +277,21 @@ class _Table:
         self.seq = 0  # the next row's place
         self.pending: list[tuple[int, str, str]] = []
 
-    def add(self, row: Row | Block) -> list[set[str]]:
+    def add(self, row: Row | Block) -> list[list[tuple[int, str, str]]]:
         """Put the links of `row` (of each row of a block) to another URL of this site in the
-        table, and say them: the URLs of each row's, in order (an empty set for a row with none)."""
+        table; each row's, as the table holds them, in order (none: an empty list)."""
         base, seq, pending = self.base, self.seq, self.pending
         if isinstance(row, Block):
-            found: list[set[str]] = []
-            for at, xml in enumerate(row.xmls):
-                if _LINKED in xml:
-                    links = _to_this_site(seq + at, row.locs[at], xml, base)
-                    pending += links
-                    found.append({dst for _, _, dst in links})
-                else:
-                    found.append(_NONE)
+            found = [
+                _to_this_site(seq + at, row.locs[at], xml, base) if _LINKED in xml else _NONE
+                for at, xml in enumerate(row.xmls)
+            ]
+            for links in found:
+                pending += links
             self.seq += len(row.locs)
-        elif _LINKED in row.xml:
-            links = _to_this_site(seq, row.loc, row.xml, base)
-            pending += links
-            found = [{dst for _, _, dst in links}]
-            self.seq += 1
         else:
-            found = [_NONE]
+            found = [_to_this_site(seq, row.loc, row.xml, base) if _LINKED in row.xml else _NONE]
+            pending += found[0]
             self.seq += 1
         if len(pending) >= _BATCH:
             self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
@@ -317,7 +311,7 @@ class _Table:
         self.db.execute("CREATE INDEX links_pair ON links (src, dst)")
 
 
-_NONE: set[str] = set()  # a row's links to other URLs of this site, where it has none: never changed
+_NONE: list[tuple[int, str, str]] = []  # a row's links to other URLs of this site, where it has none: never changed
 
 
 class _Held(NamedTuple):
@@ -340,18 +334,19 @@ class _Window:
         self.rows = 0  # rows held
         self.seq = 0  # the next row's place
 
-    def add(self, row: Row | Block, linked: list[set[str]]) -> bool:
-        """Hold `row` (a row or block), whose rows link the URLs `linked`; False where a page does
-        not name back a row that names it (the window gives up)."""
+    def add(self, row: Row | Block, linked: list[list[tuple[int, str, str]]]) -> bool:
+        """Hold `row` (a row or block), whose rows' links are `linked` (as `_Table.add` gives
+        them); False where a page does not name back a row that names it (the window gives up)."""
         locs = row.locs if isinstance(row, Block) else (row.loc,)
         held = _Held(row, [0], self.seq)
         self.pending.append(held)
         self.seq += len(locs)
         self.rows += len(locs)
         awaiting, waits = self.awaiting, held.waits
-        for loc, hrefs in zip(locs, linked, strict=True):
-            if awaiting and (links := awaiting.pop(loc, None)) is not None:
-                for their_waits, their_loc in links:
+        for loc, links in zip(locs, linked, strict=True):
+            hrefs = {dst for _, _, dst in links}
+            if awaiting and (to_it := awaiting.pop(loc, None)) is not None:
+                for their_waits, their_loc in to_it:
                     if their_loc not in hrefs:
                         return False
                     their_waits[0] -= 1
