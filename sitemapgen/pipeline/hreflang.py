@@ -14,13 +14,14 @@ straight through until the first that carries links. From there, every link to
 another URL of this site goes into a temporary on-disk SQLite table, and a row
 passes on as soon as each of its links is known returned as written (`_Window`):
 most sites' clusters are whole and near each other in the walk, and pass as it
-goes. At the first link that is not, every row from the first one held on is
-spooled, in order (a few hundred a pickle, each the plain tuple of its fields,
-a `Row` again once read back; a `Block` of rows whole, a copy of it where a row
-of it loses or changes a link), to an unnamed temporary file. Nothing is written
-where the site is, and memory stays flat however many pages there are. Once the
-walk is done, the spool is read back, each row's links are checked against the
-table, and the row goes on to the writer, less what is dropped.
+goes. Once a page does not name back a row that names it, or 5,000 rows wait,
+every row from the first one held on is spooled, in order (a few hundred a
+pickle, each the plain tuple of its fields, a `Row` again once read back; a
+`Block` of rows whole, a copy of it where a row of it loses or changes a link),
+to an unnamed temporary file. Nothing is written where the site is, and memory
+stays flat however many pages there are. Once the walk is done, the spool is
+read back, each row's links are checked against the table, and the row goes on
+to the writer, less what is dropped.
 
 A link may name a listed page in another form: Docusaurus links ``/fr/a``, which
 the server redirects to the listed ``/fr/a/`` (see `forms`). Such a link is not
