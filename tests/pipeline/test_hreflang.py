@@ -165,7 +165,7 @@ def _linked_row(loc: str, *hrefs: str) -> Row:
 
 
 def _random_site(rng: random.Random, broken: float) -> list[Row | Block]:
-    """Clusters of 2 to 5 pages, spread over the walk; a page names each page of its cluster but
+    """Clusters of 1 to 5 pages, spread over the walk; a page names each page of its cluster but
     with chance `broken` (and then maybe a missing page, or one of another cluster); pages with
     no links, links to another host, and blocks of rows among them."""
     pages = [f"{BASE}p{i}" for i in range(rng.randint(1, 120))]
