@@ -84,7 +84,8 @@ class Reciprocity:
             window = _Window()
             rows = _chain(first, rest)
             for row in rows:
-                if not window.add(row, table.add(row)):
+                seq = table.seq  # the row's place, before its links go in
+                if not window.add(row, seq, table.add(row)):
                     break
                 yield from window.ready()
                 if window.rows > _WINDOW_ROWS:
@@ -92,7 +93,7 @@ class Reciprocity:
             else:
                 if not window.pending:  # every link returned as written: nothing to check again
                     return
-            start = window.pending[0].seq if window.pending else window.seq
+            start = window.pending[0].seq if window.pending else table.seq
             with tempfile.TemporaryFile() as spool:
                 self._spool(itertools.chain((held.row for held in window.pending), table.adding(rows)), spool)
                 table.finish()
@@ -333,15 +334,14 @@ class _Window:
         self.pending: deque[_Held] = deque()
         self.awaiting: dict[str, list[tuple[list[int], str]]] = {}  # URL: links to it (a held row's waits, its URL)
         self.rows = 0  # rows held
-        self.seq = 0  # the next row's place
 
-    def add(self, row: Row | Block, linked: list[list[tuple[int, str, str]]]) -> bool:
-        """Hold `row` (a row or block), whose rows' links are `linked` (as `_Table.add` gives
-        them); False where a page does not name back a row that names it (the window gives up)."""
+    def add(self, row: Row | Block, seq: int, linked: list[list[tuple[int, str, str]]]) -> bool:
+        """Hold `row` (a row or block, its first row at `seq`), whose rows' links are `linked` (as
+        `_Table.add` gives them); False where a page does not name back a row that names it (the
+        window gives up)."""
         locs = row.locs if isinstance(row, Block) else (row.loc,)
-        held = _Held(row, [0], self.seq)
+        held = _Held(row, [0], seq)
         self.pending.append(held)
-        self.seq += len(locs)
         self.rows += len(locs)
         awaiting, waits = self.awaiting, held.waits
         for loc, links in zip(locs, linked, strict=True):
