@@ -270,3 +270,21 @@ def test_rows_that_wait_past_the_window_are_checked_after_the_walk(monkeypatch: 
     assert list(stage.filter(iter(site))) == site
     assert spooled == [True]
     assert stage.dropped == 0
+
+
+def test_links_whose_urls_the_sitemap_escapes_are_read_back_as_urls(tmp_path: Path) -> None:
+    """A URL with an '&' or a quote is escaped in the ``<url>`` element the check reads links from
+    (``&amp;``, ``&apos;``): read back as the URL, a link that is returned stays, and one that is
+    not is dropped, by the window and by the check after the walk."""
+    cluster = (("en", "/en/R&D's.html"), ("de", "/de/R&D's.html"))
+    root = make_tree(
+        tmp_path / "site",
+        {
+            "en/R&D's.html": _page("en", *cluster, ("fr", "/fr/R&D's.html")),  # no fr page: dropped
+            "de/R&D's.html": _page("de", *cluster),
+        },
+    )
+    links, warnings = _build(root)
+    kept = [(lang, href.removeprefix("/")) for lang, href in cluster]
+    assert links == {"de/R&D's.html": kept, "en/R&D's.html": kept}
+    assert any("1 hreflang link on 1 page dropped" in w for w in warnings)
