@@ -8,6 +8,8 @@ formatted by the same functions as the sitemap.
 from __future__ import annotations
 
 import functools
+import html
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -231,6 +233,32 @@ def _links(alternates: tuple[Alternate, ...]) -> str:
             for a in alternates
         ]
     )
+
+
+#: An ``<xhtml:link>`` as `_links` writes it, its href the group: read back as text for a row's
+#: hrefs (`row_hrefs`), and as bytes with the whole element a group too for its links (`row_links`).
+_LINK_TEXT = r'<xhtml:link rel="alternate" hreflang="[^"]*" href="([^"]*)"/>'
+_HREF = re.compile(_LINK_TEXT)
+_LINK = re.compile(f"({_LINK_TEXT})".encode())
+#: One ``<xhtml:link>`` of a row: the element as written, and its href (unescaped).
+RowLink = tuple[bytes, str]
+
+
+def row_hrefs(xml: bytes) -> list[str]:
+    """The hrefs of the hreflang links of a row's ``<url>`` element `xml` (unescaped), in order:
+    one search over the element decoded, which costs less than a match a link (the hreflang
+    check asks it of every row with links)."""
+    text = xml.decode()
+    hrefs = _HREF.findall(text)
+    return [html.unescape(href) if "&" in href else href for href in hrefs] if "&" in text else hrefs
+
+
+def row_links(xml: bytes) -> list[RowLink]:
+    """The hreflang links of a row's ``<url>`` element `xml`, each as written and its href."""
+    found = _LINK.findall(xml)
+    if b"&" not in xml:
+        return [(link, href.decode()) for link, href in found]
+    return [(link, html.unescape(text) if "&" in (text := href.decode()) else text) for link, href in found]
 
 
 def dated_row(loc: str, seconds: int, text: str, alternates: tuple[Alternate, ...] = ()) -> Row:

@@ -34,24 +34,17 @@ return them is never spooled, and the check is not asked.
 
 from __future__ import annotations
 
-import html
 import itertools
 import pickle
-import re
 import sqlite3
 import tempfile
 from collections import deque
 from collections.abc import Iterator
 from typing import IO, NamedTuple
 
-from sitemapgen.entry import Block, Row, escape_xml
+from sitemapgen.entry import Block, Row, RowLink, escape_xml, row_hrefs, row_links
 from sitemapgen.pipeline.forms import Forms
 
-#: An ``<xhtml:link>`` as the writer writes it (`entry`), its href the group: as text, for a row's
-#: hrefs (`_hrefs`), and as bytes with the whole element a group too, for its links (`_links`).
-_LINK_TEXT = r'<xhtml:link rel="alternate" hreflang="[^"]*" href="([^"]*)"/>'
-_HREF = re.compile(_LINK_TEXT)
-_LINK = re.compile(f"({_LINK_TEXT})".encode())
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
 _BATCH = 10_000  # links inserted per executemany
 _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred KB
@@ -182,7 +175,7 @@ class Reciprocity:
             next_change = next(changes, None)
         # Its links read again: fewer rows lose links than have them, and spooling every row's
         # links cost more than this.
-        return self._less(loc, xml, _links(xml), drop, listed), next_change
+        return self._less(loc, xml, row_links(xml), drop, listed), next_change
 
     def _relisted(self, db: sqlite3.Connection) -> list[tuple[str, str]]:
         """(href, listed URL) for each URL unreturned links name that no page with links is
@@ -214,7 +207,7 @@ class Reciprocity:
             " AS returned FROM links AS a) WHERE NOT returned OR listed != dst ORDER BY link"
         )
 
-    def _less(self, loc: str, xml: bytes, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> bytes:
+    def _less(self, loc: str, xml: bytes, links: list[RowLink], unreturned: set[str], listed: dict[str, str]) -> bytes:
         """The ``<url>`` element `xml` of the row at `loc` less each of its links to a URL in
         `unreturned`, and with each to a URL in `listed` naming the URL listed instead, counted."""
         self._count(loc, links, unreturned, listed)
@@ -231,7 +224,7 @@ class Reciprocity:
                 xml = xml.replace(link, instead, 1)
         return xml
 
-    def _count(self, loc: str, links: list[_Link], unreturned: set[str], listed: dict[str, str]) -> None:
+    def _count(self, loc: str, links: list[RowLink], unreturned: set[str], listed: dict[str, str]) -> None:
         """Count the links of the row at `loc` that are dropped, and those published in another form."""
         dropped = [href for _, href in links if href in unreturned]
         if dropped:
@@ -370,10 +363,6 @@ class _Window:
             yield row
 
 
-#: One ``<xhtml:link>`` of a row: the element as written, and its href (unescaped).
-_Link = tuple[bytes, str]
-
-
 def _relinked(link: bytes, href: str) -> bytes:
     """An ``<xhtml:link>`` element as written, naming `href` instead."""
     return link[: link.index(b' href="') + 7] + escape_xml(href).encode() + b'"/>'
@@ -382,25 +371,7 @@ def _relinked(link: bytes, href: str) -> bytes:
 def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[tuple[int, str, str]]:
     """The links of the row at `seq` (`loc`, its ``<url>`` element `xml`) to another URL of this
     site (under `base`), as the table holds them."""
-    return [(seq, loc, href) for href in _hrefs(xml) if href != loc and href.startswith(base)]
-
-
-def _hrefs(xml: bytes) -> list[str]:
-    """The hrefs of a row's hreflang links (unescaped), in order. Asked of every row with links
-    as it comes: one search over the element decoded, which costs less than a match a link."""
-    text = xml.decode()
-    hrefs = _HREF.findall(text)
-    if "&" in text:
-        return [html.unescape(href) if "&" in href else href for href in hrefs]
-    return hrefs
-
-
-def _links(xml: bytes) -> list[_Link]:
-    """The hreflang links of a row's ``<url>`` element, each as written and its href (unescaped)."""
-    found = _LINK.findall(xml)
-    if b"&" not in xml:
-        return [(link, href.decode()) for link, href in found]
-    return [(link, html.unescape(text) if "&" in (text := href.decode()) else text) for link, href in found]
+    return [(seq, loc, href) for href in row_hrefs(xml) if href != loc and href.startswith(base)]
 
 
 def _chain(first: Row | Block, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
