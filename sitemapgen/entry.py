@@ -2,7 +2,8 @@
 
 Formatting is the workers' job (`pipeline/decide.py`), so what crosses to the main
 process is a finished element (`Row`), and `list` and `explain` show values
-formatted by the same functions as the sitemap.
+formatted by the same functions as the sitemap. The hreflang check reads a row's links back
+from its bytes here too (`row_hrefs`, `row_links`), beside the code that writes them.
 """
 
 from __future__ import annotations
