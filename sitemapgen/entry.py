@@ -3,7 +3,7 @@
 Formatting is the workers' job (`pipeline/decide.py`), so what crosses to the main
 process is a finished element (`Row`), and `list` and `explain` show values
 formatted by the same functions as the sitemap. The hreflang check reads a row's links back
-from its bytes here too (`row_hrefs`, `row_links`), beside the code that writes them.
+from its bytes here too (`row_hrefs`, `row_links`, `relinked`), beside the code that writes them.
 """
 
 from __future__ import annotations
@@ -260,6 +260,12 @@ def row_links(xml: bytes) -> list[RowLink]:
     if b"&" not in xml:
         return [(link, href.decode()) for link, href in found]
     return [(link, html.unescape(text) if "&" in (text := href.decode()) else text) for link, href in found]
+
+
+def relinked(link: bytes, href: str) -> bytes:
+    """An ``<xhtml:link>`` element as `_links` writes it (`link`, one of `row_links`), naming
+    `href` instead."""
+    return link[: link.index(b' href="') + 7] + escape_xml(href).encode() + b'"/>'
 
 
 def dated_row(loc: str, seconds: int, text: str, alternates: tuple[Alternate, ...] = ()) -> Row:

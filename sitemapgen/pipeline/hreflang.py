@@ -42,7 +42,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import IO, NamedTuple
 
-from sitemapgen.entry import Block, Row, RowLink, escape_xml, row_hrefs, row_links
+from sitemapgen.entry import Block, Row, RowLink, relinked, row_hrefs, row_links
 from sitemapgen.pipeline.forms import Forms
 
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
@@ -212,7 +212,7 @@ class Reciprocity:
         `unreturned`, and with each to a URL in `listed` naming the URL listed instead, counted."""
         self._count(loc, links, unreturned, listed)
         new = [
-            b"" if href in unreturned else _relinked(link, listed[href]) if href in listed else link
+            b"" if href in unreturned else relinked(link, listed[href]) if href in listed else link
             for link, href in links
         ]
         start = xml.find(links[0][0])
@@ -361,11 +361,6 @@ class _Window:
             row = pending.popleft().row
             self.rows -= len(row.locs) if isinstance(row, Block) else 1
             yield row
-
-
-def _relinked(link: bytes, href: str) -> bytes:
-    """An ``<xhtml:link>`` element as written, naming `href` instead."""
-    return link[: link.index(b' href="') + 7] + escape_xml(href).encode() + b'"/>'
 
 
 def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[tuple[int, str, str]]:
