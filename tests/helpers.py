@@ -13,6 +13,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 import urllib.parse
 import urllib.request
 import zlib
@@ -199,6 +200,25 @@ def fetch(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=10) as response:
         body: bytes = response.read()
         return body
+
+
+def wait_until_watched(pid: int, path: Path, seconds: float = 60) -> None:
+    """Until process `pid` holds an inotify watch on `path`: a watcher (Pelican's, sphinx-autobuild's)
+    prints that it is ready before its watch is up, and an edit made in between goes unseen for good.
+    Linux tells it in /proc; elsewhere this is a pause."""
+    fdinfo = Path(f"/proc/{pid}/fdinfo")
+    if not fdinfo.is_dir():
+        time.sleep(2)
+        return
+    watch = f" ino:{path.stat().st_ino:x} "  # an "inotify wd:" line; the fd's own line is "ino:\t"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for info in fdinfo.iterdir():
+            with contextlib.suppress(OSError):  # an fd closed as it was read
+                if watch in info.read_text():
+                    return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} did not watch {path} in {seconds} s")
 
 
 def head(*tags: str) -> str:

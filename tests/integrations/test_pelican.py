@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from ..helpers import git, make_tree, output_files, published
+from ..helpers import git, make_tree, output_files, published, wait_until_watched
 from .test_git_dates import _next_second
 
 pytest.importorskip("pelican")
@@ -318,11 +318,13 @@ def test_autoreload_settles_after_one_edit(tmp_path: Path) -> None:
         proc = subprocess.Popen(argv, cwd=root, env=env, stdout=sink, stderr=subprocess.STDOUT)
         try:
             _wait_for_builds(log, 1, proc)
+            wait_until_watched(proc.pid, root / "content")
             (root / "content/b.md").write_text(TEXT["b"] + "\nMore about b.\n", encoding="utf-8")
             _wait_for_builds(log, 2, proc)
             time.sleep(5)  # a rebuild started by what the second build wrote would show by now
             assert _builds(log) == 2, log.read_text()
             assert any(u.loc.startswith(BASE + "tag/") for u in published(root / "output", BASE))
+            wait_until_watched(proc.pid, root / "pelicanconf.py")
             with (root / "pelicanconf.py").open("a", encoding="utf-8") as settings:
                 settings.write('SITEMAPGEN_EXCLUDE = ["tag/"]\n')  # Pelican makes a new instance of itself
             _wait_for_builds(log, 3, proc)

@@ -22,7 +22,7 @@ from types import TracebackType
 
 import pytest
 
-from ..helpers import _free_port, fetch, published, read_index
+from ..helpers import _free_port, fetch, published, read_index, wait_until_watched
 from .test_plugins import BASE, _mkdocs_project, _run, _sphinx_project
 
 _STARTING = re.compile(r"sitemapgen: (?P<store>\S+): no lastmod state store yet; starting one")
@@ -172,7 +172,7 @@ def test_sphinx_autobuild_with_a_content_store_builds_once_an_edit_and_settles(t
     with _Program("sphinx_autobuild", "--port", "0", src, out, cwd=tmp_path) as watcher:
         watcher.wait_for(lambda: watcher.count("Waiting to detect changes") == 1)
         assert watcher.count("build succeeded") == 1
-        time.sleep(2)  # the watch is up once the server is: an edit before it would go unseen
+        wait_until_watched(watcher.process.pid, src)  # an edit before the watch is up would go unseen
         page = src / "usage.rst"
         page.write_text(page.read_text() + "\nAnd then some.\n")
         watcher.wait_for(lambda: watcher.count("build succeeded") == 2)
