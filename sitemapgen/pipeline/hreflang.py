@@ -12,9 +12,10 @@ That needs every page's links before a page can be known to lose none, so this
 stage sits between the pipeline and the writer, in the main process: rows pass
 straight through until the first that carries links. From there, every link to
 another URL of this site goes into a temporary on-disk SQLite table, and a row
-passes on as soon as each of its links is known returned as written (`_Window`):
-most sites' clusters are whole and near each other in the walk, and pass as it
-goes. Once a page does not name back a row that names it, or 5,000 rows wait,
+passes on as soon as each of its links is decided as the check below decides it
+(`window`): most sites' clusters are whole and near each other in the walk, and
+pass as it goes, and the links a page does not return, or that name no page, are
+dropped as it goes too. Once a link cannot be decided there, or 5,000 rows wait,
 every row from the first one held on is spooled, in order (a few hundred a
 pickle, each the plain tuple of its fields, a `Row` again once read back; a
 `Block` of rows whole, a copy of it where a row of it loses or changes a link),
@@ -38,17 +39,16 @@ import itertools
 import pickle
 import sqlite3
 import tempfile
-from collections import deque
 from collections.abc import Iterator
-from typing import IO, NamedTuple
+from typing import IO
 
 from sitemapgen.entry import Block, Row, RowLink, relinked, row_hrefs, row_links
 from sitemapgen.pipeline.forms import Forms
+from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Window
 
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
 _BATCH = 10_000  # links inserted per executemany
 _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred KB
-_WINDOW_ROWS = 5_000  # rows held waiting for the pages they link, at most (some 8 MiB)
 
 
 class Reciprocity:
@@ -78,25 +78,43 @@ class Reciprocity:
         db = sqlite3.connect("")  # a private temporary database on disk, gone when closed
         try:
             table = _Table(db, self.base_url)
-            window = _Window()
+            window = Window(self.forms)
             rows = _chain(first, rest)
             for row in rows:
                 seq = table.seq  # the row's place, before its links go in
                 if not window.add(row, seq, table.add(row)):
                     break
-                yield from window.ready()
-                if window.rows > _WINDOW_ROWS:
+                yield from self._passed(window.ready(table.seq), window)
+                if window.rows > WINDOW_ROWS:
                     break
             else:
-                if not window.pending:  # every link returned as written: nothing to check again
+                yield from self._passed(window.finish(), window)
+                if not window.pending:  # every link decided in the window: nothing to check again
                     return
             start = window.pending[0].seq if window.pending else table.seq
             with tempfile.TemporaryFile() as spool:
                 self._spool(itertools.chain((held.row for held in window.pending), table.adding(rows)), spool)
                 table.finish()
-                yield from self._unspooled(spool, db, start)
+                yield from self._unspooled(spool, db, start, window.dropped)
         finally:
             db.close()
+
+    def _passed(self, helds: Iterator[Held], window: Window) -> Iterator[Row | Block]:
+        """The rows `window` passes on, each less the links it dropped (counted, in walk order)."""
+        for held in helds:
+            row, drops = held.row, held.drops
+            if not drops:
+                yield row
+                continue
+            before = self.dropped
+            if isinstance(row, Block):
+                xmls = list(row.xmls)
+                for at in sorted(drops):
+                    xmls[at] = self._less(row.locs[at], xmls[at], row_links(xmls[at]), drops[at], {})
+                yield row._replace(xmls=xmls)
+            else:
+                yield row._replace(xml=self._less(row.loc, row.xml, row_links(row.xml), drops[0], {}))
+            window.dropped += self.dropped - before
 
     def _spool(self, rows: Iterator[Row | Block], spool: IO[bytes]) -> None:
         """Every row into the spool, in order (a block whole)."""
@@ -116,10 +134,11 @@ class Reciprocity:
         pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
         spool.seek(0)
 
-    def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection, seq: int) -> Iterator[Row | Block]:
+    def _unspooled(self, spool: IO[bytes], db: sqlite3.Connection, seq: int, passed: int) -> Iterator[Row | Block]:
         """The spooled rows (the first at `seq`), in order, each less the links that are not
         returned and with the others in their listed form: the changes are found by a query, in
-        walk order (the table's), and merged with the rows as they are read back."""
+        walk order (the table's), and merged with the rows as they are read back. The changes
+        to rows the window passed on must be the `passed` links it dropped from them."""
         db.execute(
             "CREATE TABLE unreturned AS SELECT rowid AS link, seq, dst FROM links AS a WHERE"
             " NOT EXISTS (SELECT 1 FROM links AS b WHERE b.src = a.dst AND b.dst = a.src)"
@@ -131,8 +150,13 @@ class Reciprocity:
             else db.execute("SELECT seq, dst, NULL FROM unreturned ORDER BY link")
         )
         change = next(changes, None)
-        if change is not None and change[0] < seq:  # a row the window passed on: it cannot change
-            raise AssertionError(f"hreflang: a row passed on before the check changes: {change}")
+        while change is not None and change[0] < seq:  # a row the window passed on: dropped there
+            if change[2] is not None or not passed:
+                raise AssertionError(f"hreflang: a row passed on before the check changes: {change}")
+            passed -= 1
+            change = next(changes, None)
+        if passed:
+            raise AssertionError(f"hreflang: {passed} links the window dropped the check keeps")
         while True:
             try:
                 spooled: list[tuple[object, ...] | Block] = pickle.load(spool)
@@ -311,56 +335,6 @@ class _Table:
 
 
 _NONE: list[tuple[int, str, str]] = []  # a row's links to other URLs of this site, where it has none: never changed
-
-
-class _Held(NamedTuple):
-    """A row or block the window holds: its links not yet known returned, and its first row's place."""
-
-    row: Row | Block
-    waits: list[int]  # one number, changed in place as the links' targets come
-    seq: int
-
-
-class _Window:
-    """Rows passed on once each of their links to another URL of this site is known returned as
-    written: a row of that URL has come, and names the row back. It gives up where a row does
-    not name back a row that names it, or rows wait past `_WINDOW_ROWS`. The check never changes
-    a row it passed on: it finds each of its links returned, in the form written."""
-
-    def __init__(self) -> None:
-        self.pending: deque[_Held] = deque()
-        self.awaiting: dict[str, list[tuple[list[int], str]]] = {}  # URL: links to it (a held row's waits, its URL)
-        self.rows = 0  # rows held
-
-    def add(self, row: Row | Block, seq: int, linked: list[list[tuple[int, str, str]]]) -> bool:
-        """Hold `row` (a row or block, its first row at `seq`), whose rows' links are `linked` (as
-        `_Table.add` gives them); False where a page does not name back a row that names it (the
-        window gives up)."""
-        locs = row.locs if isinstance(row, Block) else (row.loc,)
-        held = _Held(row, [0], seq)
-        self.pending.append(held)
-        self.rows += len(locs)
-        awaiting, waits = self.awaiting, held.waits
-        for loc, links in zip(locs, linked, strict=True):
-            hrefs = {dst for _, _, dst in links}
-            if awaiting and (to_it := awaiting.pop(loc, None)) is not None:
-                for their_waits, their_loc in to_it:
-                    if their_loc not in hrefs:
-                        return False
-                    their_waits[0] -= 1
-                    hrefs.discard(their_loc)  # this row's link to it is returned too
-            for href in hrefs:
-                awaiting.setdefault(href, []).append((waits, loc))
-            waits[0] += len(hrefs)
-        return True
-
-    def ready(self) -> Iterator[Row | Block]:
-        """The rows held, from the first, until one whose links are not all known returned."""
-        pending = self.pending
-        while pending and not pending[0].waits[0]:
-            row = pending.popleft().row
-            self.rows -= len(row.locs) if isinstance(row, Block) else 1
-            yield row
 
 
 def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[tuple[int, str, str]]:

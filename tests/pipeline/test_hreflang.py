@@ -208,13 +208,113 @@ def test_rows_passed_on_while_the_walk_goes_are_what_the_whole_check_makes(
     rng = random.Random(f"window {broken}")
     for _ in range(300):
         site = _random_site(rng, broken)
-        monkeypatch.setattr(hreflang, "_WINDOW_ROWS", 10_000)
+        monkeypatch.setattr(hreflang, "WINDOW_ROWS", 10_000)
         windowed = hreflang.Reciprocity(BASE)
         out = list(each_row(windowed.filter(iter(site))))
-        monkeypatch.setattr(hreflang, "_WINDOW_ROWS", -1)
+        monkeypatch.setattr(hreflang, "WINDOW_ROWS", -1)
         whole = hreflang.Reciprocity(BASE)
         assert out == list(each_row(whole.filter(iter(site))))
         assert vars(windowed) == vars(whole)
+
+
+def _random_served_site(rng: random.Random, root: Path) -> list[Row | Block]:
+    """Rows of pages with files in `root` (``p3.html``, and ``d3/`` for ``d3/index.html``) whose
+    links name, besides the pages of their cluster: a page that does not name them back, one
+    that comes far later, a URL no file answers, a page of the docroot that is no row (noindex,
+    say), a page in another form (``d3``, which redirects to ``d3/``), another host."""
+    names = [f"p{i}.html" if rng.random() < 0.5 else f"d{i}/" for i in range(rng.randint(1, 60))]
+    make_tree(root, {name + "index.html" * name.endswith("/"): _page("en") for name in names} | {"q.html": _page("en")})
+    pages = [BASE + name for name in names]
+    order = pages[:]
+    rng.shuffle(order)
+    links: dict[str, list[str]] = {}
+    while order:
+        cluster = [order.pop() for _ in range(min(len(order), rng.randint(1, 4)))]
+        for page in cluster:
+            links[page] = []
+            for other in cluster:
+                if other == page or rng.random() >= 0.2:
+                    links[page].append(other)
+                elif other.endswith("/") and rng.random() < 0.5:
+                    links[page].append(other[:-1])  # names it in another form, not as listed
+    for page in pages:
+        if rng.random() < 0.3:
+            other = rng.choice(pages)
+            links[page].append(
+                rng.choice([other, other.rstrip("/"), f"{BASE}missing{rng.randint(0, 3)}", BASE + "q.html"])
+            )
+        if rng.random() < 0.1:
+            links[page].append("https://other.example/x")
+    walk: list[Row | Block] = []
+    at = 0
+    while at < len(pages):
+        group = [_linked_row(page, *links[page]) for page in pages[at : at + rng.choice([1, 1, 3])]]
+        walk.append(
+            group[0]
+            if len(group) == 1
+            else Block([r.loc for r in group], [r.xml for r in group], [0.0] * len(group), [""] * len(group), "mtime")
+        )
+        at += len(group)
+    return walk
+
+
+def test_links_the_window_drops_with_the_hosts_model_are_those_the_whole_check_drops(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The window decides a link to a page that came and does not name the row back, and one to
+    a URL no file answers, as the check of every row after the walk does; where a page may be
+    named in another form, or a link names a page no row comes under, it leaves the rows to the
+    check. Whatever it decides, the rows, their order and what is counted are the check's."""
+    from sitemapgen.pipeline import hreflang, window
+    from sitemapgen.pipeline.forms import Forms
+
+    spooled: list[bool] = []
+    real = tempfile.TemporaryFile
+
+    def counted() -> IO[bytes]:
+        spooled.append(True)
+        return real()
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", counted)
+    rng = random.Random("window with forms")
+    decided = 0  # sites with links dropped, none spooled
+    for n in range(300):
+        root = tmp_path / str(n)
+        site = _random_served_site(rng, root)
+        forms = Forms(Config(docroot=root, base_url=BASE), None)
+        monkeypatch.setattr(window, "_PROBE_ROWS", rng.choice([0, 2, 1_000]))
+        monkeypatch.setattr(hreflang, "WINDOW_ROWS", 10_000)
+        spooled.clear()
+        windowed = hreflang.Reciprocity(BASE, forms)
+        out = list(each_row(windowed.filter(iter(site))))
+        decided += not spooled and windowed.dropped > 0
+        monkeypatch.setattr(hreflang, "WINDOW_ROWS", -1)
+        whole = hreflang.Reciprocity(BASE, forms)
+        assert out == list(each_row(whole.filter(iter(site))))
+        assert vars(windowed) == vars(whole)
+    assert decided > 10
+
+
+def test_a_page_that_appears_where_the_window_found_none_stops_the_build(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Links to a URL no file answers are dropped before the walk ends; a page with links that
+    then comes under that URL (written during the build) is an error naming it, not a sitemap
+    that drops a link the page returns."""
+    from sitemapgen.errors import EnvironmentFailure
+    from sitemapgen.pipeline import hreflang, window
+    from sitemapgen.pipeline.forms import Forms
+
+    monkeypatch.setattr(window, "_PROBE_ROWS", 0)
+    root = make_tree(tmp_path / "site", {"a.html": _page("en")})
+    a, b = BASE + "a.html", BASE + "b.html"
+    stage = hreflang.Reciprocity(BASE, Forms(Config(docroot=root, base_url=BASE), None))
+    rows = stage.filter(iter([_linked_row(a, a, b), _linked_row(BASE + "c.html"), _linked_row(b, b, a)]))
+    assert next(rows) == _linked_row(a, a)  # dropped: no page is b.html
+    (root / "b.html").write_text(_page("de"))
+    assert next(rows) == _linked_row(BASE + "c.html")
+    with pytest.raises(EnvironmentFailure, match=f"^{b}: a page appeared there during the build"):
+        next(rows)
 
 
 def test_a_site_whose_clusters_are_whole_passes_each_row_on_as_its_cluster_is_whole(
@@ -255,7 +355,7 @@ def test_rows_that_wait_past_the_window_are_checked_after_the_walk(monkeypatch: 
     their rows come out the same."""
     from sitemapgen.pipeline import hreflang
 
-    monkeypatch.setattr(hreflang, "_WINDOW_ROWS", 5)
+    monkeypatch.setattr(hreflang, "WINDOW_ROWS", 5)
     pages = [f"{BASE}a{i}" for i in range(10)] + [f"{BASE}b{i}" for i in range(10)]
     site = [_linked_row(page, page, f"{BASE}{'b' if page[len(BASE)] == 'a' else 'a'}{page[-1]}") for page in pages]
     stage = hreflang.Reciprocity(BASE)
