@@ -117,7 +117,7 @@ class Window:
             came[loc] = links
             order.append(loc)
             if len(order) > _CAME_ROWS:
-                del came[order.popleft()]
+                came.pop(order.popleft(), None)  # gone already where the walk gave one URL twice
         return True
 
     def ready(self, seq: int) -> Iterator[Held]:
