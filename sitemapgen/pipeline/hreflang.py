@@ -75,7 +75,9 @@ class Reciprocity:
 
     def _spooled(self, first: Row | Block, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:
         """`first` and `rest`, each on as soon as its links are known returned (see the module)."""
-        db = sqlite3.connect("")  # a private temporary database on disk, gone when closed
+        # A private temporary database on disk, gone when closed; closed by whichever thread ends
+        # the stage (Ctrl-C may finalize it from another).
+        db = sqlite3.connect("", check_same_thread=False)
         try:
             table = _Table(db, self.base_url)
             window = Window(self.forms)
