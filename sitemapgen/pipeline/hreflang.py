@@ -44,7 +44,7 @@ from typing import IO
 
 from sitemapgen.entry import Block, Row, RowLink, relinked, row_hrefs, row_links
 from sitemapgen.pipeline.forms import Forms
-from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Window
+from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Link, Window
 
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
 _BATCH = 10_000  # links inserted per executemany
@@ -300,9 +300,9 @@ class _Table:
         self.db = db
         self.base = base
         self.seq = 0  # the next row's place
-        self.pending: list[tuple[int, str, str]] = []
+        self.pending: list[Link] = []
 
-    def add(self, row: Row | Block) -> list[list[tuple[int, str, str]]]:
+    def add(self, row: Row | Block) -> list[list[Link]]:
         """Put the links of `row` (of each row of a block) to another URL of this site in the
         table; each row's, as the table holds them, in order (none: an empty list)."""
         base, seq, pending = self.base, self.seq, self.pending
@@ -336,10 +336,10 @@ class _Table:
         self.db.execute("CREATE INDEX links_pair ON links (src, dst)")
 
 
-_NONE: list[tuple[int, str, str]] = []  # a row's links to other URLs of this site, where it has none: never changed
+_NONE: list[Link] = []  # a row's links to other URLs of this site, where it has none: never changed
 
 
-def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[tuple[int, str, str]]:
+def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[Link]:
     """The links of the row at `seq` (`loc`, its ``<url>`` element `xml`) to another URL of this
     site (under `base`), as the table holds them."""
     return [(seq, loc, href) for href in row_hrefs(xml) if href != loc and href.startswith(base)]

@@ -37,8 +37,9 @@ from sitemapgen.entry import Block, Row
 from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.pipeline.forms import Form, Forms
 
-#: A row's links to other URLs of this site, as the table holds them: (seq, the row's URL, href).
-Links = Sequence[tuple[int, str, str]]
+#: A row's link to another URL of this site, as the table holds it: (seq, the row's URL, href).
+Link = tuple[int, str, str]
+Links = Sequence[Link]
 
 WINDOW_ROWS = 5_000  # rows held waiting for the pages they link, at most (some 8 MiB)
 _PROBE_ROWS = 3_000  # rows a held row waits before the URLs it waits for are asked of `forms`
@@ -59,6 +60,10 @@ class Held:
         self.awaited: list[str] = []
         self.drops: dict[int, set[str]] = {}
         self.probed = False
+
+    def drop(self, at: int, href: str) -> None:
+        """Drop the link to `href` of its row at `at` (0: the row, or a block's first)."""
+        self.drops.setdefault(at, set()).add(href)
 
 
 class Window:
@@ -100,16 +105,16 @@ class Window:
                 for their, their_at, their_loc in to_it:
                     if their_loc in hrefs:
                         hrefs.discard(their_loc)  # this row's link to it is returned too
-                    elif not self._unreturned(their_loc, loc, links):
+                    elif not self._unreturned(loc, links):
                         return False
                     else:
-                        their.drops.setdefault(their_at, set()).add(loc)
+                        their.drop(their_at, loc)
                     their.waits -= 1
             for href in hrefs:
                 if came and (their_links := came.get(href)) is not None:  # it came, not naming this row
-                    if not self._unreturned(loc, href, their_links):
+                    if not self._unreturned(href, their_links):
                         return False
-                    held.drops.setdefault(at, set()).add(href)
+                    held.drop(at, href)
                 else:
                     awaiting.setdefault(href, []).append((held, at, loc))
                     held.awaited.append(href)
@@ -154,13 +159,13 @@ class Window:
                     self.missing.clear()
                 self.missing.add(href)
                 for their, their_at, _ in awaiting.pop(href):
-                    their.drops.setdefault(their_at, set()).add(href)
+                    their.drop(their_at, href)
                     their.waits -= 1
 
-    def _unreturned(self, page: str, url: str, links: Links) -> bool:
-        """Whether the check drops the link from `page` to `url`, whose row came with `links`
-        (none names `page` as written): none of them may name a page in another form; with no
-        links, `url` itself may not (asked once a row)."""
+    def _unreturned(self, url: str, links: Links) -> bool:
+        """Whether the check drops a link to `url`, whose row came with `links`, none of them to
+        the linking page as written: none of them may name a page in another form (so none names
+        that page); with no links, `url` itself may not (asked once a row)."""
         if self.forms is None:
             return True
         if not links:
