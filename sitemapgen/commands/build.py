@@ -12,7 +12,7 @@ import functools
 import logging
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -243,6 +243,11 @@ def _write(
         pipeline.abort()
         raise
     finally:
+        # The rows' generators end here, in this thread, and the worker pool with them
+        # (`util.parallel.ordered_map`). Left to the garbage collector, an interrupted build's
+        # ended in whichever thread collected them: in the pool's own, which then waited on itself.
+        if isinstance(rows, Generator):
+            rows.close()
         memory.discard()
     if not (config.stylesheet or styled_before or run.dry_run) and written.sitemaps:
         unstyle(out, warn)
