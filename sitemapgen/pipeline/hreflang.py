@@ -11,7 +11,7 @@ hosts cannot be checked here and are kept; a page's link to itself always is.
 That needs every page's links before a page can be known to lose none, so this
 stage sits between the pipeline and the writer, in the main process: rows pass
 straight through until the first that carries links. From there, every link to
-another URL of this site goes into a temporary on-disk SQLite table, and a row
+another URL of this site is kept for a temporary on-disk SQLite table, and a row
 passes on as soon as each of its links is decided as the check below decides it
 (`window`): most sites' clusters are whole and near each other in the walk, and
 pass as it goes, and the links a page does not return, or that name no page, are
@@ -20,8 +20,9 @@ every row from the first one held on is spooled, in order (a few hundred a
 pickle, each the plain tuple of its fields, a `Row` again once read back; a
 `Block` of rows whole, a copy of it where a row of it loses or changes a link),
 to an unnamed temporary file. Nothing is written where the site is, and memory
-stays flat however many pages there are. Once the walk is done, the spool is
-read back, each row's links are checked against the table, and the row goes on
+stays flat however many pages there are. Once the walk is done, the table is
+filled (from another such file, the links pickled to it as they came), the spool
+is read back, each row's links are checked against the table, and the row goes on
 to the writer, less what is dropped.
 
 A link may name a listed page in another form: Docusaurus links ``/fr/a``, which
@@ -78,8 +79,8 @@ class Reciprocity:
         # A private temporary database on disk, gone when closed; closed by whichever thread ends
         # the stage (Ctrl-C may finalize it from another).
         db = sqlite3.connect("", check_same_thread=False)
+        table = _Table(db, self.base_url)
         try:
-            table = _Table(db, self.base_url)
             window = Window(self.forms)
             rows = _chain(first, rest)
             for row in rows:
@@ -99,6 +100,7 @@ class Reciprocity:
                 table.finish()
                 yield from self._unspooled(spool, db, start, window.dropped)
         finally:
+            table.close()
             db.close()
 
     def _passed(self, helds: Iterator[Held], window: Window) -> Iterator[Row | Block]:
@@ -289,21 +291,23 @@ class Reciprocity:
 
 
 class _Table:
-    """The table of links (see `Reciprocity`), filled as rows come, with each row's place."""
+    """The table of links (see `Reciprocity`), with each row's place: the links kept as rows
+    come, and put in the table only if the check needs them (`finish`)."""
 
     def __init__(self, db: sqlite3.Connection, base: str) -> None:
-        # seq: the row's place in the walk. Only links to another URL of this site are kept:
-        # only they are asked about, and only they can answer (a link that names a page back
-        # goes from one URL of this site to another); a page's link to itself, or to another
-        # host, is neither.
-        db.execute("CREATE TABLE links (seq INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL)")
+        # Only links to another URL of this site are kept: only they are asked about, and only
+        # they can answer (a link that names a page back goes from one URL of this site to
+        # another); a page's link to itself, or to another host, is neither.
         self.db = db
         self.base = base
         self.seq = 0  # the next row's place
         self.pending: list[Link] = []
+        # The links kept, a batch a pickle, until the check needs them: the table is made only
+        # then. Most sites' windows decide every link, and a pickle costs a third of an insert.
+        self.spill: IO[bytes] | None = None
 
     def add(self, row: Row | Block) -> list[list[Link]]:
-        """Put the links of `row` (of each row of a block) to another URL of this site in the
+        """Keep the links of `row` (of each row of a block) to another URL of this site for the
         table; each row's, as the table holds them, in order (none: an empty list)."""
         base, seq, pending = self.base, self.seq, self.pending
         if isinstance(row, Block):
@@ -319,7 +323,9 @@ class _Table:
             pending += found[0]
             self.seq += 1
         if len(pending) >= _BATCH:
-            self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", pending)
+            if self.spill is None:
+                self.spill = tempfile.TemporaryFile()
+            pickle.dump(pending, self.spill, protocol=pickle.HIGHEST_PROTOCOL)
             pending.clear()
         return found
 
@@ -330,10 +336,27 @@ class _Table:
             yield row
 
     def finish(self) -> None:
-        """Every link is in: the table is indexed for the check."""
-        self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", self.pending)
+        """Every link is in: the table is filled, in the order they came, and indexed for the check."""
+        # seq: the row's place in the walk; src: its URL; dst: the URL its link names.
+        self.db.execute("CREATE TABLE links (seq INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL)")
+        insert = "INSERT INTO links VALUES (?, ?, ?)"
+        if self.spill is not None:
+            self.spill.seek(0)
+            while True:
+                try:
+                    self.db.executemany(insert, pickle.load(self.spill))
+                except EOFError:
+                    break
+            self.close()
+        self.db.executemany(insert, self.pending)
         self.pending.clear()
         self.db.execute("CREATE INDEX links_pair ON links (src, dst)")
+
+    def close(self) -> None:
+        """Let go of the links not yet in the table."""
+        if self.spill is not None:
+            self.spill.close()
+            self.spill = None
 
 
 _NONE: list[Link] = []  # a row's links to other URLs of this site, where it has none: never changed

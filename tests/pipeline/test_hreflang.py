@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -212,9 +213,11 @@ def test_rows_passed_on_while_the_walk_goes_are_what_the_whole_check_makes(
         windowed = hreflang.Reciprocity(BASE)
         out = list(each_row(windowed.filter(iter(site))))
         monkeypatch.setattr(hreflang, "WINDOW_ROWS", -1)
+        monkeypatch.setattr(hreflang, "_BATCH", rng.choice([1, 3, 10_000]))  # the links kept a few a pickle, or none
         whole = hreflang.Reciprocity(BASE)
         assert out == list(each_row(whole.filter(iter(site))))
         assert vars(windowed) == vars(whole)
+        monkeypatch.setattr(hreflang, "_BATCH", 10_000)
 
 
 def _random_served_site(rng: random.Random, root: Path) -> list[Row | Block]:
@@ -348,6 +351,34 @@ def test_a_site_whose_clusters_are_whole_passes_each_row_on_as_its_cluster_is_wh
         out.append(row)
     assert out == site
     assert stage.dropped == 0
+
+
+def test_the_table_is_made_only_when_the_window_gives_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A site whose every link the window decides leaves the table unmade: the links kept for it
+    as they came are let go. Where it gives up, the table is filled from them, in order."""
+    from sitemapgen.pipeline import hreflang
+
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(database: str, *, check_same_thread: bool = True) -> sqlite3.Connection:
+        db = connect(database, check_same_thread=check_same_thread)
+        db.set_trace_callback(statements.append)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    monkeypatch.setattr(hreflang, "_BATCH", 4)  # kept a few links a pickle
+    langs = ["en", "de", "fr"]
+    site = [_linked_row(f"{BASE}{lang}/{i}", *(f"{BASE}{o}/{i}" for o in langs)) for i in range(50) for lang in langs]
+    site.append(_linked_row(f"{BASE}x", f"{BASE}en/0"))  # not named back: dropped
+    stage = hreflang.Reciprocity(BASE)
+    out = list(stage.filter(iter(site)))
+    assert statements == []
+    assert (out[:-1], stage.dropped) == (site[:-1], 1)
+    monkeypatch.setattr(hreflang, "WINDOW_ROWS", -1)  # given up at once: every link checked after the walk
+    whole = hreflang.Reciprocity(BASE)
+    assert list(whole.filter(iter(site))) == out
+    assert sum(statement.startswith("INSERT") for statement in statements) == 50 * 3 * 2 + 1  # each link, once
 
 
 def test_rows_that_wait_past_the_window_are_checked_after_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
