@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -379,6 +380,41 @@ def test_the_table_is_made_only_when_the_window_gives_up(monkeypatch: pytest.Mon
     whole = hreflang.Reciprocity(BASE)
     assert list(whole.filter(iter(site))) == out
     assert sum(statement.startswith("INSERT") for statement in statements) == 50 * 3 * 2 + 1  # each link, once
+
+
+@pytest.mark.parametrize("where", ["spill", "spool", "table"])
+def test_a_temporary_directory_that_fails_the_check_is_one_line_and_nothing_is_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str
+) -> None:
+    """The links kept aside, the rows spooled, or the table the check asks, each where the
+    machine gives no room (a temporary directory gone, full, or SQLite refusing): the build
+    stops with one line naming it, and writes nothing."""
+    from sitemapgen.errors import EnvironmentFailure
+    from sitemapgen.pipeline import hreflang
+
+    langs = ["en", "de", "fr"]
+    links = [(lang, f"/{lang}/p0.html") for lang in langs]  # the others' links not named back: dropped
+    root = make_tree(tmp_path / "site", {f"{lang}/p{i}.html": _page(lang, *links) for lang in langs for i in range(20)})
+    monkeypatch.setattr(hreflang, "WINDOW_ROWS", 5)  # given up: every row spooled, the table asked
+    if where == "table":
+        connect = sqlite3.connect
+
+        def refusing(database: str, *, check_same_thread: bool = True) -> sqlite3.Connection:
+            db = connect(database, check_same_thread=check_same_thread)
+            db.set_progress_handler(lambda: 1, 1)  # every statement stopped, as a full disk stops it
+            return db
+
+        monkeypatch.setattr(sqlite3, "connect", refusing)
+        expected = r"\(.+\): interrupted; nothing new was published$"
+    else:
+        monkeypatch.setattr(hreflang, "_BATCH", 2 if where == "spill" else 10_000)
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
+        expected = rf"\({tmp_path / 'gone'}\): No such file or directory; nothing new was published$"
+    out = tmp_path / "out"
+    with pytest.raises(EnvironmentFailure, match="^cannot keep the hreflang links aside for their check in a") as e:
+        sitemapgen.build(Config(docroot=root, base_url=BASE, out_dir=out), on_warning=lambda message: None)
+    assert re.search(expected, str(e.value)), e.value
+    assert not out.exists()
 
 
 def test_rows_that_wait_past_the_window_are_checked_after_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
