@@ -34,6 +34,7 @@ from sitemapgen.output.text import TEXT_NAME, locs
 from sitemapgen.protocol import LLMS_NAME
 from sitemapgen.urls import INDEX_NAMES
 from sitemapgen.util.faults import Faults
+from sitemapgen.util.scratch import kept_aside
 
 #: The most bytes llms.txt may have: past them, pages are left out (and it says so).
 MAX_LLMS_BYTES = 10 * 1_048_576
@@ -50,6 +51,7 @@ KIND = Kind(
     "an llms.txt",
 )
 _NONE: Labels = (None, None, None)
+_KEPT = "llms.txt's lines"  # what the temporary database keeps (`util.scratch`)
 
 
 @dataclass(slots=True)
@@ -95,7 +97,8 @@ class Labelled:
         return self.opened
 
     def _flush(self) -> None:
-        self.db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?)", self.pending)
+        with kept_aside(_KEPT, database_only=True):
+            self.db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?)", self.pending)
         self.pending.clear()
 
     def line(self, loc: str) -> str | None:
@@ -227,9 +230,10 @@ class LlmsTxt:
         urls = (url for chunk in chunks for url in locs(chunk))
         writing = self.owned.start(LLMS_NAME, journal, faults)
         try:
-            _, self.left_out = write_llms(
-                urls, self.labelled, writing, site_name=self.site_name, list_url=self.list_url
-            )
+            with kept_aside(_KEPT, database_only=True):  # the file's own writes say their own failures
+                _, self.left_out = write_llms(
+                    urls, self.labelled, writing, site_name=self.site_name, list_url=self.list_url
+                )
             writing.finish(faults)
         except BaseException:
             writing.discard()

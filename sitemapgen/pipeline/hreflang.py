@@ -36,9 +36,7 @@ return them is never spooled, and the check is not asked.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import os
 import pickle
 import sqlite3
 import tempfile
@@ -46,13 +44,14 @@ from collections.abc import Iterator
 from typing import IO
 
 from sitemapgen.entry import Block, Row, RowLink, relinked, row_hrefs, row_links
-from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.pipeline.forms import Forms
 from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Link, Window
+from sitemapgen.util.scratch import kept_aside
 
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
 _BATCH = 10_000  # links inserted per executemany
 _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred KB
+_ASIDE = "the hreflang links aside for their check"  # what the stage's temporary files keep
 
 
 class Reciprocity:
@@ -98,11 +97,11 @@ class Reciprocity:
                 if not window.pending:  # every link decided in the window: nothing to check again
                     return
             start = window.pending[0].seq if window.pending else table.seq
-            with _aside():
+            with kept_aside(_ASIDE):
                 spool = tempfile.TemporaryFile()
             with spool:
                 self._spool(itertools.chain((held.row for held in window.pending), table.adding(rows)), spool)
-                with _aside():  # what follows reads and queries only the stage's own files
+                with kept_aside(_ASIDE):  # what follows reads and queries only the stage's own files
                     table.finish()
                     yield from self._unspooled(spool, db, start, window.dropped)
         finally:
@@ -138,11 +137,11 @@ class Reciprocity:
                 spooled.append(tuple(row))  # a plain tuple pickles and loads with no call a row
                 held += 1
             if held >= _SPOOL_BATCH:  # one pickle a batch: a pickle a row cost 5 µs a page
-                with _aside():
+                with kept_aside(_ASIDE):
                     pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
                 spooled.clear()
                 held = 0
-        with _aside():
+        with kept_aside(_ASIDE):
             pickle.dump(spooled, spool, protocol=pickle.HIGHEST_PROTOCOL)
             spool.seek(0)
 
@@ -331,7 +330,7 @@ class _Table:
             pending += found[0]
             self.seq += 1
         if len(pending) >= _BATCH:
-            with _aside():
+            with kept_aside(_ASIDE):
                 if self.spill is None:
                     self.spill = tempfile.TemporaryFile()
                 pickle.dump(pending, self.spill, protocol=pickle.HIGHEST_PROTOCOL)
@@ -375,23 +374,6 @@ def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[Link]:
     """The links of the row at `seq` (`loc`, its ``<url>`` element `xml`) to another URL of this
     site (under `base`), as the table holds them."""
     return [(seq, loc, href) for href in row_hrefs(xml) if href != loc and href.startswith(base)]
-
-
-@contextlib.contextmanager
-def _aside() -> Iterator[None]:
-    """Around what reads or writes the stage's own temporary files and database: their failure
-    (a full or unwritable temporary directory) is the machine's, in one line."""
-    try:
-        yield
-    except (OSError, sqlite3.Error) as e:
-        if isinstance(e, OSError):
-            where, reason = tempfile.gettempdir(), e.strerror or str(e)
-        else:  # SQLite picks its own directory, and the first it may write to, full or not
-            where, reason = os.environ.get("SQLITE_TMPDIR") or os.environ.get("TMPDIR") or "/var/tmp or /tmp", str(e)
-        raise EnvironmentFailure(
-            f"cannot keep the hreflang links aside for their check in a temporary file ({where}): {reason};"
-            " nothing new was published"
-        ) from e
 
 
 def _chain(first: Row | Block, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:

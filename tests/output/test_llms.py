@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,6 +155,36 @@ def test_past_its_bound_it_lists_what_fits_and_says_how_many_it_left_out(
     ]
     cut = len(urls) - len(listed)  # the summary says it too
     assert f"({len(listed)} pages for language models; {cut} more left out, to stay under 10 MiB)" in result.summary()
+
+
+@pytest.mark.parametrize("when", ["walk", "publish"])
+def test_a_temporary_directory_with_no_room_for_its_lines_is_one_line_and_nothing_new_is_published(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """The lines wait in a temporary database; where SQLite cannot keep them (a full temporary
+    directory stops every statement so), as the rows come or once the chunks are written: the
+    build stops with one line, and what was published stays as it was."""
+    root = make_tree(tmp_path / "public", SITE)
+    config = Config(root, BASE, llms_txt=True)
+    sitemapgen.build(config, on_warning=lambda _: None)
+    before = {path.name: path.read_bytes() for path in root.iterdir() if path.is_file()}
+    (root / "docs" / "p9.html").write_text(_page("Doc 9", "New"))
+    connect = sqlite3.connect
+
+    def refusing(database: str) -> sqlite3.Connection:
+        db = connect(database)
+        db.set_progress_handler(lambda: 1, 1)  # every statement stopped, as a full disk stops one
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", refusing)
+    monkeypatch.setattr(llms, "_BATCH", 2 if when == "walk" else 1_000)  # else the lines wait for the chunks
+    with pytest.raises(sitemapgen.SitemapgenError) as e:
+        sitemapgen.build(config, on_warning=lambda _: None)
+    assert re.fullmatch(
+        r"cannot keep llms\.txt's lines in a temporary file \(.+\): interrupted; nothing new was published",
+        str(e.value),
+    ), e.value
+    assert {path.name: path.read_bytes() for path in root.iterdir() if path.is_file()} == before
 
 
 def test_turned_off_it_is_kept_one_build_then_removed(site: SiteFactory, cli: CliRunner) -> None:
