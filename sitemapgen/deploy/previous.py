@@ -29,7 +29,9 @@ from datetime import datetime
 from sitemapgen._types import Warn
 from sitemapgen.deploy.manifest import MANIFEST_KEY, MANIFEST_LINE, MANIFEST_NAME, MANIFEST_VERSION
 from sitemapgen.deploy.source import Place, SourceError, directory, entries
+from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, our_chunks
+from sitemapgen.util.scratch import no_room
 
 
 class PreviousError(SourceError):
@@ -93,6 +95,8 @@ def read_previous(
         return _read_previous(source, base_url, warn, settings, manifest)
     except SourceError as e:
         raise PreviousError(f"{e} ({label})", machine=e.machine) from None
+    except sqlite3.Error as e:  # its temporary database, where the machine gives it no room
+        raise EnvironmentFailure(f"{source}: {no_room('its URLs', e)} ({label})") from None
 
 
 def _read_previous(source: str, base_url: str | None, warn: Warn, settings: str | None, manifest: bool) -> Previous:

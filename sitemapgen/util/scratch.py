@@ -12,6 +12,18 @@ from collections.abc import Iterator
 from sitemapgen.errors import EnvironmentFailure
 
 
+def no_room(what: str, error: OSError | sqlite3.Error) -> str:
+    """What a temporary file or database that keeps `what` failed of, naming the directory it
+    was in: Python's files go in `tempfile.gettempdir()`; SQLite picks its own directory, the
+    first it may write to, full or not (so the two differ where ``TMPDIR`` names a full disk)."""
+    if isinstance(error, OSError):
+        where, reason = tempfile.gettempdir(), error.strerror or str(error)
+    else:
+        where = os.environ.get("SQLITE_TMPDIR") or os.environ.get("TMPDIR") or "/var/tmp or /tmp"
+        reason = str(error)
+    return f"cannot keep {what} in a temporary file ({where}): {reason}"
+
+
 @contextlib.contextmanager
 def kept_aside(what: str, *, database_only: bool = False) -> Iterator[None]:
     """Around what reads or writes the build's own temporary files or database, which keep
@@ -23,11 +35,4 @@ def kept_aside(what: str, *, database_only: bool = False) -> Iterator[None]:
     except (OSError, sqlite3.Error) as e:
         if database_only and not isinstance(e, sqlite3.Error):
             raise
-        if isinstance(e, OSError):
-            where, reason = tempfile.gettempdir(), e.strerror or str(e)
-        else:  # SQLite picks its own directory: the first it may write to, full or not
-            where = os.environ.get("SQLITE_TMPDIR") or os.environ.get("TMPDIR") or "/var/tmp or /tmp"
-            reason = str(e)
-        raise EnvironmentFailure(
-            f"cannot keep {what} in a temporary file ({where}): {reason}; nothing new was published"
-        ) from e
+        raise EnvironmentFailure(f"{no_room(what, e)}; nothing new was published") from e

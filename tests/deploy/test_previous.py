@@ -6,10 +6,13 @@ serving an earlier build's output; nothing here reaches past loopback.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -461,3 +464,48 @@ def test_max_removed_without_previous_is_said_until_both_or_neither_are_given(tm
         run = cli("build", site, "--base-url", BASE, *flags)
         assert run.code == 0, run.err
         assert "guards nothing" not in run.err
+
+
+def test_a_temporary_directory_with_no_room_for_the_previous_deploy_is_one_line(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    """The previous deploy's URLs wait in a temporary SQLite database; where its directory is
+    full (``TMPDIR`` on a full disk, a real one), the build stops with one line naming the
+    deploy and that directory, exit 3, and writes nothing."""
+    previous = tmp_path / "previous"
+    previous.mkdir()
+    urls = "".join(
+        f"<url><loc>{BASE}section-{i // 500}/a-page-of-the-earlier-deploy-{i}.html</loc></url>" for i in range(60_000)
+    )
+    index = previous / "sitemap.xml"
+    index.write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>\n'
+    )
+    with open(small_disk / "filler", "wb", buffering=0) as filler, contextlib.suppress(OSError):
+        while True:  # the disk full
+            filler.write(b"\0" * 4096)
+    root = make_tree(tmp_path / "site", SITE)
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sitemapgen",
+            "build",
+            str(root),
+            "--base-url",
+            BASE,
+            "--out",
+            str(out),
+            "--previous",
+            str(index),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(small_disk)},
+        timeout=120,
+    )
+    assert done.returncode == 3, done.stderr
+    where = f"in a temporary file ({small_disk})"
+    assert done.stderr == f"error: {index}: cannot keep its URLs {where}: database or disk is full (--previous)\n"
+    assert not out.exists()
