@@ -49,7 +49,7 @@ from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Link, Window
 from sitemapgen.util.scratch import kept_aside
 
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
-_BATCH = 10_000  # links inserted per executemany
+_BATCH = 10_000  # links kept aside per pickle, and inserted per executemany
 _SPOOL_BATCH = 256  # rows spooled per pickle: memory stays flat, a few hundred KB
 _ASIDE = "the hreflang links aside for their check"  # what the stage's temporary files keep
 

@@ -1,5 +1,6 @@
 """A build's own temporary files and databases, unnamed and gone once closed (the hreflang
-check's, llms.txt's lines): where the machine gives them no room, one line that names where."""
+check's, llms.txt's lines, the previous deploy's URLs): where the machine gives them no room,
+one line that names where."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from sitemapgen.errors import EnvironmentFailure
 
 
 def no_room(what: str, error: OSError | sqlite3.Error) -> str:
-    """What a temporary file or database that keeps `what` failed of, naming the directory it
-    was in: Python's files go in `tempfile.gettempdir()`; SQLite picks its own directory, the
-    first it may write to, full or not (so the two differ where ``TMPDIR`` names a full disk)."""
+    """The words for a temporary file or database, keeping `what`, that failed with `error`,
+    naming the directory it was in: Python's files go in `tempfile.gettempdir()`; SQLite picks
+    its own, the first it may write to, full or not (the two differ where ``TMPDIR`` names a
+    full disk: Python then falls back to another)."""
     if isinstance(error, OSError):
         where, reason = tempfile.gettempdir(), error.strerror or str(error)
     else:
