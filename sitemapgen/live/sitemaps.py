@@ -29,6 +29,7 @@ from sitemapgen.live.report import Report
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemapgen.util.fetch import Answer, Client, FetchError, TooLarge, Unreachable, inflate
 from sitemapgen.util.gunzip import is_gzip
+from sitemapgen.util.scratch import pickled
 
 #: Tries of a sitemap that answers 429 or 503 (the client honours Retry-After).
 TRIES = 3
@@ -211,11 +212,7 @@ class Listing:
     def __iter__(self) -> Iterator[Listed]:
         self.file.seek(0)
         seq = 0
-        while True:
-            try:
-                batch = pickle.load(self.file)
-            except EOFError:
-                return
+        for batch in pickled(self.file):
             for url, lastmod in batch:
                 yield Listed(url, lastmod, seq)
                 seq += 1

@@ -46,7 +46,7 @@ from typing import IO
 from sitemapgen.entry import Block, Row, RowLink, relinked, row_hrefs, row_links
 from sitemapgen.pipeline.forms import Forms
 from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Link, Window
-from sitemapgen.util.scratch import kept_aside
+from sitemapgen.util.scratch import kept_aside, pickled
 
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
 _BATCH = 10_000  # links kept aside per pickle, and inserted per executemany
@@ -168,11 +168,8 @@ class Reciprocity:
             change = next(changes, None)
         if passed:
             raise AssertionError(f"hreflang: {passed} links the window dropped the check keeps")
-        while True:
-            try:
-                spooled: list[tuple[object, ...] | Block] = pickle.load(spool)
-            except EOFError:
-                return
+        spooled: list[tuple[object, ...] | Block]
+        for spooled in pickled(spool):
             for fields in spooled:
                 if isinstance(fields, Block):
                     end = seq + len(fields.locs)
@@ -350,11 +347,8 @@ class _Table:
         insert = "INSERT INTO links VALUES (?, ?, ?)"
         if self.spill is not None:
             self.spill.seek(0)
-            while True:
-                try:
-                    self.db.executemany(insert, pickle.load(self.spill))
-                except EOFError:
-                    break
+            for links in pickled(self.spill):
+                self.db.executemany(insert, links)
             self.close()
         self.db.executemany(insert, self.pending)
         self.pending.clear()

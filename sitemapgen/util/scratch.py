@@ -6,11 +6,22 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import sqlite3
 import tempfile
 from collections.abc import Iterator
+from typing import IO, Any
 
 from sitemapgen.errors import EnvironmentFailure
+
+
+def pickled(file: IO[bytes]) -> Iterator[Any]:
+    """What was pickled to `file`, a batch at a time, from where it stands to its end."""
+    while True:
+        try:
+            yield pickle.load(file)
+        except EOFError:
+            return
 
 
 def no_room(what: str, error: OSError | sqlite3.Error) -> str:
