@@ -9,6 +9,7 @@ import re
 import select
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import sysconfig
@@ -24,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 import bs4
+import pytest
 from lxml import etree
 
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
@@ -438,3 +440,16 @@ def shown_title(path: Path, url: str) -> str:
     if not text:
         return url
     return text if len(text) <= 200 else text[:199].rstrip() + "\u2026"
+
+
+def refuse_sqlite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SQLite database opened from now on stops each of its statements ("interrupted", an
+    `sqlite3.OperationalError`), as a full disk stops one."""
+    connect = sqlite3.connect
+
+    def refusing(database: str, *, check_same_thread: bool = True) -> sqlite3.Connection:
+        db = connect(database, check_same_thread=check_same_thread)
+        db.set_progress_handler(lambda: 1, 1)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", refusing)

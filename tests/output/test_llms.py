@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from sitemapgen.output.llms import KIND
 from sitemapgen.protocol import LLMS_NAME
 
 from ..conftest import BASE, CliRunner, SiteFactory
-from ..helpers import head, make_tree
+from ..helpers import head, make_tree, refuse_sqlite
 from .test_text import _config, xml_urls
 
 RECORD = KIND.record
@@ -169,14 +168,7 @@ def test_a_temporary_directory_with_no_room_for_its_lines_is_one_line_and_nothin
     sitemapgen.build(config, on_warning=lambda _: None)
     before = {path.name: path.read_bytes() for path in root.iterdir() if path.is_file()}
     (root / "docs" / "p9.html").write_text(_page("Doc 9", "New"))
-    connect = sqlite3.connect
-
-    def refusing(database: str) -> sqlite3.Connection:
-        db = connect(database)
-        db.set_progress_handler(lambda: 1, 1)  # every statement stopped, as a full disk stops one
-        return db
-
-    monkeypatch.setattr(sqlite3, "connect", refusing)
+    refuse_sqlite(monkeypatch)
     monkeypatch.setattr(llms, "_BATCH", 2 if when == "walk" else 1_000)  # else the lines wait for the chunks
     with pytest.raises(sitemapgen.SitemapgenError) as e:
         sitemapgen.build(config, on_warning=lambda _: None)

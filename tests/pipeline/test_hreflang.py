@@ -17,7 +17,7 @@ from sitemapgen import Config
 from sitemapgen.entry import Block, Row, each_row
 
 from ..conftest import BASE
-from ..helpers import make_tree, published
+from ..helpers import make_tree, published, refuse_sqlite
 
 
 def _page(lang: str, *links: tuple[str, str], extra: str = "") -> str:
@@ -397,14 +397,7 @@ def test_a_temporary_directory_that_fails_the_check_is_one_line_and_nothing_is_w
     root = make_tree(tmp_path / "site", {f"{lang}/p{i}.html": _page(lang, *links) for lang in langs for i in range(20)})
     monkeypatch.setattr(hreflang, "WINDOW_ROWS", 5)  # given up: every row spooled, the table asked
     if where == "table":
-        connect = sqlite3.connect
-
-        def refusing(database: str, *, check_same_thread: bool = True) -> sqlite3.Connection:
-            db = connect(database, check_same_thread=check_same_thread)
-            db.set_progress_handler(lambda: 1, 1)  # every statement stopped, as a full disk stops it
-            return db
-
-        monkeypatch.setattr(sqlite3, "connect", refusing)
+        refuse_sqlite(monkeypatch)
         expected = r"\(.+\): interrupted; nothing new was published$"
     else:
         monkeypatch.setattr(hreflang, "_BATCH", 2 if where == "spill" else 10_000)
