@@ -38,6 +38,11 @@ if TYPE_CHECKING:
 Progress = Callable[[int], None]
 Dated = Callable[[str, bytes, str], None]
 
+#: Pages a batch holds where a page costs its worker a `stat` and no more (heads off,
+#: `quick.MtimeOnly`): four times `BATCH`, so that a batch's round trip through the pool, not
+#: its pages, is not what the workers wait on (docs/performance.md).
+_CHEAP_BATCH = 4 * BATCH
+
 #: A task for the workers: candidates, and the walk's skips among them as (position, skip).
 _Task = tuple[list[Candidate], list[tuple[int, Skip]]]
 
@@ -80,8 +85,8 @@ class Pipeline:
         odd = OddDates(self.decider.lastmod, self.now)
         self.blocking = Blocking(room=self.decider.room, low=odd.low, high=odd.high)
 
-    def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None) -> Iterator[_Task]:
-        """The walk in batches of candidates, each with the walk's skips among them."""
+    def _tasks(self, targets: Collection[str] | None, on_progress: Progress | None, size: int) -> Iterator[_Task]:
+        """The walk in batches of `size` candidates, each with the walk's skips among them."""
         skips: list[tuple[int, Skip]] = []
         batch: list[Candidate] = []
         count = 0
@@ -97,7 +102,7 @@ class Pipeline:
             if own and candidate[0] in own:
                 continue
             batch.append(candidate)
-            if len(batch) == BATCH or len(skips) >= BATCH:
+            if len(batch) == size or len(skips) >= size:
                 count += len(batch)
                 if on_progress is not None:
                     on_progress(count)
@@ -120,7 +125,9 @@ class Pipeline:
         low, high = odd.low, odd.high
         sources_used = self.sources_used
         wire = OUTCOME_WIRE if gather is None else gather.wire
-        for results, walk_skips in ordered_map(decide, self._tasks(targets, on_progress), jobs=self.jobs, wire=wire):
+        size = _CHEAP_BATCH if isinstance(getattr(decide, "__self__", None), quick.MtimeOnly) else BATCH
+        tasks = self._tasks(targets, on_progress, size)
+        for results, walk_skips in ordered_map(decide, tasks, jobs=self.jobs, wire=wire):
             gathered = results if gather is None else gather(results)  # a worker's are gathered already
             for event, decided in _in_walk_order(gathered, walk_skips):
                 if not decided:

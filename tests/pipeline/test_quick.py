@@ -15,13 +15,17 @@ from hypothesis import strategies as st
 from sitemapgen import Config
 from sitemapgen.config.tables import Section
 from sitemapgen.config.words import LastmodSource
+from sitemapgen.entry import Block
 from sitemapgen.pages.walk import Walk
+from sitemapgen.pipeline import flow
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.quick import MtimeOnly, applies
 from sitemapgen.protocol import LastmodFormat
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import UrlStyle
+from sitemapgen.util import parallel
+from sitemapgen.util.parallel import BATCH
 
 from ..conftest import BASE
 from ..helpers import html, make_tree
@@ -179,3 +183,35 @@ def test_a_build_with_heads_off_takes_the_one_frame(tmp_path: Path) -> None:
         assert pipeline._decision(detail=True).func == pipeline.decider.decide  # type: ignore[attr-defined]
     finally:
         pipeline.abort()
+
+
+def test_a_build_with_heads_off_hands_its_pages_out_in_bigger_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page costs a worker a stat with heads off: its batches are four times as large as with
+    heads on, so that their round trips through the pool are not what the workers wait on. Every
+    page is in one."""
+    pages = 2 * 4 * BATCH + 10
+    root = make_tree(tmp_path / "public", {f"d{i // 100}/p{i}.html": html() for i in range(pages)})
+    sizes: list[int] = []
+    ordered_map = parallel.ordered_map  # the one `flow` calls
+
+    def recorded(function: Any, tasks: Any, **kwargs: Any) -> Any:
+        def counted() -> Any:
+            for items, context in tasks:
+                sizes.append(len(items))
+                yield items, context
+
+        return ordered_map(function, counted(), **kwargs)
+
+    monkeypatch.setattr(flow, "ordered_map", recorded)
+    for read_heads, batch in ((False, 4 * BATCH), (True, BATCH)):
+        sizes.clear()
+        config = Config(docroot=root, base_url=BASE, read_heads=read_heads, lastmod=(LastmodSource.MTIME,), jobs=1)
+        pipeline = Pipeline(config, None, warn=lambda _: None, dry_run=True)
+        try:
+            rows = pipeline.rows(on_skip=lambda _: None)
+            listed = sum(len(row.locs) if isinstance(row, Block) else 1 for row in rows)
+        finally:
+            pipeline.abort()
+        assert (listed, sum(sizes), max(sizes)) == (pages, pages, batch)
