@@ -1,7 +1,8 @@
 /* The optional compiled scanner: `deciding_tags`, the pure-Python `scanner.read_fast`'s
  * finding of a plain head's deciding tags, done in one pass in C; `deciding_tags_utf8`, the same
- * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes; and, for the walk,
- * `listing`, `lister.listing` of a directory from `readdir` alone.
+ * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes; for the walk,
+ * `listing`, `lister.listing` of a directory from `readdir` alone; and `read_head`, a page's
+ * head read as `head.read_head_at` reads it, its open, status, reads and close in one call.
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
@@ -874,6 +875,11 @@ fail:
 #ifndef _WIN32
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The kinds of `lister.listing`'s entries, as `told->kind` holds them. */
 enum { KIND_DIR, KIND_PAGE, KIND_PAGE_LINK, KIND_OTHER_LINK };
@@ -1011,11 +1017,174 @@ failed:
     closedir(dir);
     return NULL;
 }
+PyDoc_STRVAR(read_head_doc,
+             "read_head(path, max_bytes, first, step, ends, /)\n--\n\n"
+             "`head.read_open_head` of the regular file at `path` (bytes), opened as `safeio.open_regular_stat`\n"
+             "opens it (following symlinks, never waiting on a FIFO) and closed after: `first` bytes, then\n"
+             "`step`s, up to `max_bytes`, until one of `ends` (lower-case bytes, found in any ASCII case) or\n"
+             "the end of the file. (the bytes up to that end, the file's st_mtime_ns, whether one of `ends`\n"
+             "ended them); None where it cannot be opened, is not a regular file, or a read fails: the\n"
+             "caller asks again the slow way, which says why.");
+
+#ifdef __APPLE__
+#define MTIME(status) ((status).st_mtimespec)
+#else
+#define MTIME(status) ((status).st_mtim)
+#endif
+
+/* st_mtime_ns as `os.stat` gives it: an int of any size (a year past 2262 is past a long long's). */
+static PyObject *nanoseconds(long long seconds, long nanoseconds) {
+    if (seconds > -9000000000LL && seconds < 9000000000LL)
+        return PyLong_FromLongLong(seconds * 1000000000LL + nanoseconds);
+    PyObject *whole = PyLong_FromLongLong(seconds);
+    PyObject *billion = PyLong_FromLong(1000000000L);
+    PyObject *part = PyLong_FromLong(nanoseconds);
+    PyObject *scaled = whole && billion ? PyNumber_Multiply(whole, billion) : NULL;
+    PyObject *total = scaled && part ? PyNumber_Add(scaled, part) : NULL;
+    Py_XDECREF(whole);
+    Py_XDECREF(billion);
+    Py_XDECREF(part);
+    Py_XDECREF(scaled);
+    return total;
+}
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0
+#endif
+
+/* Where the first of `ends` starts in data[from:n], in any ASCII case; -1 if none does. */
+static Py_ssize_t head_end_at(const char *data, Py_ssize_t n, Py_ssize_t from, PyObject *const *ends, Py_ssize_t count) {
+    for (Py_ssize_t i = from; i < n; i++) {
+        if (data[i] != '<')
+            continue;
+        for (Py_ssize_t e = 0; e < count; e++) {
+            const char *end = PyBytes_AS_STRING(ends[e]);
+            Py_ssize_t len = PyBytes_GET_SIZE(ends[e]);
+            if (i + len > n)
+                continue;
+            Py_ssize_t k = 1; /* end[0] is '<' */
+            while (k < len) {
+                char c = data[i + k];
+                if (c >= 'A' && c <= 'Z')
+                    c = (char)(c - 'A' + 'a');
+                if (c != end[k])
+                    break;
+                k++;
+            }
+            if (k == len)
+                return i;
+        }
+    }
+    return -1;
+}
+
+static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "read_head(path: bytes, max_bytes: int, first: int, step: int, ends: tuple[bytes, ...])");
+        return NULL;
+    }
+    Py_ssize_t max_bytes = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t first = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t step = PyLong_AsSsize_t(args[3]);
+    if ((max_bytes == -1 || first == -1 || step == -1) && PyErr_Occurred())
+        return NULL;
+    PyObject *const *ends = &PyTuple_GET_ITEM(args[4], 0);
+    Py_ssize_t count = PyTuple_GET_SIZE(args[4]);
+    for (Py_ssize_t e = 0; e < count; e++) {
+        if (!PyBytes_Check(ends[e]) || PyBytes_GET_SIZE(ends[e]) < 1 || PyBytes_AS_STRING(ends[e])[0] != '<') {
+            PyErr_SetString(PyExc_ValueError, "read_head: each of ends is bytes starting with '<'");
+            return NULL;
+        }
+    }
+    if (max_bytes < 0 || first < 1 || step < 1) {
+        PyErr_SetString(PyExc_ValueError, "read_head: max_bytes >= 0, first and step >= 1");
+        return NULL;
+    }
+    const char *path = PyBytes_AS_STRING(args[0]);
+    if (strlen(path) != (size_t)PyBytes_GET_SIZE(args[0])) {
+        PyErr_SetString(PyExc_ValueError, "embedded null byte"); /* as os.open says it */
+        return NULL;
+    }
+    char *data = NULL;
+    Py_ssize_t n = 0, size = 0, end = -1;
+    long long seconds = 0;
+    long parts = 0;
+    int failed = 0, ended = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    struct stat status;
+    if (fd < 0)
+        failed = 1;
+    else if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode))
+        failed = 1;
+    else {
+        seconds = (long long)MTIME(status).tv_sec;
+        parts = (long)MTIME(status).tv_nsec;
+        Py_ssize_t want = first;
+        while (n < max_bytes) {
+            if (want > max_bytes - n)
+                want = max_bytes - n;
+            if (n + want > size) {
+                Py_ssize_t grown = size ? size * 2 : first;
+                while (grown < n + want)
+                    grown *= 2;
+                char *more = realloc(data, (size_t)grown);
+                if (more == NULL) {
+                    failed = 1;
+                    break;
+                }
+                data = more;
+                size = grown;
+            }
+            ssize_t got = read(fd, data + n, (size_t)want);
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                failed = 1;
+                break;
+            }
+            if (got == 0)
+                break; /* the whole file is the head */
+            Py_ssize_t start = n;
+            n += got;
+            end = head_end_at(data, n, start > 6 ? start - 6 : 0, ends, count);
+            if (end >= 0) {
+                n = end;
+                ended = 1;
+                break;
+            }
+            want = step;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        free(data);
+        Py_RETURN_NONE;
+    }
+    PyObject *bytes = PyBytes_FromStringAndSize(data ? data : "", n);
+    free(data);
+    PyObject *mtime_ns = nanoseconds(seconds, parts);
+    if (bytes == NULL || mtime_ns == NULL) {
+        Py_XDECREF(bytes);
+        Py_XDECREF(mtime_ns);
+        return NULL;
+    }
+    return Py_BuildValue("(NNO)", bytes, mtime_ns, ended ? Py_True : Py_False);
+}
 #endif
 
 static PyMethodDef methods[] = {
 #ifndef _WIN32
     {"listing", (PyCFunction)listing, METH_O, listing_doc},
+    {"read_head", (PyCFunction)(void (*)(void))read_head, METH_FASTCALL, read_head_doc},
     {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},
 #endif
     {"deciding_tags_utf8", (PyCFunction)(void (*)(void))deciding_tags_utf8, METH_FASTCALL, deciding_tags_utf8_doc},

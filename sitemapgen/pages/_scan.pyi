@@ -1,4 +1,4 @@
-"""The optional compiled scanner (`_scan.c`): see `scanner.read_fast` and `lister.listing`."""
+"""The optional compiled scanner (`_scan.c`): see `scanner.read_fast`, `lister.listing` and `head.read_head_at`."""
 
 def deciding_tags(text: str, marks: tuple[str, ...], titles: bool = False, /) -> list[str] | None: ...
 def deciding_tags_utf8(data: bytes, marks: tuple[str, ...], titles: bool = False, /) -> list[str] | None: ...
@@ -8,3 +8,6 @@ def listing(directory: bytes, /) -> list[bytes] | None: ...  # not on Windows
 def configure_listing(
     index_names: tuple[str, ...], page_suffixes: tuple[str, ...], kinds: tuple[int, int, int, int], /
 ) -> None: ...  # not on Windows
+def read_head(
+    path: bytes, max_bytes: int, first: int, step: int, ends: tuple[bytes, ...], /
+) -> tuple[bytes, int, bool] | None: ...  # not on Windows

@@ -21,18 +21,27 @@ import codecs
 import dataclasses
 import os
 import re
+from collections.abc import Callable
 
 from sitemapgen.config.words import DEFAULT_MAX_BYTES
+from sitemapgen.pages.compiled import load
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.labels import READERS
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
 from sitemapgen.pages.scanner import Read, read_fast, read_fast_utf8, read_labelled_utf8
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts, facts_from_said, facts_from_tags
-from sitemapgen.util.safeio import read_page
+from sitemapgen.util.safeio import open_regular_stat, read_page
 
 _FIRST_READ = 4_096
 _READ_STEP = 16_384
-_HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)  # bytes: ASCII case only, as bytes.lower()
+#: What ends a head (lower case), in any ASCII case.
+_HEAD_ENDS = (b"</head", b"<body")
+_HEAD_END = re.compile(b"|".join(_HEAD_ENDS), re.IGNORECASE)  # bytes: ASCII case only, as bytes.lower()
+#: `read_head_at`'s work in one call, by the compiled module (`_scan.read_head`), or None where
+#: it is not built (or the platform has no `open`, Windows). (Tests set it to None to read in Python.)
+COMPILED: Callable[[bytes, int, int, int, tuple[bytes, ...]], tuple[bytes, int, bool] | None] | None = getattr(
+    load(), "read_head", None
+)
 
 
 def read_head_bytes(
@@ -65,6 +74,29 @@ def read_open_head(fd: int, max_bytes: int) -> tuple[bytes, bool, bool]:
             return data[:end], True, True
         step = _READ_STEP
     return data, False, False
+
+
+def read_head_at(path: str, max_bytes: int) -> tuple[bytes, int, bool] | None:
+    """The head of the regular file at `path` as `read_open_head` reads it, the file's
+    st_mtime_ns, and whether a ``</head`` or ``<body`` ended the head; None where the file cannot
+    be opened or read, or is not a regular file (the caller asks the slow way, which says why).
+    By the compiled module where it is built (the open, the status, the reads and the close in one
+    call), else by `safeio.open_regular_stat` and `read_open_head`: the same answers
+    (tests/pages/test_scan_c.py)."""
+    compiled = COMPILED
+    if compiled is not None:
+        return compiled(os.fsencode(path), max_bytes, _FIRST_READ, _READ_STEP, _HEAD_ENDS)
+    try:
+        fd, status = open_regular_stat(path)
+    except OSError:
+        return None
+    try:
+        data, _, ended = read_open_head(fd, max_bytes)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data, status.st_mtime_ns, ended
 
 
 def parse_head(text: str, page_url: str, *, fast: bool = True, labels: bool = False) -> HeadFacts:

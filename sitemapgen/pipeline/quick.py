@@ -7,9 +7,10 @@ on, what their head says, and nothing else:
 - heads off (`MtimeOnly`): whether a path rule leaves the page out, whether it is a regular
   file, its URL and its mtime;
 - heads on (`HeadRead`, where no output wants labels and no plugin gives clusters): the same,
-  and its head read once, from the descriptor that gave its `stat`: what it says (noindex, a
-  redirect, a canonical) means what the decision says it means (`Decider.head_skip`), and a
-  cluster of hreflang links is made as the decision makes it (`Decider.cluster`).
+  and its head, read in the call that gives its `stat` (`head.read_head_at`): what it says
+  (noindex, a redirect, a canonical) means what the decision says it means
+  (`Decider.head_skip`), and a cluster of hreflang links is made as the decision makes it
+  (`Decider.cluster`).
 
 `Decider.decide` gets there through a dozen frames (the page, the entry, the head's reading,
 the lastmod chain, the row); here they are one or two, and the ``<url>`` element (its hreflang
@@ -32,7 +33,7 @@ from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Alternate, dated_row, utc_second_text
 from sitemapgen.pages import kinds
-from sitemapgen.pages.head import facts_of_read, html_lang, read_open_head
+from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
 from sitemapgen.pages.scanner import read_fast_utf8
 from sitemapgen.pages.signals import canonical_said
 from sitemapgen.pages.walk import Candidate, Page
@@ -40,7 +41,6 @@ from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.skips import NoteKind
 from sitemapgen.urls import url_path
-from sitemapgen.util.safeio import open_regular_stat
 
 _new = tuple.__new__
 _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` does not hold
@@ -118,29 +118,22 @@ class HeadRead:
         if is_link or self.check(relpath) is not None or kinds.candidate(relpath) is not None:
             return self.decider.decide(candidate)
         path = self.root + relpath
-        try:
-            fd, status = open_regular_stat(path)
-        except OSError:
+        read = read_head_at(path, self.max_bytes)
+        if read is None:
             return self.decider.decide(candidate)  # which says why
-        try:
-            outcome = self._plain(relpath, fd, status.st_mtime_ns)
-            if outcome is None:  # the decision's to say what else the page is, from its start again
-                os.lseek(fd, 0, os.SEEK_SET)
-                outcome = self.decider.decided(Page(relpath, path, status.st_mtime_ns), fd, False)
-            return outcome
-        finally:
-            os.close(fd)
+        data, mtime_ns, ended = read
+        outcome = self._plain(relpath, data, mtime_ns, ended)
+        if outcome is None:  # the decision's to say what else the page is, read again
+            outcome = self.decider.decided(Page(relpath, path, mtime_ns), None, False)
+        return outcome
 
-    def _plain(self, relpath: str, fd: int, mtime_ns: int) -> Outcome | None:
-        """The outcome of the page `relpath`, open at `fd`, where it is plain; else None."""
+    def _plain(self, relpath: str, data: bytes, mtime_ns: int, ended: bool) -> Outcome | None:
+        """The outcome of the page `relpath`, whose head is `data` (`ended`: all of it), where it
+        is plain; else None."""
         seconds = mtime_ns // 1_000_000_000
         loc = self.base_url + url_path(relpath, self.style)
         if len(loc) > MAX_URL_LENGTH or not 0 <= seconds < _LAST_SECOND:
             return None
-        try:
-            data, _, ended = read_open_head(fd, self.max_bytes)  # ended: all of the head read
-        except OSError:
-            return None  # the decision reads it again, and says why it cannot
         own = self.own_base + loc[len(self.base_url) :]  # the page's URL as a head's URLs are normalized
         notes: list[tuple[NoteKind, str]] = []
         alternates: tuple[Alternate, ...] = ()

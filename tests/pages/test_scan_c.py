@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sitemapgen.pages import lister, scanner
+from sitemapgen.pages import head, lister, scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
 from sitemapgen.pages.signals import RAW_TEXT, SIGNAL_TAGS
@@ -100,17 +100,21 @@ def test_it_is_built_where_a_compiler_is() -> None:
     assert _scan is not None, "a C compiler is here, but the install did not build the compiled scanner"
     assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
     assert lister.COMPILED == _scan.listing
+    assert head.COMPILED == _scan.read_head
 
 
 @pytest.mark.parametrize(("value", "compiled"), [("1", False), ("yes", False), ("0", True), ("", True)])
 def test_the_environment_can_turn_it_off(value: str, compiled: bool) -> None:
     # SITEMAPGEN_PURE_PYTHON=1: every head read in Python (if the compiled scanner were ever
     # wrong, the way around it; and how make bench times the pure-Python path).
-    # The directory lister too (`compiled.load` loads the module for both).
-    code = "from sitemapgen.pages import lister, scanner; print(scanner.COMPILED is None, lister.COMPILED is None)"
+    # The directory lister and the head's reads too (`compiled.load` loads the module for all).
+    code = (
+        "from sitemapgen.pages import head, lister, scanner;"
+        "print(scanner.COMPILED is None, lister.COMPILED is None, head.COMPILED is None)"
+    )
     env = {**os.environ, "SITEMAPGEN_PURE_PYTHON": value}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert done.stdout.split() == [str(not compiled)] * 2
+    assert done.stdout.split() == [str(not compiled)] * 3
 
 
 #: What could make the compiled scanner read a head otherwise than the Python scanner: Unicode
@@ -336,6 +340,85 @@ def test_a_listing_that_fails_fails_as_os_scandir(tmp_path: Path, missing: str, 
         python.value.strerror,
     )
     assert os.fsdecode(compiled.value.filename) == str(path)
+
+
+def _python_head(path: Path, max_bytes: int) -> tuple[bytes, int, bool] | None:
+    """`head.read_head_at` of `path` in Python alone, as where the scanner is not built."""
+    with mock.patch.object(head, "COMPILED", None):
+        return head.read_head_at(str(path), max_bytes)
+
+
+#: What may end a head, or nearly: the two ends in any case, with and without the rest of their
+#: tag, and what only starts as one.
+_HEAD_ENDS = st.sampled_from(
+    [
+        b"</head>",
+        b"</HEAD>",
+        b"</HeAd",
+        b"<body>",
+        b"<BODY class=x>",
+        b"<bodyx",
+        b"</hea",
+        b"<bod",
+        b"</ head>",
+        b"<</head",
+    ]
+)
+_READ = 4_096  # the first read: where an end may straddle two reads
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(_HEAD_ENDS, st.binary(max_size=40), st.integers(0, 2 * _READ).map(lambda n: b"x" * n)), max_size=8
+    ),
+    st.sampled_from([0, 1, 6, _READ - 1, _READ, _READ + 1, 5 * _READ, 16 * _READ]),
+)
+@example([b"x" * (_READ - 3), b"</HEAD>"], 16 * _READ)  # the end begun in the first read, ended in the second
+@example([b"x" * (_READ - 5), b"<body>"], _READ + 2)  # ... and cut short by the most to read
+@example([b"x" * (5 * _READ + 7), b"</head>"], 16 * _READ)  # in the third read
+def test_a_head_read_in_one_call_is_the_python_read(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[bytes], max_bytes: int
+) -> None:
+    # The same bytes (up to the same end, or the most to read), the same mtime (to the
+    # nanosecond), and the same word on whether an end of the head ended them.
+    path = tmp_path_factory.mktemp("head") / "page.html"
+    path.write_bytes(b"".join(pieces))
+    os.utime(path, ns=(0, 1_700_000_000_123_456_789))
+    read = head.read_head_at(str(path), max_bytes)
+    assert read is not None
+    assert read == _python_head(path, max_bytes)
+
+
+@pytest.mark.parametrize(
+    "kind", ["missing", "directory", "fifo", "broken link", "page link", "far future", "before 1970"]
+)
+def test_a_head_read_in_one_call_fails_and_dates_as_the_python_read(tmp_path: Path, kind: str) -> None:
+    # What is not a regular file (a FIFO is never waited on) is None to both, so the decision
+    # says why; a link is followed; an mtime a long long's nanoseconds cannot hold is an int still.
+    (tmp_path / "target.html").write_bytes(b"<title>t</title></head>")
+    path = tmp_path / "page.html"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "broken link":
+        path.symlink_to("nowhere.html")
+    elif kind == "page link":
+        path.symlink_to("target.html")
+    elif kind != "missing":
+        path.write_bytes(b"<head></head>")
+        os.utime(path, ns=(0, 253_402_300_799_000_000_001 if kind == "far future" else -86_400_000_000_123))
+    read = head.read_head_at(str(path), 65_536)
+    assert read == _python_head(path, 65_536)
+    assert (read is None) == (kind in ("missing", "directory", "fifo", "broken link"))
+
+
+def test_a_head_read_in_one_call_refuses_a_nul_as_os_open(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="embedded null byte"):
+        head.read_head_at(str(tmp_path / "a\0b.html"), 65_536)
+    with pytest.raises(ValueError, match="embedded null byte"):
+        _python_head(tmp_path / "a\0b.html", 65_536)
 
 
 def _untold() -> ModuleType:
