@@ -33,7 +33,8 @@ def diff(old: str, new: str, *, on_warning: Warn | None = None) -> Iterator[Chan
     `new` is read under `old`'s base URL. Raises `SitemapgenError` if there is
     no sitemap index at `new` (none at `old` is a first deploy: everything is
     added, and `on_warning` hears so), and `PreviousError` for a deploy that is
-    there but cannot be read; each message names the file or URL and which of the
+    there but cannot be read (`PreviousUnreachable`, an `EnvironmentFailure` too, where the
+    machine or the network failed); each message names the file or URL and which of the
     two deploys it is. A sitemap an index lists outside its base URL is not read;
     `on_warning` hears it (default: logging).
     """

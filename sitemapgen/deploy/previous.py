@@ -38,6 +38,11 @@ class PreviousError(SourceError):
     """The previous deploy could not be read: one line naming the file or URL."""
 
 
+class PreviousUnreachable(PreviousError, EnvironmentFailure):
+    """`PreviousError` where the machine or the network failed (no connection, a timeout, a
+    server error, a disk's read error), not the deploy: the machine's failure (exit 3)."""
+
+
 class Previous:
     """What the previous deploy listed (URL -> lastmod) and its manifest (URL -> fingerprint, lastmod)."""
 
@@ -88,13 +93,14 @@ def read_previous(
 
     `settings` is this build's `fingerprint_settings`: a manifest made with
     others is not used (said once). Raises `PreviousError` for anything that
-    is there but cannot be read, its message ending with `label` in brackets:
-    what the caller calls `source` (a build's ``--previous``, a diff's earlier deploy).
+    is there but cannot be read (`PreviousUnreachable` where the machine or the network failed),
+    its message ending with `label` in brackets: what the caller calls `source` (a build's
+    ``--previous``, a diff's earlier deploy).
     """
     try:
         return _read_previous(source, base_url, warn, settings, manifest)
     except SourceError as e:
-        raise PreviousError(f"{e} ({label})", machine=e.machine) from None
+        raise (PreviousUnreachable if e.machine else PreviousError)(f"{e} ({label})", machine=e.machine) from None
     except sqlite3.Error as e:  # its temporary database, where the machine gives it no room
         raise EnvironmentFailure(f"{source}: {no_room('its URLs', e)} ({label})") from None
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import BASE, CliRunner
-from ..helpers import html, make_tree
+from ..helpers import html, make_tree, static_server
 
 
 @pytest.fixture
@@ -62,3 +62,13 @@ def test_an_earlier_deploy_with_no_index_is_said_and_everything_counts_as_added(
         " so every URL of the later deploy counts as added",
         "sitemapgen: +2 -0 ~0",
     ]
+
+
+def test_an_earlier_deploy_the_network_fails_is_the_machine_s_exit_3(
+    tmp_path: Path, cli: CliRunner, built: Path
+) -> None:
+    with static_server(tmp_path) as url:
+        pass  # the port is free again: nothing listens there now
+    run = cli("diff", url + "sitemap.xml", built)
+    assert (run.code, run.out) == (3, "")
+    assert run.err == f"error: {url}sitemap.xml: cannot connect: Connection refused (the earlier deploy)\n"

@@ -20,8 +20,11 @@ from pathlib import Path
 import pytest
 
 from sitemapgen.deploy.manifest import MANIFEST_NAME, fingerprint_settings
+from sitemapgen.deploy.previous import PreviousError, read_previous
+from sitemapgen.errors import EnvironmentFailure
 
 from ..conftest import BASE, CliRunner
+from ..faultserver import Route, serving
 from ..helpers import head, indexnow_endpoint, make_tree, output_files, published, run_unprivileged, static_server
 
 EPOCH_1 = 1_700_000_000  # the first deploy's build time (SOURCE_DATE_EPOCH)
@@ -286,14 +289,38 @@ def test_a_previous_deploy_that_cannot_be_read_is_one_line_exit_2_and_nothing_wr
     assert not (root / "sitemap.xml").exists()
 
 
-def test_a_live_site_that_does_not_answer_is_one_line_exit_2(tmp_path: Path, cli: CliRunner) -> None:
+def test_a_live_site_that_does_not_answer_is_one_line_exit_3(tmp_path: Path, cli: CliRunner) -> None:
+    # The machine's or the network's failure, not the input's (as `include` says it): exit 3.
     root = make_tree(tmp_path / "site", SITE)
     with static_server(tmp_path) as url:
         pass  # the port is free again: nothing listens there now
     run = cli("build", root, "--base-url", BASE, "--previous", url + "sitemap.xml")
-    assert run.code == 2
+    assert run.code == 3
     assert run.err.splitlines()[-1] == f"error: {url}sitemap.xml: cannot connect: Connection refused (--previous)"
     assert not (root / "sitemap.xml").exists()
+
+
+@pytest.mark.parametrize(("status", "code"), [(500, 3), (502, 3), (403, 2)])
+def test_a_live_site_s_error_is_the_machine_s_only_where_the_server_failed(
+    tmp_path: Path, cli: CliRunner, status: int, code: int
+) -> None:
+    # A server that fails (5xx) is the machine's failure, exit 3; one that refuses (403) the input's.
+    root = make_tree(tmp_path / "site", SITE)
+    with serving({"/sitemap.xml": Route(status=status, body=b"no")}) as server:
+        run = cli("build", root, "--base-url", BASE, "--previous", server.url + "sitemap.xml")
+    assert run.code == code
+    assert run.err.splitlines()[-1] == f"error: {server.url}sitemap.xml: answered HTTP {status} (--previous)"
+    assert not (root / "sitemap.xml").exists()
+
+
+def test_a_previous_deploy_the_network_fails_is_a_previous_error_and_the_machine_s(tmp_path: Path) -> None:
+    # For a library caller: still the `PreviousError` it caught before, and an `EnvironmentFailure`.
+    with static_server(tmp_path) as url:
+        pass
+    with pytest.raises(PreviousError) as caught:
+        read_previous(url + "sitemap.xml", BASE, warn=lambda _: None)
+    assert isinstance(caught.value, EnvironmentFailure)
+    assert caught.value.machine
 
 
 def test_previous_without_content_in_the_chain_says_lastmods_do_not_carry_over(tmp_path: Path, cli: CliRunner) -> None:
