@@ -1017,6 +1017,7 @@ failed:
     closedir(dir);
     return NULL;
 }
+
 PyDoc_STRVAR(read_head_doc,
              "read_head(path, max_bytes, first, step, ends, /)\n--\n\n"
              "`head.read_open_head` of the regular file at `path` (bytes), opened as `safeio.open_regular_stat`\n"
@@ -1097,6 +1098,13 @@ static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t n
         if (!PyBytes_Check(ends[e]) || PyBytes_GET_SIZE(ends[e]) < 1 || PyBytes_AS_STRING(ends[e])[0] != '<') {
             PyErr_SetString(PyExc_ValueError, "read_head: each of ends is bytes starting with '<'");
             return NULL;
+        }
+        for (Py_ssize_t k = 0; k < PyBytes_GET_SIZE(ends[e]); k++) {
+            char c = PyBytes_AS_STRING(ends[e])[k];
+            if (c >= 'A' && c <= 'Z') { /* found in any case only as lower case is compared */
+                PyErr_SetString(PyExc_ValueError, "read_head: ends are lower case");
+                return NULL;
+            }
         }
     }
     if (max_bytes < 0 || first < 1 || step < 1) {

@@ -414,6 +414,13 @@ def test_a_head_read_in_one_call_fails_and_dates_as_the_python_read(tmp_path: Pa
     assert (read is None) == (kind in ("missing", "directory", "fifo", "broken link"))
 
 
+def test_a_head_read_in_one_call_is_told_its_ends_in_lower_case(tmp_path: Path) -> None:
+    # The C compares lower case only: an end told otherwise would never be found, so it is refused.
+    (tmp_path / "page.html").write_bytes(b"<head></HEAD>")
+    with pytest.raises(ValueError, match="lower case"):
+        _scan.read_head(os.fsencode(tmp_path / "page.html"), 65_536, 4_096, 16_384, (b"</HEAD",))
+
+
 def test_a_head_read_in_one_call_refuses_a_nul_as_os_open(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="embedded null byte"):
         head.read_head_at(str(tmp_path / "a\0b.html"), 65_536)
@@ -470,5 +477,5 @@ def test_a_scan_takes_its_names_from_the_signal_table() -> None:
 def test_the_c_spells_no_word_of_the_tables() -> None:
     # What the tables say is said once, in Python; the C is told it (the two tests above).
     source = (Path(scanner.__file__).parent / "_scan.c").read_text(encoding="utf-8")
-    for word in (*SIGNAL_TAGS, *RAW_TEXT, *INDEX_NAMES, *PAGE_SUFFIXES):
+    for word in (*SIGNAL_TAGS, *RAW_TEXT, *INDEX_NAMES, *PAGE_SUFFIXES, *(end.decode() for end in head._HEAD_ENDS)):
         assert f'"{word}"' not in source, word
