@@ -1113,7 +1113,7 @@ static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t n
     }
     const char *path = PyBytes_AS_STRING(args[0]);
     if (strlen(path) != (size_t)PyBytes_GET_SIZE(args[0])) {
-        PyErr_SetString(PyExc_ValueError, "embedded null byte"); /* as os.open says it */
+        PyErr_SetString(PyExc_ValueError, "embedded null byte"); /* a ValueError, as os.open raises */
         return NULL;
     }
     char *data = NULL;

@@ -422,9 +422,10 @@ def test_a_head_read_in_one_call_is_told_its_ends_in_lower_case(tmp_path: Path) 
 
 
 def test_a_head_read_in_one_call_refuses_a_nul_as_os_open(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="embedded null byte"):
+    # A ValueError, as `os.open` raises (its words differ from one Python to the next).
+    with pytest.raises(ValueError, match="embedded null"):
         head.read_head_at(str(tmp_path / "a\0b.html"), 65_536)
-    with pytest.raises(ValueError, match="embedded null byte"):
+    with pytest.raises(ValueError, match="embedded null"):
         _python_head(tmp_path / "a\0b.html", 65_536)
 
 
