@@ -20,7 +20,7 @@
  * It spells no word of the Python side's tables: the modules that use it tell it theirs at
  * import (`configure_heads`: `scanner.py`, the tags that may decide and the elements skipped
  * whole, from the signal table; `configure_listing`: `lister.py`, the index names, page
- * suffixes and entry kinds),
+ * suffixes and entry kinds; `configure_reading`: `head.py`, what ends a head and the reads' sizes),
  * and it refuses to answer until told. So a word added to a table is one edit, there; telling
  * costs nothing per call, and the C stays one plain file, with no generated header to build.
  */
@@ -47,7 +47,8 @@ typedef struct {
     Py_ssize_t len;
 } Name;
 
-/* What the Python side told the module at import (see `configure_heads`, `configure_listing`): it
+/* What the Python side told the module at import (see `configure_heads`, `configure_listing`,
+ * `configure_reading`): it
  * spells no word of its own, so that a word added to a table is one edit there. Zero (untold)
  * until then. */
 typedef struct {
@@ -65,6 +66,10 @@ typedef struct {
     Name suffix[MAX_NAMES]; /* `urls.PAGE_SUFFIXES` */
     int suffixes;
     char kind[4]; /* `lister.DIR, PAGE, PAGE_LINK, OTHER_LINK` */
+    int reading_told;
+    Name end[MAX_NAMES]; /* `head._HEAD_ENDS`: what ends a head, each starting with '<' */
+    int ends;
+    Py_ssize_t first, step; /* `head._FIRST_READ`, `head._READ_STEP`: a head's first read, and each after */
 } Told;
 
 /* The words of a tuple of 1 to MAX_NAMES of them, into `names`; -1 with ValueError naming `what`
@@ -1018,19 +1023,59 @@ failed:
     return NULL;
 }
 
+PyDoc_STRVAR(configure_reading_doc,
+             "configure_reading(ends, first, step, /)\n--\n\n"
+             "Tell `read_head` what ends a head (`head._HEAD_ENDS`: lower-case ASCII words, each starting\n"
+             "with '<', found in any ASCII case) and the sizes of its first read and of each after.\n"
+             "`head` does, at import.");
+
+static PyObject *configure_reading(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Told *told = PyModule_GetState(module);
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "configure_reading(ends: tuple[str, ...], first: int, step: int)");
+        return NULL;
+    }
+    Told taken = *told;
+    if (read_names(args[0], taken.end, &taken.ends, "ends", "") < 0)
+        return NULL;
+    for (int m = 0; m < taken.ends; m++) {
+        if (taken.end[m].text[0] != '<') {
+            PyErr_SetString(PyExc_ValueError, "ends: each starts with '<'");
+            return NULL;
+        }
+    }
+    taken.first = PyLong_AsSsize_t(args[1]);
+    taken.step = PyLong_AsSsize_t(args[2]);
+    if ((taken.first == -1 || taken.step == -1) && PyErr_Occurred())
+        return NULL;
+    if (taken.first < 1 || taken.step < 1) {
+        PyErr_SetString(PyExc_ValueError, "first and step: at least 1");
+        return NULL;
+    }
+    taken.reading_told = 1;
+    *told = taken;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(read_head_doc,
-             "read_head(path, max_bytes, first, step, ends, /)\n--\n\n"
+             "read_head(path, max_bytes, /)\n--\n\n"
              "`head.read_open_head` of the regular file at `path` (bytes), opened as `safeio.open_regular_stat`\n"
-             "opens it (following symlinks, never waiting on a FIFO) and closed after: `first` bytes, then\n"
-             "`step`s, up to `max_bytes`, until one of `ends` (lower-case bytes, found in any ASCII case) or\n"
-             "the end of the file. (the bytes up to that end, the file's st_mtime_ns, whether one of `ends`\n"
-             "ended them); None where it cannot be opened, is not a regular file, or a read fails: the\n"
-             "caller asks again the slow way, which says why.");
+             "opens it (following symlinks, never waiting on a FIFO) and closed after: a first read, then\n"
+             "steps, up to `max_bytes`, until one of the ends of a head (`configure_reading`) or the end of\n"
+             "the file. (the bytes up to that end, the file's st_mtime_ns, whether an end of a head ended\n"
+             "them); None where it cannot be opened, is not a regular file, or a read fails: the caller asks\n"
+             "again the slow way, which says why.");
 
 #ifdef __APPLE__
 #define MTIME(status) ((status).st_mtimespec)
 #else
 #define MTIME(status) ((status).st_mtim)
+#endif
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0
 #endif
 
 /* st_mtime_ns as `os.stat` gives it: an int of any size (a year past 2262 is past a long long's). */
@@ -1048,33 +1093,20 @@ static PyObject *nanoseconds(long long seconds, long nanoseconds) {
     Py_XDECREF(scaled);
     return total;
 }
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
-#ifndef O_NOCTTY
-#define O_NOCTTY 0
-#endif
 
-/* Where the first of `ends` starts in data[from:n], in any ASCII case; -1 if none does. */
-static Py_ssize_t head_end_at(const char *data, Py_ssize_t n, Py_ssize_t from, PyObject *const *ends, Py_ssize_t count) {
+/* Where the first end of a head starts in data[from:n], in any ASCII case; -1 if none does. */
+static Py_ssize_t head_end_at(const Told *told, const char *data, Py_ssize_t n, Py_ssize_t from) {
     for (Py_ssize_t i = from; i < n; i++) {
         if (data[i] != '<')
             continue;
-        for (Py_ssize_t e = 0; e < count; e++) {
-            const char *end = PyBytes_AS_STRING(ends[e]);
-            Py_ssize_t len = PyBytes_GET_SIZE(ends[e]);
-            if (i + len > n)
+        for (int e = 0; e < told->ends; e++) {
+            const Name *end = &told->end[e];
+            if (i + end->len > n)
                 continue;
-            Py_ssize_t k = 1; /* end[0] is '<' */
-            while (k < len) {
-                char c = data[i + k];
-                if (c >= 'A' && c <= 'Z')
-                    c = (char)(c - 'A' + 'a');
-                if (c != end[k])
-                    break;
+            Py_ssize_t k = 1; /* end->text[0] is '<' */
+            while (k < end->len && ascii_lower((Py_UCS1)data[i + k]) == (Py_UCS1)end->text[k])
                 k++;
-            }
-            if (k == len)
+            if (k == end->len)
                 return i;
         }
     }
@@ -1082,33 +1114,20 @@ static Py_ssize_t head_end_at(const char *data, Py_ssize_t n, Py_ssize_t from, P
 }
 
 static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 5 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[4])) {
-        PyErr_SetString(PyExc_TypeError, "read_head(path: bytes, max_bytes: int, first: int, step: int, ends: tuple[bytes, ...])");
+    const Told *told = PyModule_GetState(module);
+    if (!told->reading_told) {
+        PyErr_SetString(PyExc_RuntimeError, "read_head: configure_reading first (head.py does, at import)");
+        return NULL;
+    }
+    if (nargs != 2 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "read_head(path: bytes, max_bytes: int)");
         return NULL;
     }
     Py_ssize_t max_bytes = PyLong_AsSsize_t(args[1]);
-    Py_ssize_t first = PyLong_AsSsize_t(args[2]);
-    Py_ssize_t step = PyLong_AsSsize_t(args[3]);
-    if ((max_bytes == -1 || first == -1 || step == -1) && PyErr_Occurred())
+    if (max_bytes == -1 && PyErr_Occurred())
         return NULL;
-    PyObject *const *ends = &PyTuple_GET_ITEM(args[4], 0);
-    Py_ssize_t count = PyTuple_GET_SIZE(args[4]);
-    for (Py_ssize_t e = 0; e < count; e++) {
-        if (!PyBytes_Check(ends[e]) || PyBytes_GET_SIZE(ends[e]) < 1 || PyBytes_AS_STRING(ends[e])[0] != '<') {
-            PyErr_SetString(PyExc_ValueError, "read_head: each of ends is bytes starting with '<'");
-            return NULL;
-        }
-        for (Py_ssize_t k = 0; k < PyBytes_GET_SIZE(ends[e]); k++) {
-            char c = PyBytes_AS_STRING(ends[e])[k];
-            if (c >= 'A' && c <= 'Z') { /* found in any case only as lower case is compared */
-                PyErr_SetString(PyExc_ValueError, "read_head: ends are lower case");
-                return NULL;
-            }
-        }
-    }
-    if (max_bytes < 0 || first < 1 || step < 1) {
-        PyErr_SetString(PyExc_ValueError, "read_head: max_bytes >= 0, first and step >= 1");
+    if (max_bytes < 0) {
+        PyErr_SetString(PyExc_ValueError, "read_head: max_bytes >= 0");
         return NULL;
     }
     const char *path = PyBytes_AS_STRING(args[0]);
@@ -1116,6 +1135,7 @@ static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_ValueError, "embedded null byte"); /* a ValueError, as os.open raises */
         return NULL;
     }
+    const Py_ssize_t first = told->first, step = told->step;
     char *data = NULL;
     Py_ssize_t n = 0, size = 0, end = -1;
     long long seconds = 0;
@@ -1161,7 +1181,7 @@ static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t n
                 break; /* the whole file is the head */
             Py_ssize_t start = n;
             n += got;
-            end = head_end_at(data, n, start > 6 ? start - 6 : 0, ends, count);
+            end = head_end_at(told, data, n, start > MAX_NAME ? start - MAX_NAME : 0);
             if (end >= 0) {
                 n = end;
                 ended = 1;
@@ -1193,6 +1213,7 @@ static PyMethodDef methods[] = {
 #ifndef _WIN32
     {"listing", (PyCFunction)listing, METH_O, listing_doc},
     {"read_head", (PyCFunction)(void (*)(void))read_head, METH_FASTCALL, read_head_doc},
+    {"configure_reading", (PyCFunction)(void (*)(void))configure_reading, METH_FASTCALL, configure_reading_doc},
     {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},
 #endif
     {"deciding_tags_utf8", (PyCFunction)(void (*)(void))deciding_tags_utf8, METH_FASTCALL, deciding_tags_utf8_doc},

@@ -8,6 +8,5 @@ def listing(directory: bytes, /) -> list[bytes] | None: ...  # not on Windows
 def configure_listing(
     index_names: tuple[str, ...], page_suffixes: tuple[str, ...], kinds: tuple[int, int, int, int], /
 ) -> None: ...  # not on Windows
-def read_head(
-    path: bytes, max_bytes: int, first: int, step: int, ends: tuple[bytes, ...], /
-) -> tuple[bytes, int, bool] | None: ...  # not on Windows
+def read_head(path: bytes, max_bytes: int, /) -> tuple[bytes, int, bool] | None: ...  # not on Windows
+def configure_reading(ends: tuple[str, ...], first: int, step: int, /) -> None: ...  # not on Windows

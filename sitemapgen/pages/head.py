@@ -37,11 +37,14 @@ _READ_STEP = 16_384
 #: What ends a head (lower case), in any ASCII case.
 _HEAD_ENDS = (b"</head", b"<body")
 _HEAD_END = re.compile(b"|".join(_HEAD_ENDS), re.IGNORECASE)  # bytes: ASCII case only, as bytes.lower()
+_scan = load()
 #: `read_head_at`'s work in one call, by the compiled module (`_scan.read_head`), or None where
 #: it is not built (or the platform has no `open`, Windows). (Tests set it to None to read in Python.)
-COMPILED: Callable[[bytes, int, int, int, tuple[bytes, ...]], tuple[bytes, int, bool] | None] | None = getattr(
-    load(), "read_head", None
-)
+COMPILED: Callable[[bytes, int], tuple[bytes, int, bool] | None] | None = None
+if _scan is not None and hasattr(_scan, "read_head"):
+    # Told what ends a head and the reads' sizes, which the C spells nowhere.
+    _scan.configure_reading(tuple(end.decode("ascii") for end in _HEAD_ENDS), _FIRST_READ, _READ_STEP)
+    COMPILED = _scan.read_head
 
 
 def read_head_bytes(
@@ -85,7 +88,7 @@ def read_head_at(path: str, max_bytes: int) -> tuple[bytes, int, bool] | None:
     (tests/pages/test_scan_c.py)."""
     compiled = COMPILED
     if compiled is not None:
-        return compiled(os.fsencode(path), max_bytes, _FIRST_READ, _READ_STEP, _HEAD_ENDS)
+        return compiled(os.fsencode(path), max_bytes)
     try:
         fd, status = open_regular_stat(path)
     except OSError:

@@ -414,13 +414,6 @@ def test_a_head_read_in_one_call_fails_and_dates_as_the_python_read(tmp_path: Pa
     assert (read is None) == (kind in ("missing", "directory", "fifo", "broken link"))
 
 
-def test_a_head_read_in_one_call_is_told_its_ends_in_lower_case(tmp_path: Path) -> None:
-    # The C compares lower case only: an end told otherwise would never be found, so it is refused.
-    (tmp_path / "page.html").write_bytes(b"<head></HEAD>")
-    with pytest.raises(ValueError, match="lower case"):
-        _scan.read_head(os.fsencode(tmp_path / "page.html"), 65_536, 4_096, 16_384, (b"</HEAD",))
-
-
 def test_a_head_read_in_one_call_refuses_a_nul_as_os_open(tmp_path: Path) -> None:
     # A ValueError, as `os.open` raises (its words differ from one Python to the next).
     with pytest.raises(ValueError, match="embedded null"):
@@ -453,6 +446,28 @@ def test_a_listing_takes_its_names_from_the_lister(tmp_path: Path) -> None:
     assert sorted(untold.listing(os.fsencode(root))) == [b"\0home.xml\0\6", b"\1a.xml\0\6", b"\1d\0\5"]
     with pytest.raises(ValueError, match="may not"):
         untold.configure_listing(("index.html",), (".kml",), (0, 1, 2, 3))  # U+212A lower-cases to "k"
+
+
+def test_a_head_read_takes_its_ends_and_sizes_from_the_head_reader(tmp_path: Path) -> None:
+    # The C spells no end of a head, nor the sizes of its reads: untold, it reads nothing; told
+    # others, it reads by them. An end it would never find (upper case: it compares lower case)
+    # is refused.
+    page = tmp_path / "page.html"
+    page.write_bytes(b"<meta charset=utf-8><TITLE>t</title><body>")
+    untold = _untold()
+    with pytest.raises(RuntimeError, match="configure_reading"):
+        untold.read_head(os.fsencode(page), 65_536)
+    untold.configure_reading(("</title",), 1, 1)
+    read = untold.read_head(os.fsencode(page), 65_536)
+    assert read is not None
+    assert read[0::2] == (b"<meta charset=utf-8><TITLE>t", True)
+    for ends, first, said in (
+        (("</TITLE",), 1, "may not"),
+        (("title",), 1, "starts with '<'"),
+        (("</title",), 0, "at least 1"),
+    ):
+        with pytest.raises(ValueError, match=said):
+            untold.configure_reading(ends, first, 1)
 
 
 def test_a_scan_takes_its_names_from_the_signal_table() -> None:
