@@ -322,6 +322,33 @@ def _resolved(href: str, page_url: str) -> str | None:
     return url if _VALID_URL.fullmatch(url) else None
 
 
+#: What may follow a base URL in a URL whose path `urlsplit` gives as written: no query, no
+#: fragment, none of the characters it deletes.
+_PATH_ONLY = re.compile(r"[^?#\t\r\n]*+")
+
+
+def path_past_base(url: str, base_url: str) -> str | None:
+    """The path of `url` past the path of `base_url`, both as `urlsplit` reads them; None when
+    `url` is not under `base_url`. Asked of every canonical and hreflang link that names this
+    site: where `base_url` is normalized and `url` is it and more path, that path is the rest
+    of `url` as written, found without splitting either."""
+    if not url.startswith(base_url):
+        return None
+    rest = url[len(base_url) :]
+    if _PATH_ONLY.fullmatch(rest) is not None and _splits_as_written(base_url):
+        return rest
+    path, base_path = urlsplit(url).path, urlsplit(base_url).path
+    return path[len(base_path) :] if path.startswith(base_path) else None
+
+
+@functools.lru_cache(maxsize=16)
+def _splits_as_written(base_url: str) -> bool:
+    """Whether `urlsplit` reads the path of `base_url` as the whole of it from a '/' on (its
+    scheme and host, if any, before): then, with more path after it, the path it reads is the
+    base's and the rest, as written."""
+    return urlsplit(base_url).path.startswith("/") and _PATH_ONLY.fullmatch(base_url) is not None
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Served:
     """The files a static server answers a URL path with, in the order it tries them.
@@ -344,13 +371,10 @@ def served_files(url: str, base_url: str, style: UrlStyle) -> Served | None:
     ``a/index.html`` after a redirect. The path is percent-decoded to the file
     name's bytes; a path with a ``..`` or ``.`` segment or a NUL names no file.
     """
-    if not url.startswith(base_url):
+    rest = path_past_base(url, base_url)
+    if rest is None:
         return None
-    path = urlsplit(url).path
-    base_path = urlsplit(base_url).path
-    if not path.startswith(base_path):
-        return None
-    name = os.fsdecode(unquote_to_bytes(path[len(base_path) :]))
+    name = os.fsdecode(unquote_to_bytes(rest))
     segments = name.split("/")
     if "\0" in name or ".." in segments or "." in segments or "" in segments[:-1]:
         return Served(())

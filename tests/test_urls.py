@@ -5,7 +5,7 @@ from pathlib import Path
 from urllib.parse import unquote, unquote_to_bytes, urlsplit
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from sitemapgen import urls
@@ -165,6 +165,44 @@ def test_served_files(
 )
 def test_served_files_outside_the_base_url(url: str, base: str) -> None:
     assert served_files(url, base, UrlStyle.DIRECTORY) is None
+
+
+#: Base URLs as a build has them (normalized) and as it never has them: without a path, with a
+#: query or a fragment, with a character `urlsplit` deletes or strips, with no scheme or host.
+_BASES = [
+    "https://e.org/",
+    "https://e.org/docs/",
+    "http://[::1]:8080/a%20b/",
+    "https://xn--caf-dma.example/",
+    "https://e.org",
+    "https://e.org/?q=",
+    "https://e.org/#top",
+    " https://e.org/",
+    "https://e.org/a\tb/",
+    "//e.org/",
+    "/docs/",
+    "docs/",
+]
+
+
+@given(
+    base=st.sampled_from(_BASES),
+    rest=st.lists(
+        st.sampled_from(["a", "/", "%20", "?", "#", "\t", "\r", "\n", " ", ":", ".", "é", "//"]), max_size=10
+    ).map("".join),
+    elsewhere=st.booleans(),
+)
+@example(base="https://e.org", rest="a", elsewhere=False)  # the host's name goes on, not the path
+@example(base="https://e.org/", rest="a#b", elsewhere=False)
+@example(base="https://e.org/", rest="a\tb", elsewhere=False)
+def test_the_path_past_the_base_is_the_one_urlsplit_reads(base: str, rest: str, elsewhere: bool) -> None:
+    """`path_past_base` gives what `urlsplit` reads of both URLs, whatever the URL holds past
+    the base: as written where nothing in it is a query, a fragment or a character `urlsplit`
+    deletes, and read by `urlsplit` where something is; None where the URL is not under the base."""
+    url = ("https://f.org/" if elsewhere else base) + rest
+    path, base_path = urlsplit(url).path, urlsplit(base).path
+    expected = path[len(base_path) :] if url.startswith(base) and path.startswith(base_path) else None
+    assert urls.path_past_base(url, base) == expected
 
 
 @given(

@@ -19,12 +19,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from typing import NamedTuple
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import unquote_to_bytes
 
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Alternate
 from sitemapgen.hosts.base import Host, page_forms
-from sitemapgen.urls import encoded_path, is_page_name, normalize_url, page_url, served_files
+from sitemapgen.urls import encoded_path, is_page_name, normalize_url, page_url, path_past_base, served_files
 
 
 class Form(NamedTuple):
@@ -43,7 +43,6 @@ class Forms:
         self.host = host
         self.root = os.path.join(config.docroot, "")
         self.own_base = normalize_url(config.base_url)
-        self.base_path = urlsplit(self.own_base).path
 
     def page_of(self, href: str) -> tuple[str, bool] | None:
         """The docroot relpath of the page `href` (absolute, normalized) names, and whether
@@ -57,8 +56,12 @@ class Forms:
         direct = self._first_page(served.direct)
         if direct is not None:
             # A host's rewrite may answer any path with a page: only the page's own forms are it.
-            named = os.fsdecode(unquote_to_bytes(urlsplit(href).path[len(self.base_path) :]))
-            return (direct, False) if named in page_forms(direct) else None
+            named = path_past_base(href, own_base)
+            return (
+                (direct, False)
+                if named is not None and os.fsdecode(unquote_to_bytes(named)) in page_forms(direct)
+                else None
+            )
         redirected = self._first_page(served.redirected)
         return None if redirected is None else (redirected, True)
 
@@ -85,7 +88,11 @@ class Forms:
 
     def _first_page(self, relpaths: tuple[str, ...]) -> str | None:
         """The first of `relpaths` that is a page file in the docroot: the one a server answers with."""
-        return next((r for r in relpaths if is_page_name(r) and os.path.isfile(self.root + r)), None)
+        root = self.root
+        for relpath in relpaths:  # a loop: a generator's frame costs more than most of these lookups
+            if is_page_name(relpath) and os.path.isfile(root + relpath):
+                return relpath
+        return None
 
 
 def given_clusters(config: Config, base_url: str) -> dict[str, tuple[Alternate, ...]]:
