@@ -63,7 +63,11 @@ class Held:
 
     def drop(self, at: int, href: str) -> None:
         """Drop the link to `href` of its row at `at` (0: the row, or a block's first)."""
-        self.drops.setdefault(at, set()).add(href)
+        drops = self.drops.get(at)
+        if drops is None:
+            self.drops[at] = {href}
+        else:
+            drops.add(href)
 
 
 class Window:
@@ -110,13 +114,18 @@ class Window:
                     else:
                         their.drop(their_at, loc)
                     their.waits -= 1
+            waiting = (held, at, loc)  # one tuple for each of its links that waits
             for href in hrefs:
-                if came and (their_links := came.get(href)) is not None:  # it came, not naming this row
+                their_links = came.get(href)
+                if their_links is not None:  # it came, not naming this row
                     if not self._unreturned(href, their_links):
                         return False
                     held.drop(at, href)
                 else:
-                    awaiting.setdefault(href, []).append((held, at, loc))
+                    if (others := awaiting.get(href)) is None:
+                        awaiting[href] = [waiting]
+                    else:
+                        others.append(waiting)
                     held.awaited.append(href)
                     held.waits += 1
             came[loc] = links
