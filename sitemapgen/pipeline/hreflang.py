@@ -45,7 +45,7 @@ from typing import IO
 
 from sitemapgen.entry import Block, Row, RowLink, relinked, row_hrefs, row_links
 from sitemapgen.pipeline.forms import Forms
-from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Link, Window
+from sitemapgen.pipeline.window import WINDOW_ROWS, Held, Links, Window
 from sitemapgen.util.scratch import kept_aside, pickled
 
 _LINKED = b"<xhtml:link"  # in a row's element: it has hreflang links
@@ -305,33 +305,36 @@ class _Table:
         self.db = db
         self.base = base
         self.seq = 0  # the next row's place
-        self.pending: list[Link] = []
+        #: The links kept, a row's together: its place, its URL, and the URLs it names.
+        self.pending: list[tuple[int, str, Links]] = []
+        self.kept = 0  # links in `pending`
         # The links kept, a batch a pickle, until the check needs them: the table is made only
         # then. Most sites' windows decide every link, and a pickle costs a third of an insert.
         self.spill: IO[bytes] | None = None
 
-    def add(self, row: Row | Block) -> list[list[Link]]:
+    def add(self, row: Row | Block) -> list[Links]:
         """Keep the links of `row` (of each row of a block) to another URL of this site for the
-        table; each row's, as the table holds them, in order (none: an empty list)."""
+        table; each row's, in order (none: an empty list)."""
         base, seq, pending = self.base, self.seq, self.pending
+        found: list[Links]
         if isinstance(row, Block):
-            found = [
-                _to_this_site(seq + at, row.locs[at], xml, base) if _LINKED in xml else _NONE
-                for at, xml in enumerate(row.xmls)
-            ]
-            for links in found:
-                pending += links
-            self.seq += len(row.locs)
+            locs = row.locs
+            found = [_to_this_site(locs[at], xml, base) if _LINKED in xml else _NONE for at, xml in enumerate(row.xmls)]
         else:
-            found = [_to_this_site(seq, row.loc, row.xml, base) if _LINKED in row.xml else _NONE]
-            pending += found[0]
-            self.seq += 1
-        if len(pending) >= _BATCH:
+            locs = [row.loc]
+            found = [_to_this_site(row.loc, row.xml, base) if _LINKED in row.xml else _NONE]
+        for at, links in enumerate(found):
+            if links:
+                pending.append((seq + at, locs[at], links))
+                self.kept += len(links)
+        self.seq += len(locs)
+        if self.kept >= _BATCH:
             with kept_aside(_ASIDE):
                 if self.spill is None:
                     self.spill = tempfile.TemporaryFile()
                 pickle.dump(pending, self.spill, protocol=pickle.HIGHEST_PROTOCOL)
             pending.clear()
+            self.kept = 0
         return found
 
     def adding(self, rows: Iterator[Row | Block]) -> Iterator[Row | Block]:
@@ -347,11 +350,12 @@ class _Table:
         insert = "INSERT INTO links VALUES (?, ?, ?)"
         if self.spill is not None:
             self.spill.seek(0)
-            for links in pickled(self.spill):
-                self.db.executemany(insert, links)
+            for rows in pickled(self.spill):
+                self.db.executemany(insert, _each_link(rows))
             self.close()
-        self.db.executemany(insert, self.pending)
+        self.db.executemany(insert, _each_link(self.pending))
         self.pending.clear()
+        self.kept = 0
         self.db.execute("CREATE INDEX links_pair ON links (src, dst)")
 
     def close(self) -> None:
@@ -361,13 +365,18 @@ class _Table:
             self.spill = None
 
 
-_NONE: list[Link] = []  # a row's links to other URLs of this site, where it has none: never changed
+_NONE: list[str] = []  # a row's links to other URLs of this site, where it has none: never changed
 
 
-def _to_this_site(seq: int, loc: str, xml: bytes, base: str) -> list[Link]:
-    """The links of the row at `seq` (`loc`, its ``<url>`` element `xml`) to another URL of this
-    site (under `base`), as the table holds them."""
-    return [(seq, loc, href) for href in row_hrefs(xml) if href != loc and href.startswith(base)]
+def _to_this_site(loc: str, xml: bytes, base: str) -> list[str]:
+    """The hrefs of the links of the row at `loc` (its ``<url>`` element `xml`) to another URL
+    of this site (under `base`)."""
+    return [href for href in row_hrefs(xml) if href != loc and href.startswith(base)]
+
+
+def _each_link(rows: list[tuple[int, str, Links]]) -> Iterator[tuple[int, str, str]]:
+    """The links kept (see `_Table.pending`), one by one, as the table holds them: (seq, src, dst)."""
+    return ((seq, src, dst) for seq, src, links in rows for dst in links)
 
 
 def _chain(first: Row | Block, rest: Iterator[Row | Block]) -> Iterator[Row | Block]:

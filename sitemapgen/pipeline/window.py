@@ -37,9 +37,8 @@ from sitemapgen.entry import Block, Row
 from sitemapgen.errors import EnvironmentFailure
 from sitemapgen.pipeline.forms import Form, Forms
 
-#: A row's link to another URL of this site, as the table holds it: (seq, the row's URL, href).
-Link = tuple[int, str, str]
-Links = Sequence[Link]
+#: A row's links to other URLs of this site: the hrefs, in the row's order.
+Links = Sequence[str]
 
 WINDOW_ROWS = 5_000  # rows held waiting for the pages they link, at most (some 8 MiB)
 _PROBE_ROWS = 3_000  # rows a held row waits before the URLs it waits for are asked of `forms`
@@ -104,7 +103,7 @@ class Window:
                     f"{loc}: a page appeared there during the build, after pages' hreflang links to it"
                     " were dropped as naming no page; build again once the docroot stops changing"
                 )
-            hrefs = {dst for _, _, dst in links}
+            hrefs = set(links)
             if awaiting and (to_it := awaiting.pop(loc, None)) is not None:
                 for their, their_at, their_loc in to_it:
                     if their_loc in hrefs:
@@ -114,24 +113,32 @@ class Window:
                     else:
                         their.drop(their_at, loc)
                     their.waits -= 1
-            waiting = (held, at, loc)  # one tuple for each of its links that waits
-            for href in hrefs:
-                their_links = came.get(href)
-                if their_links is not None:  # it came, not naming this row
-                    if not self._unreturned(href, their_links):
-                        return False
-                    held.drop(at, href)
-                else:
-                    if (others := awaiting.get(href)) is None:
-                        awaiting[href] = [waiting]
-                    else:
-                        others.append(waiting)
-                    held.awaited.append(href)
-                    held.waits += 1
+            if hrefs and not self._hold(held, at, loc, hrefs):
+                return False
             came[loc] = links
             order.append(loc)
             if len(order) > _CAME_ROWS:
                 came.pop(order.popleft(), None)  # gone already where the walk gave one URL twice
+        return True
+
+    def _hold(self, held: Held, at: int, loc: str, hrefs: set[str]) -> bool:
+        """Decide each link of the row at `loc` (`held`'s row `at`) to a URL of `hrefs` whose row
+        came, or hold it until that row comes; False where one cannot be decided here."""
+        came, awaiting = self.came, self.awaiting
+        waiting = (held, at, loc)  # one tuple for all of its links that wait
+        for href in hrefs:
+            their_links = came.get(href)
+            if their_links is not None:  # it came, not naming this row
+                if not self._unreturned(href, their_links):
+                    return False
+                held.drop(at, href)
+            else:
+                if (others := awaiting.get(href)) is None:
+                    awaiting[href] = [waiting]
+                else:
+                    others.append(waiting)
+                held.awaited.append(href)
+                held.waits += 1
         return True
 
     def ready(self, seq: int) -> Iterator[Held]:
@@ -182,7 +189,7 @@ class Window:
         plain = self.plain.get(url)
         if plain is None:
             came = self.came
-            plain = all(came.get(dst) or self._names_itself(dst) for _, _, dst in links)
+            plain = all(came.get(dst) or self._names_itself(dst) for dst in links)
             if len(self.plain) >= _KEPT:
                 self.plain.clear()
             self.plain[url] = plain
