@@ -1097,8 +1097,10 @@ static PyObject *nanoseconds(long long seconds, long nanoseconds) {
 /* Where the first end of a head starts in data[from:n], in any ASCII case; -1 if none does. */
 static Py_ssize_t head_end_at(const Told *told, const char *data, Py_ssize_t n, Py_ssize_t from) {
     for (Py_ssize_t i = from; i < n; i++) {
-        if (data[i] != '<')
-            continue;
+        const char *open = memchr(data + i, '<', (size_t)(n - i)); /* from '<' to '<', not byte by byte */
+        if (open == NULL)
+            return -1;
+        i = open - data;
         for (int e = 0; e < told->ends; e++) {
             const Name *end = &told->end[e];
             if (i + end->len > n)
