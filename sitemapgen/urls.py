@@ -343,10 +343,11 @@ def path_past_base(url: str, base_url: str) -> str | None:
 
 @functools.lru_cache(maxsize=16)
 def _splits_as_written(base_url: str) -> bool:
-    """Whether `urlsplit` reads the path of `base_url` as the whole of it from a '/' on (its
-    scheme and host, if any, before): then, with more path after it, the path it reads is the
-    base's and the rest, as written."""
-    return urlsplit(base_url).path.startswith("/") and _PATH_ONLY.fullmatch(base_url) is not None
+    """Whether `urlsplit` reads `base_url` as a host and, from the '/' after it, a path that runs
+    to its end: then, with more path after it, the path it reads is the base's and the rest, as
+    written. (Without a host, more path may make one: "/" and "/e.org/a" are "//e.org/a".)"""
+    parts = urlsplit(base_url)
+    return bool(parts.netloc) and parts.path.startswith("/") and _PATH_ONLY.fullmatch(base_url) is not None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

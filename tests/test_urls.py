@@ -182,6 +182,8 @@ _BASES = [
     "//e.org/",
     "/docs/",
     "docs/",
+    "/",
+    "https:/",
 ]
 
 
@@ -195,6 +197,7 @@ _BASES = [
 @example(base="https://e.org", rest="a", elsewhere=False)  # the host's name goes on, not the path
 @example(base="https://e.org/", rest="a#b", elsewhere=False)
 @example(base="https://e.org/", rest="a\tb", elsewhere=False)
+@example(base="/", rest="/e.org/a", elsewhere=False)  # a host after all: "//e.org/a"
 def test_the_path_past_the_base_is_the_one_urlsplit_reads(base: str, rest: str, elsewhere: bool) -> None:
     """`path_past_base` gives what `urlsplit` reads of both URLs, whatever the URL holds past
     the base: as written where nothing in it is a query, a fragment or a character `urlsplit`
