@@ -319,7 +319,10 @@ class _Table:
         found: list[Links]
         if isinstance(row, Block):
             locs = row.locs
-            found = [_to_this_site(locs[at], xml, base) if _LINKED in xml else _NONE for at, xml in enumerate(row.xmls)]
+            found = [
+                _to_this_site(loc, xml, base) if _LINKED in xml else _NONE
+                for loc, xml in zip(locs, row.xmls, strict=True)
+            ]
         else:
             locs = [row.loc]
             found = [_to_this_site(row.loc, row.xml, base) if _LINKED in row.xml else _NONE]
