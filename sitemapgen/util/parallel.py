@@ -353,6 +353,7 @@ def _shut_down(pool: ProcessPoolExecutor, *, wait: bool) -> None:
         pool.shutdown(wait=True, cancel_futures=True)
         return
     processes = dict(getattr(pool, "_processes", None) or {})  # not public: best effort
+    manager = getattr(pool, "_executor_manager_thread", None)  # the same; gone after `shutdown`
     pool.shutdown(wait=False, cancel_futures=True)
     # A worker killed while it sends a result leaves half a message, which the pool's thread
     # then waits for forever, and the interpreter's exit with it: the batches in hand (a few,
@@ -367,3 +368,8 @@ def _shut_down(pool: ProcessPoolExecutor, *, wait: bool) -> None:
     for process in processes.values():
         with contextlib.suppress(OSError, ValueError, AssertionError):
             process.join(5)
+    # The pool's own thread reaps the workers too: one it has reaped is a child of this process
+    # (`multiprocessing.active_children`) until that thread has noted its end. It ends once they
+    # have; joined, no worker outlives the map.
+    if manager is not None and manager is not threading.current_thread():
+        manager.join(_GRACE)
