@@ -370,6 +370,7 @@ def _shut_down(pool: ProcessPoolExecutor, *, wait: bool) -> None:
             process.join(5)
     # The pool's own thread reaps the workers too: one it has reaped is a child of this process
     # (`multiprocessing.active_children`) until that thread has noted its end. It ends once they
-    # have; joined, no worker outlives the map.
-    if manager is not None and manager is not threading.current_thread():
+    # have; joined, no worker outlives the map. (Not started, as where no thread can start: no
+    # thread to join, and `join` would raise.)
+    if manager is not None and manager.is_alive() and manager is not threading.current_thread():
         manager.join(_GRACE)

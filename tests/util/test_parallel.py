@@ -139,6 +139,24 @@ def test_a_map_closed_while_its_workers_run_has_ended_its_pool_when_close_return
         assert [thread.name for thread in threading.enumerate() if thread not in before] == []
 
 
+def test_a_pool_whose_own_thread_cannot_start_is_an_error_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's own thread, not its queue's, cannot start: the map says so in its own words,
+    and ends the workers the pool forked first; there is no thread of the pool to join."""
+    import concurrent.futures.process
+
+    start = threading.Thread.start
+
+    def no_manager(thread: threading.Thread) -> None:
+        if isinstance(thread, concurrent.futures.process._ExecutorManagerThread):
+            raise RuntimeError("can't start new thread")
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", no_manager)
+    with pytest.raises(EnvironmentFailure, match="^cannot start the worker pool .*nothing new was published"):
+        list(ordered_map(_square, _tasks(20, 512), jobs=2))
+    assert multiprocessing.active_children() == []
+
+
 def test_jobs_beyond_the_open_file_limit_are_bounded(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "site", {f"d{i // 500}/p{i}.html": html() for i in range(3_000)})
     code = (
