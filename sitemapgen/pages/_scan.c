@@ -26,6 +26,9 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAX_MARKS 16
 
@@ -36,6 +39,13 @@ typedef struct {
     unsigned int first[256];  /* for each character below 256, the marks it starts, in any case (bit m: mark m) */
     unsigned int second[256]; /* for each character below 256, the marks it is the second of, in any case */
     unsigned int one;         /* the marks of one character */
+#if defined(__SSE2__)
+    /* The marks as `any_mark_bytes` looks for them, each byte with its 0x20 bit set (one byte for
+     * both cases of a letter), in sixteen copies: the one-character marks, and the first two
+     * characters of the others. */
+    __m128i ones[MAX_MARKS], firsts[MAX_MARKS], seconds[MAX_MARKS];
+    int one_count, pair_count;
+#endif
 } Marks;
 
 #define MAX_NAMES 4
@@ -255,15 +265,97 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len, 
         if (s[u] == '<' || s[u] == '>')                                                        \
             goto hand_back;
 
-/* ...or, on one byte a character, by memchr: a description's value is a few hundred bytes. */
+/* ...or, on one byte a character, by `quoted_end_bytes`: a description's value is a few hundred bytes. */
 #define QUOTED_END_BYTES(u, from, quote)                                                       \
     {                                                                                          \
-        const Py_UCS1 *q_ = memchr(s + (from), (int)(quote), (size_t)(n - (from)));            \
-        (u) = q_ == NULL ? n : q_ - s;                                                         \
-        if (memchr(s + (from), '<', (size_t)((u) - (from))) != NULL ||                         \
-            memchr(s + (from), '>', (size_t)((u) - (from))) != NULL)                           \
+        (u) = quoted_end_bytes(s, (from), n, (Py_UCS1)(quote));                                \
+        if ((u) < n && s[u] != (quote))                                                        \
             goto hand_back;                                                                    \
     }
+
+/* The first `quote`, '<' or '>' at or after `from` in the bytes `s` (length n), or `n`: sixteen
+ * bytes at a time where SSE2 is (every x86-64). */
+static inline Py_ssize_t quoted_end_bytes(const Py_UCS1 *s, Py_ssize_t from, Py_ssize_t n, Py_UCS1 quote) {
+    Py_ssize_t at = from;
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi8((char)quote), lt = _mm_set1_epi8('<'), gt = _mm_set1_epi8('>');
+    for (; at + 16 <= n; at += 16) {
+        __m128i chunk = _mm_loadu_si128((const __m128i *)(s + at));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(chunk, q),
+                                   _mm_or_si128(_mm_cmpeq_epi8(chunk, lt), _mm_cmpeq_epi8(chunk, gt)));
+        unsigned int bits = (unsigned int)_mm_movemask_epi8(hit);
+        if (bits != 0)
+            return at + lowest_bit(bits);
+    }
+#endif
+    while (at < n && s[at] != quote && s[at] != '<' && s[at] != '>')
+        at++;
+    return at;
+}
+
+/* Whether one of `marks` starts at `at` of `s` and ends by `end` (in ASCII letters of any case):
+ * the marks that start with its character, and have the next after it (or are that character
+ * alone), each compared. Once for each kind of string. */
+#define DEFINE_MARK_AT(NAME, T)                                                                \
+    static inline int NAME(const T *s, Py_ssize_t at, Py_ssize_t end, const Marks *marks) {   \
+        Py_UCS4 c1 = s[at], c2 = s[at + 1];                                                    \
+        unsigned int starting = c1 < 256 ? marks->first[c1] : 0;                               \
+        if (starting == 0)                                                                     \
+            return 0;                                                                          \
+        starting &= marks->one | (c2 < 256 ? marks->second[c2] : 0);                           \
+        while (starting != 0) {                                                                \
+            int m = lowest_bit(starting);                                                      \
+            starting &= starting - 1;                                                          \
+            const Py_UCS1 *word = marks->text[m];                                              \
+            Py_ssize_t len = marks->len[m];                                                    \
+            if (at + len > end)                                                                \
+                continue;                                                                      \
+            Py_ssize_t k = 1;                                                                  \
+            while (k < len && ascii_lower(s[at + k]) == word[k])                               \
+                k++;                                                                           \
+            if (k == len)                                                                      \
+                return 1;                                                                      \
+        }                                                                                      \
+        return 0;                                                                              \
+    }                                                                                          \
+    /* Whether one of `marks` starts in `s` from `from` and ends by `end` (`s[end]` is '>'). */ \
+    static inline int NAME##_any(const T *s, Py_ssize_t from, Py_ssize_t end, const Marks *marks) { \
+        for (Py_ssize_t at = from; at < end; at++)                                             \
+            if (NAME(s, at, end, marks))                                                       \
+                return 1;                                                                      \
+        return 0;                                                                              \
+    }
+DEFINE_MARK_AT(mark_at_ucs1, Py_UCS1)
+DEFINE_MARK_AT(mark_at_ucs2, Py_UCS2)
+DEFINE_MARK_AT(mark_at_ucs4, Py_UCS4)
+
+/* `mark_at_ucs1_any`, sixteen bytes at a time where SSE2 is (every x86-64): only the bytes that
+ * may start a mark are looked at, found by comparing each byte and the next, their 0x20 bit set
+ * (one byte for both cases of a letter), with the marks' first two (`Marks.firsts`). Few bytes of a
+ * tag pass. */
+static inline int any_mark_bytes(const Py_UCS1 *s, Py_ssize_t from, Py_ssize_t end, const Marks *marks) {
+    Py_ssize_t at = from;
+#if defined(__SSE2__)
+    const __m128i case_bit = _mm_set1_epi8(0x20);
+    for (; at + 16 <= end; at += 16) { /* s[end] is the tag's '>': the load of the next bytes stays in `s` */
+        __m128i first = _mm_or_si128(_mm_loadu_si128((const __m128i *)(s + at)), case_bit);
+        __m128i second = _mm_or_si128(_mm_loadu_si128((const __m128i *)(s + at + 1)), case_bit);
+        __m128i hit = _mm_setzero_si128();
+        for (int k = 0; k < marks->one_count; k++)
+            hit = _mm_or_si128(hit, _mm_cmpeq_epi8(first, marks->ones[k]));
+        for (int k = 0; k < marks->pair_count; k++)
+            hit = _mm_or_si128(hit, _mm_and_si128(_mm_cmpeq_epi8(first, marks->firsts[k]),
+                                                  _mm_cmpeq_epi8(second, marks->seconds[k])));
+        unsigned int bits = (unsigned int)_mm_movemask_epi8(hit);
+        while (bits != 0) {
+            if (mark_at_ucs1(s, at + lowest_bit(bits), end, marks))
+                return 1;
+            bits &= bits - 1;
+        }
+    }
+#endif
+    return mark_at_ucs1_any(s, at, end, marks);
+}
 
 /* The scan, once per string kind, and once more asked for titles (WANT_TEXT 1: a constant, so the
  * scan of a build without them compiles as if titles did not exist, branch and all): the answer (a
@@ -450,30 +542,7 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len, 
                 continue;                                                                      \
             }                                                                                  \
             if (kind == NAME_SIGNAL) {                                                         \
-                int deciding = 0;                                                              \
-                for (Py_ssize_t at = i + 1; at < gt && !deciding; at++) {                      \
-                    Py_UCS4 c1 = s[at], c2 = s[at + 1];                                        \
-                    /* the marks that start with c1, and c2 after it (or are c1 alone) */      \
-                    unsigned int starting = c1 < 256 ? marks->first[c1] : 0;                   \
-                    if (starting == 0)                                                         \
-                        continue;                                                              \
-                    starting &= marks->one | (c2 < 256 ? marks->second[c2] : 0);               \
-                    while (starting != 0) {                                                    \
-                        int m = lowest_bit(starting);                                          \
-                        starting &= starting - 1;                                              \
-                        const Py_UCS1 *word = marks->text[m];                                  \
-                        Py_ssize_t len = marks->len[m];                                        \
-                        if (at + len > gt)                                                     \
-                            continue;                                                          \
-                        Py_ssize_t k = 1;                                                      \
-                        while (k < len && ascii_lower(s[at + k]) == word[k])                   \
-                            k++;                                                               \
-                        if (k == len) {                                                        \
-                            deciding = 1;                                                      \
-                            break;                                                             \
-                        }                                                                      \
-                    }                                                                          \
-                }                                                                              \
+                int deciding = ANY_MARK(s, i + 1, gt);                                         \
                 if (deciding) {                                                                \
                     PyObject *tag = TAG_TEXT(str, s, i, gt + 1);                               \
                     if (tag == NULL || PyList_Append(found, tag) < 0) {                        \
@@ -497,14 +566,17 @@ static inline int name_kind(const Told *told, const char *name, Py_ssize_t len, 
 #define UNSURE_SPACE(c) 0
 #define TAG_TEXT(str, s, start, end) PyUnicode_Substring(str, start, end)
 #define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
+#define ANY_MARK(s, from, end) any_mark_bytes(s, from, end, marks)
 #define ANY_REFUSED(s, n) any_refused_ucs1(s, n)
 #define QUOTED_END QUOTED_END_BYTES
 DEFINE_SCAN(scan_ucs1, Py_UCS1, 0)
 DEFINE_SCAN(scan_ucs1_titles, Py_UCS1, 1)
 #undef NEXT_OPEN
+#undef ANY_MARK
 #undef ANY_REFUSED
 #undef QUOTED_END
 #define NEXT_OPEN(s, i, n) next_open_ucs2(s, i, n)
+#define ANY_MARK(s, from, end) mark_at_ucs2_any(s, from, end, marks)
 #define ANY_REFUSED(s, n) any_refused_ucs2(s, n)
 #define QUOTED_END QUOTED_END_LOOP
 DEFINE_SCAN(scan_ucs2, Py_UCS2, 0)
@@ -512,10 +584,13 @@ DEFINE_SCAN(scan_ucs2_titles, Py_UCS2, 1)
 #undef NEXT_OPEN
 #undef ANY_REFUSED
 #define NEXT_OPEN(s, i, n) next_open_ucs4(s, i, n)
+#undef ANY_MARK
+#define ANY_MARK(s, from, end) mark_at_ucs4_any(s, from, end, marks)
 #define ANY_REFUSED(s, n) any_refused_ucs4(s, n)
 DEFINE_SCAN(scan_ucs4, Py_UCS4, 0)
 DEFINE_SCAN(scan_ucs4_titles, Py_UCS4, 1)
 #undef NEXT_OPEN
+#undef ANY_MARK
 #undef ANY_REFUSED
 #undef QUOTED_END
 #undef SPACE
@@ -531,6 +606,7 @@ DEFINE_SCAN(scan_ucs4_titles, Py_UCS4, 1)
 #define UNSURE_SPACE(c) ((c) >= 0x80)
 #define TAG_TEXT(str, s, start, end) PyUnicode_DecodeUTF8((const char *)(s) + (start), (end) - (start), "replace")
 #define NEXT_OPEN(s, i, n) next_open_ucs1(s, i, n)
+#define ANY_MARK(s, from, end) any_mark_bytes(s, from, end, marks)
 #define ANY_REFUSED(s, n) any_refused_utf8(s, n)
 #define QUOTED_END QUOTED_END_BYTES
 DEFINE_SCAN(scan_utf8, Py_UCS1, 0)
@@ -581,6 +657,9 @@ static int read_marks(PyObject *words, Marks *marks) {
     memset(marks->first, 0, sizeof marks->first);
     memset(marks->second, 0, sizeof marks->second);
     marks->one = 0;
+#if defined(__SSE2__)
+    marks->one_count = marks->pair_count = 0;
+#endif
     marks->count = (int)PyTuple_GET_SIZE(words);
     if (marks->count > MAX_MARKS) {
         PyErr_SetString(PyExc_ValueError, "too many marks");
@@ -611,6 +690,14 @@ static int read_marks(PyObject *words, Marks *marks) {
             if (c2 >= 'a' && c2 <= 'z')
                 marks->second[c2 - 32] |= 1u << m;
         }
+#if defined(__SSE2__)
+        if (marks->len[m] == 1) {
+            marks->ones[marks->one_count++] = _mm_set1_epi8((char)(c1 | 0x20));
+        } else {
+            marks->firsts[marks->pair_count] = _mm_set1_epi8((char)(c1 | 0x20));
+            marks->seconds[marks->pair_count++] = _mm_set1_epi8((char)(marks->text[m][1] | 0x20));
+        }
+#endif
     }
     return 0;
 }

@@ -274,6 +274,43 @@ def test_from_bytes_it_answers_for_every_utf8_page_of_the_real_sites() -> None:
     assert answered > 50
 
 
+#: Where a tag's bytes are looked at sixteen at a time (`_scan.any_mark_bytes`, the end of a quoted
+#: value): every place of a chunk, and a word cut short or run into the tag's end.
+_PLACES = range(36)
+
+
+@pytest.mark.parametrize("word", [*scanner._MARKS, "robot", "canonica", "\x06", "R\x0fBOTS"])
+def test_a_mark_at_any_place_of_a_tag_is_found_as_the_python_scanner_finds_it(word: str) -> None:
+    # A mark in any case at every place, before the tag's end or at it; a word a mark only starts;
+    # a byte that reads as a mark's first with its 0x20 bit set ("\x06" as "&"), and so on.
+    for spelled in dict.fromkeys((word, word.upper(), word.title())):
+        for after in ("", "y", "y" * 15, "y" * 16):
+            tags = [f'<meta content="{"x" * before}{spelled}{after}">' for before in _PLACES]
+            tags += [f"<meta content={'x' * before}{spelled}>" for before in _PLACES]  # the mark ends the tag
+            for tag in tags:
+                text = f"<head>{tag}</head>"
+                found = _agrees(text)
+                assert found == _agrees_bytes(text.encode()), tag
+                if word.isprintable() or '"' in tag:  # else an unquoted value holds a control character
+                    assert found == ([tag] if word in scanner._MARKS else []), tag
+                else:
+                    assert found is None, tag
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_a_quoted_value_ends_where_the_python_scanner_ends_it(quote: str) -> None:
+    # A value's end found sixteen bytes at a time: a '<' or '>' at any place of it (the head is
+    # the Python scanner's to read), the other quote (a character of the value), no end at all.
+    other = "'" if quote == '"' else '"'
+    for before in _PLACES:
+        for inside, answered in (("<", False), (">", False), (other, True), ("", True)):
+            tag = f"<meta name=robots content={quote}{'x' * before}{inside}{'y' * (before % 17)}{quote}>"
+            for text in (f"<head>{tag}</head>", f"<head>{tag[:-2]}"):  # the second ends in the value
+                found = _agrees(text), _agrees_bytes(text.encode())
+                assert found[0] == found[1], text
+                assert (found[0] is not None) is (answered and text.endswith("</head>")), text
+
+
 def _python_listing(directory: Path) -> tuple[list[bytes], dict[str, OSError]]:
     """`lister.listing` of `directory` by `os.scandir` alone, as where the scanner is not built."""
     with mock.patch.object(lister, "COMPILED", None):
