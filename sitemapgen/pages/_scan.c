@@ -684,20 +684,19 @@ static int read_marks(PyObject *words, Marks *marks) {
             marks->first[c1 - 32] |= 1u << m; /* its upper case */
         if (marks->len[m] == 1) {
             marks->one |= 1u << m;
+#if defined(__SSE2__)
+            marks->ones[marks->one_count++] = _mm_set1_epi8((char)(c1 | 0x20));
+#endif
         } else {
             Py_UCS1 c2 = marks->text[m][1];
             marks->second[c2] |= 1u << m;
             if (c2 >= 'a' && c2 <= 'z')
                 marks->second[c2 - 32] |= 1u << m;
-        }
 #if defined(__SSE2__)
-        if (marks->len[m] == 1) {
-            marks->ones[marks->one_count++] = _mm_set1_epi8((char)(c1 | 0x20));
-        } else {
             marks->firsts[marks->pair_count] = _mm_set1_epi8((char)(c1 | 0x20));
-            marks->seconds[marks->pair_count++] = _mm_set1_epi8((char)(marks->text[m][1] | 0x20));
-        }
+            marks->seconds[marks->pair_count++] = _mm_set1_epi8((char)(c2 | 0x20));
 #endif
+        }
     }
     return 0;
 }
