@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import unquote, unquote_to_bytes, urlsplit
+from urllib.parse import quote, unquote, unquote_to_bytes, urlsplit
 
 import pytest
 from hypothesis import assume, example, given
@@ -102,6 +102,15 @@ def test_url_round_trips_to_the_raw_path(segments: list[bytes]) -> None:
     assert url.isascii()
     assert not set(url) & set(' "<>\\^`{|}#?')  # nothing a URL must not hold raw
     assert unquote_to_bytes(path.removeprefix("/base/")) == raw
+
+
+@given(st.lists(segment, min_size=1, max_size=4))
+@example([b"caf\xc3\xa9 & 'b'", "na\u00efve %41#x?".encode(), b"\xff\xfe.html"])
+def test_a_path_is_encoded_as_quote_encodes_its_raw_bytes(segments: list[bytes]) -> None:
+    """Only the runs that need it are encoded (`urls._encoded`): the same text as `quote` of the
+    path's bytes, whatever they are (UTF-8 or not, with '%', '#' or '?')."""
+    raw = b"/".join(segments)
+    assert url_path(os.fsdecode(raw), UrlStyle.INDEX) == quote(raw, safe="/!$&'()*+,;=:@")
 
 
 @given(st.text(min_size=1, max_size=30).filter(lambda t: "\0" not in t and "/" not in t and t not in (".", "..")))
