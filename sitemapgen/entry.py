@@ -272,9 +272,13 @@ def dated_row(loc: str, seconds: int, text: str, alternates: tuple[Alternate, ..
     """`row_of` an entry with a URL, a lastmod (`text`, of the UTC second `seconds`) and
     `alternates` alone, made without the entry (`pipeline.quick`): the same ``<url>`` element
     `format_entry` writes."""
+    return tuple.__new__(Row, (loc, dated_xml(loc, text, alternates), float(seconds), text, "", None))
+
+
+def dated_xml(loc: str, text: str, alternates: tuple[Alternate, ...] = ()) -> bytes:
+    """The ``<url>`` element of `dated_row`."""
     links = _links(alternates) if alternates else ""
-    xml = f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod>{links}</url>\n".encode()
-    return tuple.__new__(Row, (loc, xml, float(seconds), text, "", None))
+    return f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod>{links}</url>\n".encode()
 
 
 def row_of(entry: Entry, fmt: LastmodFormat, labels: Labels | None = None) -> Row:

@@ -40,7 +40,6 @@ class Blocking:
         """`outcomes`, each run of plain ones (of one lastmod source) as one `Block`; a block
         among them (gathered in a worker) as it is."""
         gathered: Gathered = []
-        room, low, high = self.room, self.low, self.high
         block: Block | None = None
         for outcome in outcomes:
             if isinstance(outcome, Block):
@@ -58,8 +57,7 @@ class Blocking:
                 or (source := outcome.lastmod_source) is None
                 or row.section
                 or (key := row.lastmod_key) is None
-                or not low <= key <= high
-                or len(xml := row.xml) > room
+                or not self.admits(key, xml := row.xml)
             ):
                 block = None
                 gathered.append(outcome)
@@ -72,6 +70,10 @@ class Blocking:
             block.keys.append(key)
             block.texts.append(row.lastmod_text)  # type: ignore[arg-type]  # dated: it has its text
         return gathered
+
+    def admits(self, key: float, xml: bytes) -> bool:
+        """Whether a plain row, dated `key` (POSIX time) and written `xml`, goes in a block."""
+        return self.low <= key <= self.high and len(xml) <= self.room
 
     def _packed(self, outcomes: list[Outcome | Block]) -> Sequence[object]:
         """A worker's outcomes gathered, the rest packed (`decide.pack`)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,7 @@ from sitemapgen.pipeline.documents import DocumentDecider, DocumentPatterns, onl
 from sitemapgen.pipeline.tally import Tally
 from sitemapgen.skips import Skip
 from sitemapgen.urls import is_page_name
-from sitemapgen.util.parallel import BATCH, can_fork, ordered_map, usable_cpus, worker_limit
+from sitemapgen.util.parallel import BATCH, can_fork, each, ordered_map, usable_cpus, worker_limit
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.previous import Previous
@@ -157,18 +157,18 @@ class Pipeline:
             for line in [*tally.lines(), *odd.lines()]:
                 self.warn(line)
 
-    def _decision(self, detail: bool) -> Callable[[Candidate], Outcome]:
-        """How a candidate is decided (in the workers): the documents' decision, the page's, or
-        where a plain page is dated by its mtime, `quick`'s (the same outcomes, in a frame or two
-        a page)."""
+    def _decision(self, detail: bool) -> Callable[[Sequence[Candidate]], list[Outcome | Block]]:
+        """How a batch of candidates is decided (in the workers): each by the documents' decision
+        or the page's, or where a plain page is dated by its mtime, by `quick`'s (the same
+        outcomes, in a frame or two a page)."""
         decide = self.decider.decide if self.documents is None else self.documents.decide
         if detail:
-            return functools.partial(decide, detail=True)
+            return each(functools.partial(decide, detail=True))
         if self.documents is None and quick.applies(self.config, self.decider):
-            return quick.MtimeOnly(self.decider).decide
+            return quick.MtimeOnly(self.decider, self.blocking).batch
         if self.documents is None and quick.applies_read(self.config, self.decider):
-            return quick.HeadRead(self.decider).decide
-        return decide
+            return each(quick.HeadRead(self.decider).decide)
+        return each(decide)
 
     def _settle_counted(self, outcome: Outcome) -> Outcome:
         """`Decider.settle`, counting the documents listed (a build with documents only)."""

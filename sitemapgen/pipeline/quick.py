@@ -5,7 +5,8 @@ documents and `lastmod = mtime` decides most pages from their path, their `stat`
 on, what their head says, and nothing else:
 
 - heads off (`MtimeOnly`): whether a path rule leaves the page out, whether it is a regular
-  file, its URL and its mtime;
+  file, its URL and its mtime, a batch of pages in one frame, each listed page straight into
+  its batch's block (`blocks.Blocking`: no `Outcome`, no `Row`);
 - heads on (`HeadRead`, where no output wants labels and no plugin gives clusters): the same,
   and its head, read in the call that gives its `stat` (`head.read_head_at`): what it says
   (noindex, a redirect, a canonical) means what the decision says it means
@@ -28,15 +29,17 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Alternate, dated_row, utc_second_text
+from sitemapgen.entry import Alternate, Block, Row, dated_row, dated_xml, utc_second_text
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
 from sitemapgen.pages.scanner import read_fast_utf8
 from sitemapgen.pages.signals import canonical_said
 from sitemapgen.pages.walk import Candidate, Page
+from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.skips import NoteKind
@@ -70,31 +73,54 @@ def applies_read(config: Config, decider: Decider) -> bool:
 
 
 class MtimeOnly:
-    """`Decider.decide` for a build that `applies`, in one frame for a listed page."""
+    """`Decider.decide` for a build that `applies`, a batch at a time: a listed page in the loop's
+    own frame, straight into a block of its batch (`blocks.Blocking`), with no `Outcome` or `Row`."""
 
-    def __init__(self, decider: Decider) -> None:
+    def __init__(self, decider: Decider, blocking: Blocking) -> None:
         config = decider.config
         self.decider = decider
+        self.blocking = blocking
         self.check = decider.path_rules.check  # by name where only the default excludes apply
         self.root = decider.root
         self.base_url = config.base_url
         self.style = config.url_style
         self.date_only = config.lastmod_format is LastmodFormat.DATE
 
-    def decide(self, candidate: Candidate) -> Outcome:
-        relpath, is_link = candidate
-        if is_link or self.check(relpath) is not None:
-            return self.decider.decide(candidate)
-        try:
-            status = os.stat(self.root + relpath)
-        except OSError:
-            return self.decider.decide(candidate)
-        seconds = status.st_mtime_ns // 1_000_000_000
-        loc = self.base_url + url_path(relpath, self.style)
-        if not stat.S_ISREG(status.st_mode) or len(loc) > MAX_URL_LENGTH or not 0 <= seconds < _LAST_SECOND:
-            return self.decider.decide(candidate)
-        row = dated_row(loc, seconds, utc_second_text(seconds, self.date_only))
-        return _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
+    def batch(self, candidates: Sequence[Candidate]) -> Gathered:
+        """The candidates' outcomes in order, each run of plain ones as one `Block`, as
+        `Blocking` gathers them; any other page as `Decider.decide` decides it."""
+        gathered: Gathered = []
+        block: Block | None = None
+        check, root, base_url, style, date_only = self.check, self.root, self.base_url, self.style, self.date_only
+        admits = self.blocking.admits
+        for candidate in candidates:
+            relpath, is_link = candidate
+            outcome = None
+            try:
+                status = None if is_link or check(relpath) is not None else os.stat(root + relpath)
+            except OSError:
+                status = None
+            if status is not None:
+                seconds = status.st_mtime_ns // 1_000_000_000
+                loc = base_url + url_path(relpath, style)
+                if stat.S_ISREG(status.st_mode) and len(loc) <= MAX_URL_LENGTH and 0 <= seconds < _LAST_SECOND:
+                    text = utc_second_text(seconds, date_only)
+                    xml = dated_xml(loc, text)
+                    key = float(seconds)
+                    if admits(key, xml):
+                        if block is None:
+                            block = Block([], [], [], [], _SOURCE)
+                            gathered.append(block)
+                        block.locs.append(loc)
+                        block.xmls.append(xml)
+                        block.keys.append(key)
+                        block.texts.append(text)
+                        continue
+                    row = _new(Row, (loc, xml, key, text, "", None))  # `dated_row`'s, dated out of the plausible years
+                    outcome = _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
+            block = None
+            gathered.append(self.decider.decide(candidate) if outcome is None else outcome)  # which says why
+        return gathered
 
 
 class HeadRead:

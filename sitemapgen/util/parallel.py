@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import gc
 import logging
 import math
@@ -50,7 +51,7 @@ R = TypeVar("R")
 C = TypeVar("C")
 
 logger = logging.getLogger(__name__)
-_function: Callable[[Any], Any] | None = None  # in a worker only: its pool's function (`_worker_init`)
+_function: Callable[[Any], Any] | None = None  # in a worker only: its pool's batch function (`_worker_init`)
 _pack: Callable[[list[Any]], Any] | None = None  # in a worker only: its pool's `Wire.pack`
 _PR_SET_PDEATHSIG = 1
 _POLL = 1.0  # seconds between checks that the pool is still alive, while waiting on it
@@ -218,17 +219,32 @@ def _run(batch: Sequence[Any]) -> Any:
     """A worker's task: its pool's function over one batch, packed."""
     function = _function
     assert function is not None
-    results = [function(item) for item in batch]
+    results = function(batch)
     return results if _pack is None else _pack(results)
 
 
+def each(function: Callable[[T], R]) -> Callable[[Sequence[T]], list[R]]:
+    """The batch function (what `ordered_map` runs) that calls `function` on each item."""
+    return functools.partial(_each, function)
+
+
+def _each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    return [function(item) for item in items]
+
+
 def ordered_map(
-    function: Callable[[T], R], tasks: Iterable[tuple[Sequence[T], C]], *, jobs: int, wire: Wire[R] | None = None
+    function: Callable[[Sequence[T]], list[R]],
+    tasks: Iterable[tuple[Sequence[T], C]],
+    *,
+    jobs: int,
+    wire: Wire[R] | None = None,
 ) -> Iterator[tuple[list[R], C]]:
     """`function` over each task's items, yielded per task, in the order of `tasks`.
 
-    A task is (items, context); the context comes back untouched beside the
-    results, for the caller to put them in place. `jobs` is the number of
+    A task is (items, context); `function` takes a task's items and gives their
+    results (`each` makes one of a function of an item), in one call, so that
+    work shared by a batch's items is done once. The context comes back
+    untouched beside the results, for the caller to put them in place. `jobs` is the number of
     worker processes (1: none); `wire`, how their results cross. A worker that dies is a `SitemapgenError`.
     Where workers cannot be started safely (see `_why_not_fork`), all runs
     here, and an info line says why.
@@ -236,7 +252,7 @@ def ordered_map(
     tasks = iter(tasks)
     inline = 0
     for items, context in tasks:
-        yield [function(item) for item in items], context
+        yield function(items), context
         inline += len(items)
         if jobs > 1 and inline >= INLINE and can_fork():
             break
@@ -246,7 +262,7 @@ def ordered_map(
     if why is not None:
         logger.info("working in this process, not in %d worker processes: %s", jobs, why)
         for items, context in tasks:
-            yield [function(item) for item in items], context
+            yield function(items), context
         return
     pool = ProcessPoolExecutor(
         jobs,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -16,8 +17,10 @@ from sitemapgen import Config
 from sitemapgen.config.tables import Section
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Block
+from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Walk
 from sitemapgen.pipeline import flow
+from sitemapgen.pipeline.blocks import Blocking
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.quick import MtimeOnly, applies
@@ -25,7 +28,7 @@ from sitemapgen.protocol import LastmodFormat
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import UrlStyle
 from sitemapgen.util import parallel
-from sitemapgen.util.parallel import BATCH
+from sitemapgen.util.parallel import BATCH, each
 
 from ..conftest import BASE
 from ..helpers import html, make_tree
@@ -65,11 +68,26 @@ def _tree(root: Path) -> Path:
 
 
 class _Decides(Protocol):
-    def decide(self, candidate: tuple[str, bool]) -> Outcome: ...
+    def decide(self, candidate: tuple[str, bool]) -> Any: ...
+
+
+class _Gathered:
+    """One page's decision as its batch leaves a worker: its outcome, in a block where plain
+    (`blocks.Blocking`); by the page's decision (`Decider.decide`) or by `MtimeOnly.batch`."""
+
+    def __init__(
+        self, decider: Decider, batch: Callable[[list[tuple[str, bool]]], list[Any]], blocking: Blocking
+    ) -> None:
+        self.decider = decider
+        self.batch = batch
+        self.blocking = blocking
+
+    def decide(self, candidate: tuple[str, bool]) -> list[Outcome | Block]:
+        return self.blocking(self.batch([candidate]))
 
 
 def assert_same_at_every_mtime(
-    root: Path, candidates: list[tuple[str, bool]], decider: Decider, quick: _Decides
+    root: Path, candidates: list[tuple[str, bool]], decider: _Decides, quick: _Decides
 ) -> None:
     """`quick` decides every candidate as `decider` does, each page's mtime set to each of `MTIMES_NS`."""
     for mtime in MTIMES_NS:
@@ -80,14 +98,24 @@ def assert_same_at_every_mtime(
             assert quick.decide(candidate) == decider.decide(candidate), (candidate, mtime)
 
 
-def _deciders(root: Path, **overrides: Any) -> tuple[Decider, MtimeOnly]:
+def _deciders(root: Path, **overrides: Any) -> tuple[_Gathered, _Gathered]:
+    """The page's decision and `MtimeOnly`'s, each gathered as a worker sends it."""
     config = Config(docroot=root, base_url=BASE, read_heads=False, lastmod=(LastmodSource.MTIME,), **overrides)
     decider = Decider(config, warn=lambda _: None, dry_run=True)
     assert applies(config, decider)
-    return decider, MtimeOnly(decider)
+    odd = OddDates(decider.lastmod, datetime.now(UTC))
+    blocking = Blocking(room=decider.room, low=odd.low, high=odd.high)
+    return _Gathered(decider, each(decider.decide), blocking), _Gathered(
+        decider, MtimeOnly(decider, blocking).batch, blocking
+    )
 
 
-def _candidates(decider: Decider) -> list[tuple[str, bool]]:
+def _skipped(gathered: list[Outcome | Block]) -> bool:
+    return any(isinstance(item, Outcome) and item.skip is not None for item in gathered)
+
+
+def _candidates(gathered: _Gathered) -> list[tuple[str, bool]]:
+    decider = gathered.decider
     config = decider.config
     walk = Walk(config.docroot, prune=decider.path_rules.check_dir, url_style=config.url_style)
     return list(walk.candidates())
@@ -103,7 +131,31 @@ def test_every_page_has_the_decision_s_outcome(tmp_path: Path, style: UrlStyle, 
     candidates = _candidates(decider)
     assert len(candidates) > 8
     assert_same_at_every_mtime(root, candidates, decider, quick)
-    assert any(quick.decide(candidate).skip is not None for candidate in candidates)  # each way out met
+    assert any(_skipped(quick.decide(candidate)) for candidate in candidates)  # each way out met
+
+
+def _each_page(gathered: list[Outcome | Block]) -> list[Any]:
+    """Each page of `gathered` on its own: a block's rows, with its lastmod source, and the outcomes."""
+    pages: list[Any] = []
+    for item in gathered:
+        pages += [(row, item.source) for row in item.rows()] if isinstance(item, Block) else [item]
+    return pages
+
+
+def test_a_batch_of_every_page_is_each_page_decided_alone(tmp_path: Path) -> None:
+    """A batch's plain pages go straight into blocks, the others as the decision says; page for
+    page, what leaves the worker is the outcomes of the decision, gathered."""
+    root = _tree(tmp_path / "public")
+    for name in ("b.html", "c.html", "d.html"):
+        (root / name).write_text(html())
+    os.utime(root / "c.html", ns=(0, 0))  # dated before the plausible years: said, not in a block
+    reference, quick = _deciders(root)
+    candidates = _candidates(reference)
+    batch = quick.batch(candidates)
+    assert any(isinstance(item, Block) and len(item.locs) > 1 for item in batch)  # made in the batch itself
+    assert _each_page(quick.blocking(batch)) == _each_page(reference.blocking(reference.batch(candidates)))
+    assert any(isinstance(item, Outcome) and item.row is not None for item in batch)  # c.html
+    assert any(isinstance(item, Outcome) and item.skip is not None for item in batch)
 
 
 @pytest.mark.parametrize(
@@ -120,20 +172,20 @@ def test_path_rules_leave_out_what_they_say(tmp_path: Path, overrides: dict[str,
     if robots is not None:
         (root / "robots.txt").write_text(robots)
     decider, quick = _deciders(root, **overrides)
-    assert decider.path_rules.by_name is (robots is not None and "Disallow" not in robots)
+    assert decider.decider.path_rules.by_name is (robots is not None and "Disallow" not in robots)
     candidates = _candidates(decider)
     for candidate in candidates:
         assert quick.decide(candidate) == decider.decide(candidate), candidate
-    assert any(quick.decide(candidate).skip is not None for candidate in candidates)
+    assert any(_skipped(quick.decide(candidate)) for candidate in candidates)
 
 
 def test_a_generator_s_own_page_is_left_out(tmp_path: Path) -> None:
     root = _tree(tmp_path / "public")
     skip = Skip("a.html", SkipReason.NOT_FOUND_PAGE, "the generator says so")
     decider, quick = _deciders(root, not_documents={"a.html": skip})
-    assert not decider.path_rules.by_name
+    assert not decider.decider.path_rules.by_name
     assert quick.decide(("a.html", False)) == decider.decide(("a.html", False))
-    assert quick.decide(("a.html", False)).skip == skip
+    assert quick.decide(("a.html", False)) == [Outcome("a.html", skip=skip)]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -180,7 +232,7 @@ def test_a_build_with_heads_off_takes_the_one_frame(tmp_path: Path) -> None:
     try:
         decide = pipeline._decision(detail=False)
         assert getattr(decide, "__self__", None).__class__ is MtimeOnly
-        assert pipeline._decision(detail=True).func == pipeline.decider.decide  # type: ignore[attr-defined]
+        assert pipeline._decision(detail=True).args[0].func == pipeline.decider.decide  # type: ignore[attr-defined]
     finally:
         pipeline.abort()
 

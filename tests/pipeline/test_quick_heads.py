@@ -139,8 +139,8 @@ def test_a_build_with_heads_on_takes_the_head_frame(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "public", {"a.html": _page("")})
     pipeline = Pipeline(Config(docroot=root, base_url=BASE), None, warn=lambda _: None, dry_run=True)
     try:
-        assert getattr(pipeline._decision(detail=False), "__self__", None).__class__ is HeadRead
-        assert pipeline._decision(detail=True).func == pipeline.decider.decide  # type: ignore[attr-defined]
+        assert getattr(pipeline._decision(detail=False).args[0], "__self__", None).__class__ is HeadRead  # type: ignore[attr-defined]
+        assert pipeline._decision(detail=True).args[0].func == pipeline.decider.decide  # type: ignore[attr-defined]
     finally:
         pipeline.abort()
 

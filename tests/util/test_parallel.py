@@ -9,13 +9,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 import pytest
 
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
-from sitemapgen.util.parallel import INLINE, Wire, ordered_map, usable_cpus
+from sitemapgen.util.parallel import INLINE, Wire, each, ordered_map, usable_cpus
 
 from ..conftest import BASE
 from ..helpers import (
@@ -39,13 +39,30 @@ def _tasks(count: int, size: int) -> list[tuple[list[int], str]]:
 def test_results_come_back_in_order_with_their_context(jobs: int) -> None:
     tasks = _tasks(40, 256)  # 10,240 items: past the inline start, so workers run
     assert 40 * 256 > INLINE
-    results = list(ordered_map(_square, tasks, jobs=jobs))
+    results = list(ordered_map(each(_square), tasks, jobs=jobs))
     assert [context for _, context in results] == [context for _, context in tasks]
     assert [pair for batch, _ in results for pair in batch] == [(n, n * n) for n in range(40 * 256)]
 
 
+def _batch_seen(items: Sequence[int]) -> list[tuple[int, int, int]]:
+    """Each item with the size of the batch it came in, and the process that saw it."""
+    return [(n, len(items), os.getpid()) for n in items]
+
+
+def test_a_batch_is_one_call_of_the_function_in_a_worker_or_here() -> None:
+    """The function gets a task's items together (a build's work shared by a batch is done
+    once), in the workers as in this process."""
+    sizes = [300, 1, 512, 7] * 10  # 8,200 items: past the inline start, so workers run
+    tasks = [(list(range(sum(sizes[:i]), sum(sizes[: i + 1]))), i) for i in range(len(sizes))]
+    results = list(ordered_map(_batch_seen, tasks, jobs=2))
+    assert [context for _, context in results] == list(range(len(sizes)))
+    assert [n for batch, _ in results for n, _, _ in batch] == list(range(sum(sizes)))
+    assert [{size for _, size, _ in batch} for batch, _ in results] == [{size} for size in sizes]
+    assert {pid for batch, _ in results for _, _, pid in batch} - {os.getpid()}  # workers ran some
+
+
 def test_no_tasks_no_results() -> None:
-    assert list(ordered_map(_square, [], jobs=2)) == []
+    assert list(ordered_map(each(_square), [], jobs=2)) == []
 
 
 _PARENT = os.getpid()
@@ -60,12 +77,12 @@ def _dies(n: int) -> int:
 
 def test_a_worker_that_dies_is_a_clear_error() -> None:
     with pytest.raises(SitemapgenError, match="a worker process died"):
-        list(ordered_map(_dies, _tasks(20, 512), jobs=2))
+        list(ordered_map(each(_dies), _tasks(20, 512), jobs=2))
 
 
 _ORPHANS = """
 import os, sys, time
-from sitemapgen.util.parallel import INLINE, ordered_map
+from sitemapgen.util.parallel import INLINE, each, ordered_map
 
 def slow(n):
     if n >= INLINE:  # in the workers: slow enough that they are still busy when the parent dies
@@ -73,7 +90,7 @@ def slow(n):
     return os.getpid()
 
 seen = set()
-for batch, _ in ordered_map(slow, [(list(range(i * 64, (i + 1) * 64)), i) for i in range(1000)], jobs=2):
+for batch, _ in ordered_map(each(slow), [(list(range(i * 64, (i + 1) * 64)), i) for i in range(1000)], jobs=2):
     new = set(batch) - seen - {os.getpid()}
     if new:
         seen |= new
@@ -118,7 +135,7 @@ def test_a_pool_whose_thread_cannot_start_is_an_error_not_a_hang(monkeypatch: py
     monkeypatch.setattr(multiprocessing.queues.Queue, "_start_thread", _no_thread)
     started = time.monotonic()
     with pytest.raises(EnvironmentFailure, match="^(the worker pool stopped|a worker process died) .*nothing new"):
-        list(ordered_map(_square, _tasks(20, 512), jobs=2))
+        list(ordered_map(each(_square), _tasks(20, 512), jobs=2))
     assert time.monotonic() - started < 15
     assert multiprocessing.active_children() == []
 
@@ -130,7 +147,7 @@ def test_a_map_closed_while_its_workers_run_has_ended_its_pool_when_close_return
     `multiprocessing.active_children`, after the map had returned (seen under load, in CI)."""
     for _ in range(3):
         before = set(threading.enumerate())
-        results = ordered_map(_square, _tasks(40, 512), jobs=2)
+        results = ordered_map(each(_square), _tasks(40, 512), jobs=2)
         for _ in range(4):  # past the inline start: the pool's workers run
             next(results)
         assert isinstance(results, Generator)  # as `build` closes its rows
@@ -153,7 +170,7 @@ def test_a_pool_whose_own_thread_cannot_start_is_an_error_not_a_traceback(monkey
 
     monkeypatch.setattr(threading.Thread, "start", no_manager)
     with pytest.raises(EnvironmentFailure, match="^cannot start the worker pool .*nothing new was published"):
-        list(ordered_map(_square, _tasks(20, 512), jobs=2))
+        list(ordered_map(each(_square), _tasks(20, 512), jobs=2))
     assert multiprocessing.active_children() == []
 
 
@@ -192,8 +209,8 @@ def test_maps_at_once_leave_the_hosts_thread_hook_and_pass_it_its_errors() -> No
 
     threading.excepthook = host_hook
     try:
-        first = ordered_map(_square, _tasks(20, 512), jobs=2)
-        second = ordered_map(_square, _tasks(20, 512), jobs=2)
+        first = ordered_map(each(_square), _tasks(20, 512), jobs=2)
+        second = ordered_map(each(_square), _tasks(20, 512), jobs=2)
         for _ in range(INLINE // 512 + 2):  # past the items done inline: the first's pool runs
             next(first)
             next(second)
@@ -269,7 +286,7 @@ def test_a_wire_packs_in_the_worker_and_unpacks_here() -> None:
         return results
 
     tasks = _tasks(40, 256)
-    results = list(ordered_map(_square, tasks, jobs=2, wire=Wire(_packed_here, unpack)))
+    results = list(ordered_map(each(_square), tasks, jobs=2, wire=Wire(_packed_here, unpack)))
     assert [pair for batch, _ in results for pair in batch] == [(n, n * n) for n in range(40 * 256)]
     assert packers  # the workers packed what they sent
     assert os.getpid() not in packers  # and nothing done here was packed
