@@ -87,19 +87,20 @@ class MtimeOnly:
         self.date_only = config.lastmod_format is LastmodFormat.DATE
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:
-        """The candidates' outcomes in order, each run of plain ones as one `Block`, as
-        `Blocking` gathers them; any other page as `Decider.decide` decides it."""
+        """The candidates' outcomes in order: each run of pages listed here as one `Block`
+        (what `Blocking` makes of their outcomes), any other page as `Decider.decide` decides it."""
         gathered: Gathered = []
         block: Block | None = None
         check, root, base_url, style, date_only = self.check, self.root, self.base_url, self.style, self.date_only
         admits = self.blocking.admits
         for candidate in candidates:
             relpath, is_link = candidate
-            outcome = None
-            try:
-                status = None if is_link or check(relpath) is not None else os.stat(root + relpath)
-            except OSError:
-                status = None
+            outcome = status = None
+            if not is_link and check(relpath) is None:
+                try:
+                    status = os.stat(root + relpath)
+                except OSError:
+                    pass  # the decision's to say
             if status is not None:
                 seconds = status.st_mtime_ns // 1_000_000_000
                 loc = base_url + url_path(relpath, style)
