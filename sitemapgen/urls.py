@@ -104,12 +104,11 @@ def normalize_base_url(raw: str) -> str:
     return url
 
 
-#: A name or path that percent-encoding leaves as it is (unreserved characters and _PATH_SAFE).
-_PLAIN = re.compile(r"[A-Za-z0-9_.~!$&'()*+,;=:@/-]*+")
-
-
-#: A run of characters percent-encoding changes (those `_PLAIN` leaves out).
-_UNPLAIN = re.compile(r"[^A-Za-z0-9_.~!$&'()*+,;=:@/-]+")
+#: The characters percent-encoding leaves as they are (unreserved characters and _PATH_SAFE):
+#: a name or path of them alone (`_PLAIN`), and a run of any others (`_UNPLAIN`).
+_KEPT = r"A-Za-z0-9_.~!$&'()*+,;=:@/-"
+_PLAIN = re.compile(f"[{_KEPT}]*+")
+_UNPLAIN = re.compile(f"[^{_KEPT}]+")
 _PERCENT = tuple(f"%{byte:02X}" for byte in range(256))
 
 

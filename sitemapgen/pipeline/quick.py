@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Alternate, Block, Row, dated_row, dated_xml, utc_second_text
+from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, utc_second_text
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
 from sitemapgen.pages.scanner import read_fast_utf8
@@ -117,7 +117,7 @@ class MtimeOnly:
                         block.keys.append(key)
                         block.texts.append(text)
                         continue
-                    row = _new(Row, (loc, xml, key, text, "", None))  # `dated_row`'s, dated out of the plausible years
+                    row = dated_row(loc, seconds, text)  # dated out of the plausible years (rare)
                     outcome = _new(Outcome, (relpath, None, row, None, _SOURCE, (), None, (), None))
             block = None
             gathered.append(self.decider.decide(candidate) if outcome is None else outcome)  # which says why
