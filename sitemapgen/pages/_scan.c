@@ -1000,6 +1000,37 @@ static int index_rank(const Told *told, const char *name, size_t n) {
     return m;
 }
 
+/* What `next_listed` gives where it gives no entry. */
+enum { LISTED_END = 0, LISTED_FAILED = -1, LISTED_UNTYPED = -2 };
+
+/* The next entry of `dir` that `lister.listing` keeps, its name and kind (`KIND_*`), "." and
+ * "..", and assets, passed over: 1; else `LISTED_END`, `LISTED_FAILED` (errno says why) or
+ * `LISTED_UNTYPED`, an entry whose type is not in the listing (d_type unknown). */
+static int next_listed(const Told *told, DIR *dir, const char **name, size_t *n, int *kind) {
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(dir);
+        if (entry == NULL)
+            return errno != 0 ? LISTED_FAILED : LISTED_END;
+        *name = entry->d_name;
+        *n = strlen(*name);
+        if ((*name)[0] == '.' && (*n == 1 || (*n == 2 && (*name)[1] == '.')))
+            continue;
+        unsigned char type = entry->d_type;
+        if (type == DT_UNKNOWN)
+            return LISTED_UNTYPED;
+        if (type == DT_DIR)
+            *kind = KIND_DIR;
+        else if (page_named(told, *name, *n))
+            *kind = type == DT_LNK ? KIND_PAGE_LINK : KIND_PAGE;
+        else if (type == DT_LNK)
+            *kind = KIND_OTHER_LINK;
+        else
+            continue; /* an asset */
+        return 1;
+    }
+}
+
 PyDoc_STRVAR(configure_listing_doc,
              "configure_listing(index_names, page_suffixes, kinds, /)\n--\n\n"
              "Tell `listing` the index names (in rank order) and the page suffixes (lower case, no 'k'),\n"
@@ -1058,35 +1089,10 @@ static PyObject *listing(PyObject *module, PyObject *directory) {
     PyObject *found = PyList_New(0);
     if (found == NULL)
         goto failed;
-    for (;;) {
-        errno = 0;
-        struct dirent *entry = readdir(dir);
-        if (entry == NULL) {
-            if (errno != 0) {
-                PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, directory);
-                goto failed;
-            }
-            break;
-        }
-        const char *name = entry->d_name;
-        size_t n = strlen(name);
-        if (name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.')))
-            continue;
-        int kind;
-        unsigned char type = entry->d_type;
-        if (type == DT_UNKNOWN) {
-            Py_DECREF(found);
-            closedir(dir);
-            Py_RETURN_NONE;
-        }
-        if (type == DT_DIR)
-            kind = KIND_DIR;
-        else if (page_named(told, name, n))
-            kind = type == DT_LNK ? KIND_PAGE_LINK : KIND_PAGE;
-        else if (type == DT_LNK)
-            kind = KIND_OTHER_LINK;
-        else
-            continue; /* an asset */
+    const char *name;
+    size_t n;
+    int kind, got;
+    while ((got = next_listed(told, dir, &name, &n, &kind)) > 0) {
         int rank = index_rank(told, name, n);
         PyObject *item = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n + 3);
         if (item == NULL)
@@ -1101,11 +1107,251 @@ static PyObject *listing(PyObject *module, PyObject *directory) {
         if (appended < 0)
             goto failed;
     }
+    if (got == LISTED_UNTYPED) {
+        Py_DECREF(found);
+        closedir(dir);
+        Py_RETURN_NONE;
+    }
+    if (got == LISTED_FAILED) {
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, directory);
+        goto failed;
+    }
     closedir(dir);
     return found;
 failed:
     Py_XDECREF(found);
     closedir(dir);
+    return NULL;
+}
+
+/* One entry of a directory `walk` lists: where its name is in the names read, its length, rank
+ * and kind; `name` set once every name is read (the buffer may move while it grows). */
+typedef struct {
+    size_t at, n;
+    int rank, kind;
+    const char *name;
+} Entry;
+
+/* `lister.listing`'s order: by rank, then by raw name bytes, a name before every longer name it
+ * begins (as a NUL after each name sorts it). No two entries share a name. */
+static int entry_order(const void *a, const void *b) {
+    const Entry *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank - y->rank;
+    int c = memcmp(x->name, y->name, x->n < y->n ? x->n : y->n);
+    return c != 0 ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/* The most entries a directory may have for `walk` to list it: past this many, its candidates
+ * would be held all at once, which `Walk.list_directory` does not do. */
+#define WALK_MOST 4096
+
+/* The buffers of one `walk` call, grown as needed and freed at its end. */
+typedef struct {
+    char *path, *names;
+    size_t path_size, names_size, names_used;
+    Entry *entries;
+    size_t entries_size, count;
+} Buffers;
+
+/* That `*buffer` holds `need` bytes (or `Entry`s, `size` bytes each); 0, or -1 with MemoryError. */
+static int grow(void **buffer, size_t *have, size_t need, size_t size) {
+    if (need <= *have)
+        return 0;
+    size_t grown = *have ? *have : 64;
+    while (grown < need)
+        grown *= 2;
+    void *more = realloc(*buffer, grown * size);
+    if (more == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *buffer = more;
+    *have = grown;
+    return 0;
+}
+
+/* `prefix` + `name` (+ '/') decoded as `lister` decodes names: UTF-8, undecodable bytes escaped. */
+static PyObject *relpath_of(Buffers *b, const char *prefix, size_t p, const Entry *entry, int slash) {
+    if (grow((void **)&b->path, &b->path_size, p + entry->n + 1, 1) < 0)
+        return NULL;
+    memcpy(b->path, prefix, p);
+    memcpy(b->path + p, entry->name, entry->n);
+    b->path[p + entry->n] = '/';
+    return PyUnicode_DecodeUTF8(b->path, (Py_ssize_t)(p + entry->n + slash), "surrogateescape");
+}
+
+/* Lists one directory, `root` + `prefix`, into `found` and `pending` as `walk` does: 1 where it
+ * did, 0 where it hands the directory back (nothing added), -1 with an exception set. */
+static int walk_directory(const Told *told, Buffers *b, PyObject *root, PyObject *prefix, PyObject *prune,
+                          PyObject *stems, PyObject *found, PyObject *pending) {
+    const char *base = PyBytes_AS_STRING(root), *pre = PyBytes_AS_STRING(prefix);
+    size_t r = (size_t)PyBytes_GET_SIZE(root), p = (size_t)PyBytes_GET_SIZE(prefix);
+    if (strlen(base) != r || strlen(pre) != p)
+        return 0; /* a NUL in the path: `os.scandir`'s error to raise */
+    if (grow((void **)&b->path, &b->path_size, r + p + 1, 1) < 0)
+        return -1;
+    memcpy(b->path, base, r);
+    memcpy(b->path + r, pre, p);
+    b->path[r + p] = '\0';
+    DIR *dir;
+    Py_BEGIN_ALLOW_THREADS
+    dir = opendir(b->path);
+    Py_END_ALLOW_THREADS
+    if (dir == NULL)
+        return 0; /* `list_directory` says why, as a skip */
+    b->count = b->names_used = 0;
+    int indexes = 0, handed = 0;
+    const char *stem = stems == Py_None ? NULL : PyBytes_AS_STRING(stems);
+    size_t stem_len = stems == Py_None ? 0 : (size_t)PyBytes_GET_SIZE(stems);
+    const char *name;
+    size_t n;
+    int kind, got;
+    while ((got = next_listed(told, dir, &name, &n, &kind)) > 0) {
+        if (kind == KIND_OTHER_LINK) {
+            handed = 1; /* a symlink that may be a directory's */
+            break;
+        }
+        int rank = index_rank(told, name, n);
+        if (kind != KIND_DIR) {
+            indexes += rank < told->indexes;
+            if (indexes > 1 || (stem != NULL && (n < stem_len || memcmp(name + n - stem_len, stem, stem_len) != 0))) {
+                handed = 1; /* names that may share a URL */
+                break;
+            }
+        }
+        if (b->count == WALK_MOST) {
+            handed = 1;
+            break;
+        }
+        if (grow((void **)&b->names, &b->names_size, b->names_used + n, 1) < 0 ||
+            grow((void **)&b->entries, &b->entries_size, b->count + 1, sizeof(Entry)) < 0) {
+            closedir(dir);
+            return -1;
+        }
+        memcpy(b->names + b->names_used, name, n);
+        b->entries[b->count++] = (Entry){b->names_used, n, rank, kind, NULL};
+        b->names_used += n;
+    }
+    closedir(dir);
+    if (handed || got < 0) /* or a type to ask for, or a read that failed: `list_directory` says it */
+        return 0;
+    for (size_t i = 0; i < b->count; i++)
+        b->entries[i].name = b->names + b->entries[i].at;
+    qsort(b->entries, b->count, sizeof(Entry), entry_order);
+    Py_ssize_t start = PyList_GET_SIZE(found), subdirs = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        Entry *entry = &b->entries[i];
+        PyObject *relpath = relpath_of(b, pre, p, entry, entry->kind == KIND_DIR);
+        if (relpath == NULL)
+            return -1;
+        if (entry->kind == KIND_DIR) {
+            PyObject *pruned = PyObject_CallOneArg(prune, relpath);
+            Py_DECREF(relpath);
+            if (pruned == NULL)
+                return -1;
+            int left_out = pruned != Py_None;
+            Py_DECREF(pruned);
+            if (left_out) { /* a skip: said where `list_directory` says it */
+                if (PyList_SetSlice(found, start, PyList_GET_SIZE(found), NULL) < 0)
+                    return -1;
+                return 0;
+            }
+            b->entries[subdirs++] = *entry; /* its place is behind: the listed subdirectories, in order */
+            continue;
+        }
+        PyObject *candidate = PyTuple_Pack(2, relpath, entry->kind == KIND_PAGE_LINK ? Py_True : Py_False);
+        Py_DECREF(relpath);
+        if (candidate == NULL || PyList_Append(found, candidate) < 0) {
+            Py_XDECREF(candidate);
+            return -1;
+        }
+        Py_DECREF(candidate);
+    }
+    while (subdirs > 0) { /* the first popped next */
+        const Entry *entry = &b->entries[--subdirs];
+        PyObject *subdir = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(p + entry->n + 1));
+        if (subdir == NULL)
+            return -1;
+        memcpy(PyBytes_AS_STRING(subdir), pre, p);
+        memcpy(PyBytes_AS_STRING(subdir) + p, entry->name, entry->n);
+        PyBytes_AS_STRING(subdir)[p + entry->n] = '/';
+        int appended = PyList_Append(pending, subdir);
+        Py_DECREF(subdir);
+        if (appended < 0)
+            return -1;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(walk_doc,
+             "walk(root, pending, prune, stems, limit, /)\n--\n\n"
+             "`walk.Walk.candidates`' walk without documents, many directories in one call: pops a\n"
+             "directory's relpath (bytes, empty or ending in '/') from the list `pending`, lists it under\n"
+             "`root` (bytes, ending in '/'), gives its candidates, (relpath, is_link) in walk order, and\n"
+             "pushes its subdirectories that `prune` (called with each one's relpath and '/') leaves in,\n"
+             "the first to be popped next; until `pending` is empty or `limit` candidates are given.\n"
+             "A directory it cannot answer for exactly as `Walk.list_directory` does ends the answer,\n"
+             "its relpath (bytes) last, for `list_directory` to list: one it cannot list, with an entry\n"
+             "whose type is not in the listing or a symlink other than a page's, a subdirectory `prune`\n"
+             "leaves out, two index names, with `stems` (bytes) a page whose name does not end in them,\n"
+             "or more than 4,096 entries.");
+
+static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    const Told *told = PyModule_GetState(module);
+    if (!told->listing_told) {
+        PyErr_SetString(PyExc_RuntimeError, "walk: configure_listing first (lister.py does, at import)");
+        return NULL;
+    }
+    if (nargs != 5 || !PyBytes_Check(args[0]) || !PyList_Check(args[1]) || !PyCallable_Check(args[2]) ||
+        (args[3] != Py_None && !PyBytes_Check(args[3]))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "walk(root: bytes, pending: list[bytes], prune: Callable, stems: bytes | None, limit: int)");
+        return NULL;
+    }
+    Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *pending = args[1], *found = PyList_New(0);
+    if (found == NULL)
+        return NULL;
+    Buffers b = {0};
+    while (PyList_GET_SIZE(pending) > 0 && PyList_GET_SIZE(found) < limit) {
+        Py_ssize_t last = PyList_GET_SIZE(pending) - 1;
+        PyObject *prefix = PyList_GET_ITEM(pending, last);
+        Py_INCREF(prefix);
+        if (PyList_SetSlice(pending, last, last + 1, NULL) < 0) {
+            Py_DECREF(prefix);
+            goto failed;
+        }
+        if (!PyBytes_Check(prefix)) {
+            Py_DECREF(prefix);
+            PyErr_SetString(PyExc_TypeError, "walk: pending holds bytes");
+            goto failed;
+        }
+        int listed = walk_directory(told, &b, args[0], prefix, args[2], args[3], found, pending);
+        if (listed < 0) {
+            Py_DECREF(prefix);
+            goto failed;
+        }
+        if (listed == 0) {
+            int appended = PyList_Append(found, prefix);
+            Py_DECREF(prefix);
+            if (appended < 0)
+                goto failed;
+            break;
+        }
+        Py_DECREF(prefix);
+    }
+    free(b.path);
+    free(b.names);
+    free(b.entries);
+    return found;
+failed:
+    free(b.path);
+    free(b.names);
+    free(b.entries);
+    Py_DECREF(found);
     return NULL;
 }
 
@@ -1300,6 +1546,7 @@ static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t n
 static PyMethodDef methods[] = {
 #ifndef _WIN32
     {"listing", (PyCFunction)listing, METH_O, listing_doc},
+    {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL, walk_doc},
     {"read_head", (PyCFunction)(void (*)(void))read_head, METH_FASTCALL, read_head_doc},
     {"configure_reading", (PyCFunction)(void (*)(void))configure_reading, METH_FASTCALL, configure_reading_doc},
     {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},

@@ -36,11 +36,22 @@ _scan = load()
 #: `_scan.c`); None where it is not built, or the platform has no `readdir` (Windows). (Tests set
 #: it to None to list in Python.)
 COMPILED: Callable[[bytes], list[bytes] | None] | None = None
+#: `_scan.walk(root, pending, prune, stems, limit)`: candidates, (relpath, is_link), and last, it
+#: may be, the relpath (bytes) of a directory handed back.
+CompiledWalk = Callable[
+    [bytes, list[bytes], Callable[[str], object], bytes | None, int], list[tuple[str, bool] | bytes]
+]
+#: `_scan.walk`, which walks many directories in one call as `walk.Walk.candidates` walks them (see
+#: `_scan.c`), where it lists them and a name is decoded as that walk decodes it; else None.
+#: (Tests set it to None to walk in Python.)
+WALK: CompiledWalk | None = None
 if _scan is not None and hasattr(_scan, "listing"):
     # Told the names and kinds above, which the C spells nowhere: a page suffix or an index name
     # added to `urls` is one edit.
     _scan.configure_listing(INDEX_NAMES, PAGE_SUFFIXES, (DIR, PAGE, PAGE_LINK, OTHER_LINK))
     COMPILED = _scan.listing
+    if _FS_UTF8 and FS_ERRORS == "surrogateescape":
+        WALK = _scan.walk
 
 
 def listing(directory: str, document: Callable[[str], bool] | None = None) -> tuple[list[bytes], dict[str, OSError]]:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pathspec
 
 from sitemapgen.errors import ConfigError, DocrootError
+from sitemapgen.pages import lister
 from sitemapgen.pages.lister import BROKEN, DIR, FS_ENCODING, FS_ERRORS, OTHER_LINK, PAGE, PAGE_LINK, listing
 from sitemapgen.skips import Skip, SkipReason
 from sitemapgen.urls import INDEX_NAMES, UrlStyle, url_name
@@ -28,6 +29,13 @@ from sitemapgen.util.safeio import read_regular
 #: dot-files and dot-directories (``.git``, ``.well-known``) and error pages.
 DEFAULT_EXCLUDE = (".*", "404.html")
 IGNORE_FILE = ".sitemapignore"
+
+#: The one page suffix under which no two names of a folder share a URL in the styles that drop
+#: suffixes (see `_shareable`), as its raw bytes.
+_OWN_SUFFIX = b".html"
+
+#: The candidates `_scan.walk` gives a call, at least (it finishes the directory it is in).
+_WALK_RUN = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +139,9 @@ class Walk:
         the walk as `build` sees it, for the few pages `explain` is asked about.
         """
         if targets is None:
+            if self._documents is None and (run := lister.WALK) is not None:
+                yield from self._compiled(run)
+                return
             pending = [""]
             while pending:
                 subdirs: list[str] = []
@@ -151,6 +162,24 @@ class Walk:
             found = self.list_directory(pending.pop(), subdirs, on_skip)
             yield from (candidate for candidate in found if candidate[0] in wanted)
             pending.extend(d for d in reversed(subdirs) if d in ancestors)
+
+    def _compiled(self, run: lister.CompiledWalk) -> Iterator[Candidate]:
+        """The whole walk by `_scan.walk` (`lister.WALK`), many directories a call, each directory
+        it hands back listed by `list_directory`, which says what there is to say about it."""
+        root = os.fsencode(self.root)
+        pending = [b""]
+        prune = self._prune
+        stems = _OWN_SUFFIX if self._url_style in (UrlStyle.EXTENSIONLESS, UrlStyle.CLEAN) else None
+        while pending:
+            found = run(root, pending, prune, stems, _WALK_RUN)
+            if found and type(last := found[-1]) is bytes:
+                del found[-1]
+                yield from found  # type: ignore[misc]  # the rest are candidates
+                subdirs: list[str] = []
+                yield from self.list_directory(os.fsdecode(last), subdirs)
+                pending.extend(map(os.fsencode, reversed(subdirs)))
+            else:
+                yield from found  # type: ignore[misc]  # all candidates
 
     def list_directory(
         self, prefix: str, subdirs: list[str], on_skip: Callable[[Skip], None] | None = None
@@ -223,7 +252,7 @@ def _shareable(listed: list[bytes], style: UrlStyle | None) -> set[str] | None:
         return None
     shared: set[str] = set()
     for item in listed:
-        if item[-1] in (PAGE, PAGE_LINK) and not item.endswith(b".html\0" + bytes([item[-1]])):
+        if item[-1] in (PAGE, PAGE_LINK) and not item.endswith(_OWN_SUFFIX + b"\0" + bytes([item[-1]])):
             shared.add(url_name(item[1:-2].decode(FS_ENCODING, FS_ERRORS), style))
     return shared or None
 

@@ -1,4 +1,4 @@
-"""The head tests (and the walk's) run twice: with the compiled scanner, lister and reader of
+"""The head tests (and the walk's) run twice: with the compiled scanner, lister, walk and reader of
 heads (`sitemapgen/pages/_scan.c`), where it is built, and with the pure-Python ones alone, which
 read every head and list every directory where no C compiler is."""
 
@@ -22,12 +22,12 @@ def each_scanner(request: pytest.FixtureRequest) -> Iterator[str]:
     tests may use it)."""
     if request.param == "compiled" and _scan is None:
         pytest.skip("the compiled scanner is not built here (no C compiler at install)")
-    kept = scanner.COMPILED, lister.COMPILED, head.COMPILED
+    kept = scanner.COMPILED, lister.COMPILED, lister.WALK, head.COMPILED
     if request.param == "python":
-        scanner.COMPILED = lister.COMPILED = head.COMPILED = None
+        scanner.COMPILED = lister.COMPILED = lister.WALK = head.COMPILED = None
     scanner.forget_seen()
     try:
         yield request.param
     finally:
-        scanner.COMPILED, lister.COMPILED, head.COMPILED = kept
+        scanner.COMPILED, lister.COMPILED, lister.WALK, head.COMPILED = kept
         scanner.forget_seen()

@@ -100,6 +100,7 @@ def test_it_is_built_where_a_compiler_is() -> None:
     assert _scan is not None, "a C compiler is here, but the install did not build the compiled scanner"
     assert scanner.COMPILED == (_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
     assert lister.COMPILED == _scan.listing
+    assert lister.WALK == _scan.walk
     assert head.COMPILED == _scan.read_head
 
 
@@ -110,11 +111,11 @@ def test_the_environment_can_turn_it_off(value: str, compiled: bool) -> None:
     # The directory lister and the head's reads too (`compiled.load` loads the module for all).
     code = (
         "from sitemapgen.pages import head, lister, scanner;"
-        "print(scanner.COMPILED is None, lister.COMPILED is None, head.COMPILED is None)"
+        "print(scanner.COMPILED is None, lister.COMPILED is None, lister.WALK is None, head.COMPILED is None)"
     )
     env = {**os.environ, "SITEMAPGEN_PURE_PYTHON": value}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert done.stdout.split() == [str(not compiled)] * 3
+    assert done.stdout.split() == [str(not compiled)] * 4
 
 
 #: What could make the compiled scanner read a head otherwise than the Python scanner: Unicode

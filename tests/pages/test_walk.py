@@ -10,6 +10,7 @@ from unittest import mock
 import pytest
 
 from sitemapgen.errors import DocrootError
+from sitemapgen.pages import lister
 from sitemapgen.pages.lister import listing as list_entries
 from sitemapgen.pages.walk import Walk, exclusion_spec, iter_pages
 from sitemapgen.skips import Skip, SkipReason
@@ -50,7 +51,12 @@ def test_only_html_and_htm_in_any_case(tmp_path: Path) -> None:
 def test_excluded_directories_are_pruned_not_walked(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "site", {"keep/a.html": "", "skip/a.html": "", "skip/deep/b.html": ""})
     skips: list[Skip] = []
-    with mock.patch("sitemapgen.pages.walk.listing", wraps=list_entries) as listing:
+    # The Python walk, whose listings are counted: the compiled one hands a directory with a
+    # subdirectory pruned to it (test_walk_c).
+    with (
+        mock.patch.object(lister, "WALK", None),
+        mock.patch("sitemapgen.pages.walk.listing", wraps=list_entries) as listing,
+    ):
         pages = [p.relpath for p in iter_pages(root, exclude=exclusion_spec(["skip/"]), on_skip=skips.append)]
     assert pages == ["keep/a.html"]
     assert skips == [Skip("skip/", SkipReason.EXCLUDED_DIR)]
@@ -67,7 +73,8 @@ def test_unlistable_directory_is_a_skip_not_a_crash(tmp_path: Path) -> None:
         return list_entries(path, document)
 
     skips: list[Skip] = []
-    with mock.patch("sitemapgen.pages.walk.listing", side_effect=listing):
+    # The Python walk: the compiled one hands a directory it cannot list to it (test_walk_c).
+    with mock.patch.object(lister, "WALK", None), mock.patch("sitemapgen.pages.walk.listing", side_effect=listing):
         pages = [p.relpath for p in iter_pages(tmp_path, on_skip=skips.append)]
     assert pages == ["a.html"]
     assert skips == [Skip("locked/", SkipReason.UNREADABLE, "Permission denied")]
