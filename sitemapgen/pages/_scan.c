@@ -1154,7 +1154,8 @@ typedef struct {
     size_t entries_size, count;
 } Buffers;
 
-/* That `*buffer` holds `need` bytes (or `Entry`s, `size` bytes each); 0, or -1 with MemoryError. */
+/* That `*buffer` holds `need` bytes (or `Entry`s, `size` bytes each); 0, or -1 where there is no
+ * memory for it (no exception set: it may run without the GIL). */
 static int grow(void **buffer, size_t *have, size_t need, size_t size) {
     if (need <= *have)
         return 0;
@@ -1162,10 +1163,8 @@ static int grow(void **buffer, size_t *have, size_t need, size_t size) {
     while (grown < need)
         grown *= 2;
     void *more = realloc(*buffer, grown * size);
-    if (more == NULL) {
-        PyErr_NoMemory();
+    if (more == NULL)
         return -1;
-    }
     *buffer = more;
     *have = grown;
     return 0;
@@ -1174,7 +1173,7 @@ static int grow(void **buffer, size_t *have, size_t need, size_t size) {
 /* `prefix` + `name` (+ '/') decoded as `lister` decodes names: UTF-8, undecodable bytes escaped. */
 static PyObject *relpath_of(Buffers *b, const char *prefix, size_t p, const Entry *entry, int slash) {
     if (grow((void **)&b->path, &b->path_size, p + entry->n + 1, 1) < 0)
-        return NULL;
+        return PyErr_NoMemory();
     memcpy(b->path, prefix, p);
     memcpy(b->path + p, entry->name, entry->n);
     b->path[p + entry->n] = '/';
@@ -1189,56 +1188,67 @@ static int walk_directory(const Told *told, Buffers *b, PyObject *root, PyObject
     size_t r = (size_t)PyBytes_GET_SIZE(root), p = (size_t)PyBytes_GET_SIZE(prefix);
     if (strlen(base) != r || strlen(pre) != p)
         return 0; /* a NUL in the path: `os.scandir`'s error to raise */
-    if (grow((void **)&b->path, &b->path_size, r + p + 1, 1) < 0)
+    if (grow((void **)&b->path, &b->path_size, r + p + 1, 1) < 0) {
+        PyErr_NoMemory();
         return -1;
+    }
     memcpy(b->path, base, r);
     memcpy(b->path + r, pre, p);
     b->path[r + p] = '\0';
-    DIR *dir;
-    Py_BEGIN_ALLOW_THREADS
-    dir = opendir(b->path);
-    Py_END_ALLOW_THREADS
-    if (dir == NULL)
-        return 0; /* `list_directory` says why, as a skip */
-    b->count = b->names_used = 0;
-    int indexes = 0, handed = 0;
     const char *stem = stems == Py_None ? NULL : PyBytes_AS_STRING(stems);
     size_t stem_len = stems == Py_None ? 0 : (size_t)PyBytes_GET_SIZE(stems);
-    const char *name;
-    size_t n;
-    int kind, got;
-    while ((got = next_listed(told, dir, &name, &n, &kind)) > 0) {
-        if (kind == KIND_OTHER_LINK) {
-            handed = 1; /* a symlink that may be a directory's */
-            break;
-        }
-        int rank = index_rank(told, name, n);
-        if (kind != KIND_DIR) {
-            indexes += rank < told->indexes;
-            if (indexes > 1 || (stem != NULL && (n < stem_len || memcmp(name + n - stem_len, stem, stem_len) != 0))) {
-                handed = 1; /* names that may share a URL */
+    int handed = 0, no_memory = 0;
+    b->count = b->names_used = 0;
+    Py_BEGIN_ALLOW_THREADS /* the system's part, and names copied into `b`: other threads go on */
+    DIR *dir = opendir(b->path);
+    if (dir == NULL)
+        handed = 1; /* `list_directory` says why, as a skip */
+    else {
+        int indexes = 0, kind, got;
+        const char *name;
+        size_t n;
+        while ((got = next_listed(told, dir, &name, &n, &kind)) > 0) {
+            if (kind == KIND_OTHER_LINK) {
+                handed = 1; /* a symlink that may be a directory's */
                 break;
             }
+            int rank = index_rank(told, name, n);
+            if (kind != KIND_DIR) {
+                indexes += rank < told->indexes;
+                if (indexes > 1 ||
+                    (stem != NULL && (n < stem_len || memcmp(name + n - stem_len, stem, stem_len) != 0))) {
+                    handed = 1; /* names that may share a URL */
+                    break;
+                }
+            }
+            if (b->count == WALK_MOST) {
+                handed = 1;
+                break;
+            }
+            if (grow((void **)&b->names, &b->names_size, b->names_used + n, 1) < 0 ||
+                grow((void **)&b->entries, &b->entries_size, b->count + 1, sizeof(Entry)) < 0) {
+                no_memory = 1;
+                break;
+            }
+            memcpy(b->names + b->names_used, name, n);
+            b->entries[b->count++] = (Entry){b->names_used, n, rank, kind, NULL};
+            b->names_used += n;
         }
-        if (b->count == WALK_MOST) {
-            handed = 1;
-            break;
+        handed |= got < 0; /* an entry's type to ask for, or a read that failed: `list_directory` says it */
+        closedir(dir);
+        if (!handed && !no_memory) {
+            for (size_t i = 0; i < b->count; i++)
+                b->entries[i].name = b->names + b->entries[i].at;
+            qsort(b->entries, b->count, sizeof(Entry), entry_order);
         }
-        if (grow((void **)&b->names, &b->names_size, b->names_used + n, 1) < 0 ||
-            grow((void **)&b->entries, &b->entries_size, b->count + 1, sizeof(Entry)) < 0) {
-            closedir(dir);
-            return -1;
-        }
-        memcpy(b->names + b->names_used, name, n);
-        b->entries[b->count++] = (Entry){b->names_used, n, rank, kind, NULL};
-        b->names_used += n;
     }
-    closedir(dir);
-    if (handed || got < 0) /* or a type to ask for, or a read that failed: `list_directory` says it */
+    Py_END_ALLOW_THREADS
+    if (no_memory) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (handed)
         return 0;
-    for (size_t i = 0; i < b->count; i++)
-        b->entries[i].name = b->names + b->entries[i].at;
-    qsort(b->entries, b->count, sizeof(Entry), entry_order);
     Py_ssize_t start = PyList_GET_SIZE(found), subdirs = 0;
     for (size_t i = 0; i < b->count; i++) {
         Entry *entry = &b->entries[i];
