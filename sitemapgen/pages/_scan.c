@@ -1,12 +1,15 @@
 /* The optional compiled scanner: `deciding_tags`, the pure-Python `scanner.read_fast`'s
  * finding of a plain head's deciding tags, done in one pass in C; `deciding_tags_utf8`, the same
  * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes; for the walk,
- * `listing`, `lister.listing` of a directory from `readdir` alone; and `read_head`, a page's
- * head read as `head.read_head_at` reads it, its open, status, reads and close in one call.
+ * `listing`, `lister.listing` of a directory from `readdir` alone, and `walk`, many directories
+ * walked as `walk.Walk` walks them, in one call; `read_head`, a page's head read as
+ * `head.read_head_at` reads it, its open, status, reads and close in one call; and, heads off,
+ * `mtime_block`, a run of plain pages listed as `quick.MtimeOnly.batch` lists them.
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
- * second reader. `tests/pages/test_scan_c.py` holds the two to the same answers (and the
+ * second reader (and so for a directory `walk` does not list, or a page `mtime_block` does not
+ * list: `tests/pages/test_walk_c.py`, `tests/pipeline/test_quick_c.py`). `tests/pages/test_scan_c.py` holds the two to the same answers (and the
  * listing to `os.scandir`'s, which lists any directory it hands back).
  *
  * Plain markup, as `scanner._PLAIN_HEAD` and `scanner._SKIPPED` define it, is read left to
@@ -1551,12 +1554,229 @@ static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t n
     }
     return Py_BuildValue("(NNO)", bytes, mtime_ns, ended ? Py_True : Py_False);
 }
+
+/* The proleptic Gregorian day `days` after 1970-01-01, as "YYYY-MM-DD" into `out` (11 bytes):
+ * `date.isoformat` of it, for the years 1970 to 9999 (H. Hinnant's `civil_from_days`). */
+static void iso_day(long long days, char *out) {
+    long long z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    unsigned day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+    long long year = (long long)yoe + era * 400 + (month <= 2);
+    snprintf(out, 11, "%04lld-%02u-%02u", year, month, day);
+}
+
+/* One call's constants of `mtime_block` (see its doc), read from its tuple. */
+typedef struct {
+    const char *root, *base, *frame[3], *kept, *escaped;
+    Py_ssize_t root_len, base_len, frame_len[3], max_url, room;
+    PyObject *check;
+    int drop_index, date_only;
+    double low, high;
+    long long last_second;
+} MtimeConstants;
+
+static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t *len) {
+    PyObject *item = PyTuple_GET_ITEM(tuple, i);
+    if (!PyBytes_Check(item))
+        return -1;
+    *text = PyBytes_AS_STRING(item);
+    *len = PyBytes_GET_SIZE(item);
+    return 0;
+}
+
+static int mtime_constants(PyObject *tuple, MtimeConstants *c) {
+    Py_ssize_t kept_len, escaped_len;
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 15 || bytes_at(tuple, 0, &c->root, &c->root_len) < 0 ||
+        bytes_at(tuple, 1, &c->base, &c->base_len) < 0 || bytes_at(tuple, 2, &c->frame[0], &c->frame_len[0]) < 0 ||
+        bytes_at(tuple, 3, &c->frame[1], &c->frame_len[1]) < 0 ||
+        bytes_at(tuple, 4, &c->frame[2], &c->frame_len[2]) < 0 || bytes_at(tuple, 5, &c->kept, &kept_len) < 0 ||
+        bytes_at(tuple, 6, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 7))) {
+        PyErr_SetString(PyExc_TypeError, "mtime_block: constants as `quick.MtimeOnly` gives them");
+        return -1;
+    }
+    if ((Py_ssize_t)strlen(c->root) != c->root_len || (Py_ssize_t)strlen(c->kept) != kept_len ||
+        (Py_ssize_t)strlen(c->escaped) != escaped_len) {
+        PyErr_SetString(PyExc_ValueError, "mtime_block: root, kept and escaped hold no NUL");
+        return -1;
+    }
+    c->check = PyTuple_GET_ITEM(tuple, 7);
+    c->drop_index = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 8));
+    c->date_only = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 9));
+    c->max_url = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 10));
+    c->last_second = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, 11));
+    c->low = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 12));
+    c->high = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 13));
+    c->room = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 14));
+    if (c->drop_index < 0 || c->date_only < 0 || PyErr_Occurred())
+        return -1;
+    for (Py_ssize_t i = 0; i < c->base_len; i++) {
+        unsigned char ch = (unsigned char)c->base[i];
+        if (ch >= 0x80 || strchr(c->escaped, ch) != NULL) {
+            c->max_url = -1; /* a base URL whose text is not what goes in the element: no page is answered */
+            break;
+        }
+    }
+    return 0;
+}
+
+/* The relpath's page, listed as `quick.MtimeOnly.batch` lists it, appended to the block's lists
+ * (`lists`: locs, xmls, keys, texts): 1; 0 where it is not such a page, or not one this answers
+ * for (nothing appended); -1 with an exception set. `buffer` is at least `size` bytes. */
+static int mtime_page(const Told *told, const MtimeConstants *c, PyObject *relpath, PyObject *const *lists,
+                      char **buffer, size_t *size) {
+    PyObject *said = PyObject_CallOneArg(c->check, relpath);
+    if (said == NULL)
+        return -1;
+    int left_out = said != Py_None;
+    Py_DECREF(said);
+    if (left_out)
+        return 0;
+    PyObject *encoded = PyUnicode_EncodeFSDefault(relpath);
+    if (encoded == NULL)
+        return -1;
+    const char *raw = PyBytes_AS_STRING(encoded);
+    Py_ssize_t n = PyBytes_GET_SIZE(encoded);
+    int answered = 0;
+    /* The longest text: the path to stat, or the element with every byte encoded (3 for 1). */
+    size_t need = (size_t)(c->root_len + n + 1) + (size_t)(c->frame_len[0] + c->frame_len[1] + c->frame_len[2]) +
+                  (size_t)(c->base_len + 3 * n) + 32;
+    if (grow((void **)buffer, size, need, 1) < 0) {
+        Py_DECREF(encoded);
+        PyErr_NoMemory();
+        return -1;
+    }
+    char *path = *buffer;
+    memcpy(path, c->root, (size_t)c->root_len);
+    memcpy(path + c->root_len, raw, (size_t)n);
+    path[c->root_len + n] = '\0';
+    struct stat status;
+    int stated;
+    if ((Py_ssize_t)strlen(raw) != n)
+        goto done; /* a NUL: the decision's error to say */
+    Py_BEGIN_ALLOW_THREADS
+    stated = stat(path, &status);
+    Py_END_ALLOW_THREADS
+    if (stated != 0 || !S_ISREG(status.st_mode))
+        goto done; /* the decision says why */
+    long long seconds = (long long)MTIME(status).tv_sec;
+    if (seconds < 0 || seconds >= c->last_second)
+        goto done;
+    /* The URL: the base, then the path's bytes percent-encoded, an index name dropped. */
+    Py_ssize_t name = n;
+    while (name > 0 && raw[name - 1] != '/')
+        name--;
+    Py_ssize_t end = n;
+    if (c->drop_index && index_rank(told, raw + name, (size_t)(n - name)) < told->indexes)
+        end = name;
+    char *xml = *buffer, *at = xml;
+    memcpy(at, c->frame[0], (size_t)c->frame_len[0]);
+    at += c->frame_len[0];
+    char *loc = at;
+    memcpy(at, c->base, (size_t)c->base_len);
+    at += c->base_len;
+    static const char hex[] = "0123456789ABCDEF";
+    for (Py_ssize_t i = 0; i < end; i++) {
+        unsigned char ch = (unsigned char)raw[i];
+        if (ch != 0 && ch < 0x80 && strchr(c->kept, ch) != NULL) {
+            if (strchr(c->escaped, ch) != NULL)
+                goto done; /* a character the element escapes: the decision's to write */
+            *at++ = (char)ch;
+        } else {
+            *at++ = '%';
+            *at++ = hex[ch >> 4];
+            *at++ = hex[ch & 15];
+        }
+    }
+    Py_ssize_t loc_len = at - loc;
+    if (loc_len > c->max_url)
+        goto done;
+    memcpy(at, c->frame[1], (size_t)c->frame_len[1]);
+    at += c->frame_len[1];
+    char *text = at;
+    long long days = seconds / 86400, second = seconds % 86400;
+    iso_day(days, text);
+    at += 10;
+    if (!c->date_only) {
+        snprintf(at, 16, "T%02lld:%02lld:%02lld+00:00", second / 3600, second / 60 % 60, second % 60);
+        at += 15;
+    }
+    Py_ssize_t text_len = at - text;
+    memcpy(at, c->frame[2], (size_t)c->frame_len[2]);
+    at += c->frame_len[2];
+    double key = (double)seconds;
+    if (!(c->low <= key && key <= c->high) || at - xml > c->room)
+        goto done; /* dated out of the plausible years, or too large for a block: the decision's */
+    PyObject *items[4] = {PyUnicode_DecodeASCII(loc, loc_len, NULL), PyBytes_FromStringAndSize(xml, at - xml),
+                          PyFloat_FromDouble(key), PyUnicode_DecodeASCII(text, text_len, NULL)};
+    answered = 1;
+    for (int i = 0; i < 4; i++) {
+        if (answered == 1 && (items[i] == NULL || PyList_Append(lists[i], items[i]) < 0))
+            answered = -1;
+        Py_XDECREF(items[i]);
+    }
+done:
+    Py_DECREF(encoded);
+    return answered;
+}
+
+PyDoc_STRVAR(mtime_block_doc,
+             "mtime_block(constants, candidates, at, locs, xmls, keys, texts, /)\n--\n\n"
+             "`quick.MtimeOnly.batch` of `candidates` from `at` on, page after page, each appended to\n"
+             "the block's lists as that batch appends it, until a candidate this does not answer for:\n"
+             "its place is returned (or the number of candidates), for the batch to decide it.\n"
+             "`constants`: (root, base URL, the element's three parts around its URL and lastmod, the\n"
+             "characters a URL keeps, those the element escapes, all bytes; the path rules' `check`,\n"
+             "whether an index name is dropped, whether a lastmod is a date only, the longest URL, the\n"
+             "first second past the years a lastmod may be in, the plausible lastmods' bounds, and a\n"
+             "block's room). It answers for a page that is no\n"
+             "symlink, no path rule leaves out, a regular file dated from 1970 on, within the bounds,\n"
+             "whose URL is not too long and holds no character the element escapes.");
+
+static PyObject *mtime_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    const Told *told = PyModule_GetState(module);
+    if (!told->listing_told) {
+        PyErr_SetString(PyExc_RuntimeError, "mtime_block: configure_listing first (lister.py does, at import)");
+        return NULL;
+    }
+    if (nargs != 7 || !PyList_Check(args[1]) || !PyList_Check(args[3]) || !PyList_Check(args[4]) ||
+        !PyList_Check(args[5]) || !PyList_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "mtime_block(constants: tuple, candidates: list, at: int, locs: list, "
+                                         "xmls: list, keys: list, texts: list)");
+        return NULL;
+    }
+    MtimeConstants c;
+    if (mtime_constants(args[0], &c) < 0)
+        return NULL;
+    Py_ssize_t at = PyLong_AsSsize_t(args[2]), count = PyList_GET_SIZE(args[1]);
+    if (at == -1 && PyErr_Occurred())
+        return NULL;
+    char *buffer = NULL;
+    size_t size = 0;
+    for (; at >= 0 && at < count; at++) {
+        PyObject *candidate = PyList_GET_ITEM(args[1], at);
+        if (!PyTuple_Check(candidate) || PyTuple_GET_SIZE(candidate) != 2 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(candidate, 0)) || PyTuple_GET_ITEM(candidate, 1) != Py_False)
+            break; /* a symlink (or not a candidate): the batch's */
+        int answered = mtime_page(told, &c, PyTuple_GET_ITEM(candidate, 0), args + 3, &buffer, &size);
+        if (answered < 0) {
+            free(buffer);
+            return NULL;
+        }
+        if (answered == 0)
+            break;
+    }
+    free(buffer);
+    return PyLong_FromSsize_t(at);
+}
 #endif
 
 static PyMethodDef methods[] = {
 #ifndef _WIN32
     {"listing", (PyCFunction)listing, METH_O, listing_doc},
     {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL, walk_doc},
+    {"mtime_block", (PyCFunction)(void (*)(void))mtime_block, METH_FASTCALL, mtime_block_doc},
     {"read_head", (PyCFunction)(void (*)(void))read_head, METH_FASTCALL, read_head_doc},
     {"configure_reading", (PyCFunction)(void (*)(void))configure_reading, METH_FASTCALL, configure_reading_doc},
     {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},

@@ -6,7 +6,9 @@ on, what their head says, and nothing else:
 
 - heads off (`MtimeOnly`): whether a path rule leaves the page out, whether it is a regular
   file, its URL and its mtime, a batch of pages in one frame, each listed page straight into
-  its batch's block (`blocks.Blocking`: no `Outcome`, no `Row`);
+  its batch's block (`blocks.Blocking`: no `Outcome`, no `Row`); where the compiled module is
+  built, each run of such pages in one call of it (`_scan.mtime_block`), which hands back to
+  the frame every page it does not answer for;
 - heads on (`HeadRead`, where no output wants labels and no plugin gives clusters): the same,
   and its head, read in the call that gives its `stat` (`head.read_head_at`): what it says
   (noindex, a redirect, a canonical) means what the decision says it means
@@ -33,8 +35,9 @@ from collections.abc import Sequence
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, utc_second_text
+from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml, utc_second_text
 from sitemapgen.pages import kinds
+from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
 from sitemapgen.pages.scanner import read_fast_utf8
 from sitemapgen.pages.signals import canonical_said
@@ -43,11 +46,21 @@ from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.skips import NoteKind
-from sitemapgen.urls import url_path
+from sitemapgen.urls import UrlStyle, url_path
 
 _new = tuple.__new__
 _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` does not hold
 _SOURCE = LastmodSource.MTIME.value
+
+#: `_scan.mtime_block`: a run of a batch's pages listed in one call, as `MtimeOnly.batch` lists
+#: them (see `_scan.c`), where the compiled module is built (not on Windows); else None. (Tests
+#: set it to None to list them in Python.)
+COMPILED = getattr(load(), "mtime_block", None)
+#: What it is told of `entry.dated_xml`, `url_path` and `escape_xml`, from them: the element's
+#: three parts around a URL and a lastmod, the characters a URL keeps, and those the element escapes.
+_FRAME = tuple(dated_xml("\0", "\1").replace(b"\1", b"\0").split(b"\0"))
+_KEPT = bytes(b for b in range(1, 128) if url_path("a" + chr(b), UrlStyle.INDEX) == "a" + chr(b))
+_ESCAPED = bytes(b for b in range(1, 128) if escape_xml(chr(b)) != chr(b))
 
 
 def _plain(config: Config, decider: Decider) -> bool:
@@ -85,15 +98,50 @@ class MtimeOnly:
         self.base_url = config.base_url
         self.style = config.url_style
         self.date_only = config.lastmod_format is LastmodFormat.DATE
+        #: What `COMPILED` is told of this build, where it lists a run of pages (URLs of the styles
+        #: that keep a page's name, a base URL of ASCII); else None.
+        self.constants: tuple[object, ...] | None = None
+        if COMPILED is not None and self.style in (UrlStyle.DIRECTORY, UrlStyle.INDEX) and self.base_url.isascii():
+            self.constants = (
+                os.fsencode(self.root),
+                self.base_url.encode(),
+                *_FRAME,
+                _KEPT,
+                _ESCAPED,
+                self.check,
+                self.style is UrlStyle.DIRECTORY,
+                self.date_only,
+                MAX_URL_LENGTH,
+                _LAST_SECOND,
+                blocking.low,
+                blocking.high,
+                blocking.room,
+            )
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:
         """The candidates' outcomes in order: each run of pages listed here as one `Block`
-        (what `Blocking` makes of their outcomes), any other page as `Decider.decide` decides it."""
+        (what `Blocking` makes of their outcomes), any other page as `Decider.decide` decides it.
+        Where `COMPILED` lists pages, it lists each run it can, and the page it stops at is
+        listed or decided here."""
         gathered: Gathered = []
         block: Block | None = None
         check, root, base_url, style, date_only = self.check, self.root, self.base_url, self.style, self.date_only
         admits = self.blocking.admits
-        for candidate in candidates:
+        constants, run = self.constants, COMPILED
+        listed = candidates if isinstance(candidates, list) else list(candidates)
+        at, count = 0, len(listed)
+        while at < count:
+            if constants is not None and run is not None:
+                into = Block([], [], [], [], _SOURCE) if block is None else block
+                stop = run(constants, listed, at, into.locs, into.xmls, into.keys, into.texts)
+                if stop > at and block is None:
+                    block = into
+                    gathered.append(block)
+                at = stop
+                if at == count:
+                    break
+            candidate = listed[at]
+            at += 1
             relpath, is_link = candidate
             outcome = status = None
             if not is_link and check(relpath) is None:

@@ -19,7 +19,7 @@ from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Block
 from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Walk
-from sitemapgen.pipeline import flow
+from sitemapgen.pipeline import flow, quick
 from sitemapgen.pipeline.blocks import Blocking
 from sitemapgen.pipeline.decide import Decider, Outcome
 from sitemapgen.pipeline.flow import Pipeline
@@ -45,6 +45,17 @@ MTIMES_NS = [
     253_402_300_800 * 10**9,
     2**62,
 ]
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def each_batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test with runs of pages listed by the compiled module (`_scan.mtime_block`), where it
+    is built, then with every page listed in Python, as where it is not."""
+    if request.param == "compiled" and quick.COMPILED is None:
+        pytest.skip("the compiled module is not built here (no C compiler at install)")
+    if request.param == "python":
+        monkeypatch.setattr(quick, "COMPILED", None)
+    return str(request.param)
 
 
 def _tree(root: Path) -> Path:
