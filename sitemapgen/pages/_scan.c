@@ -1303,7 +1303,8 @@ PyDoc_STRVAR(walk_doc,
              "directory's relpath (bytes, empty or ending in '/') from the list `pending`, lists it under\n"
              "`root` (bytes, ending in '/'), gives its candidates, (relpath, is_link) in walk order, and\n"
              "pushes its subdirectories that `prune` (called with each one's relpath and '/') leaves in,\n"
-             "the first to be popped next; until `pending` is empty or `limit` candidates are given.\n"
+             "the first to be popped next; until `pending` is empty, or `limit` candidates are given, or\n"
+             "`limit` directories listed.\n"
              "A directory it cannot answer for exactly as `Walk.list_directory` does ends the answer,\n"
              "its relpath (bytes) last, for `list_directory` to list: one it cannot list, with an entry\n"
              "whose type is not in the listing or a symlink other than a page's, a subdirectory `prune`\n"
@@ -1329,7 +1330,9 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (found == NULL)
         return NULL;
     Buffers b = {0};
-    while (PyList_GET_SIZE(pending) > 0 && PyList_GET_SIZE(found) < limit) {
+    /* At most `limit` directories too: a tree of empty ones returns as often (to a Ctrl-C). */
+    for (Py_ssize_t listed = 0; PyList_GET_SIZE(pending) > 0 && PyList_GET_SIZE(found) < limit && listed < limit;
+         listed++) {
         Py_ssize_t last = PyList_GET_SIZE(pending) - 1;
         PyObject *prefix = PyList_GET_ITEM(pending, last);
         Py_INCREF(prefix);

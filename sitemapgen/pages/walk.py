@@ -34,7 +34,8 @@ IGNORE_FILE = ".sitemapignore"
 #: suffixes (see `_shareable`), as its raw bytes.
 _OWN_SUFFIX = b".html"
 
-#: The candidates `_scan.walk` gives a call, at least (it finishes the directory it is in).
+#: The candidates `_scan.walk` gives a call (past them, it finishes the directory it is in), and
+#: the directories it lists, at most.
 _WALK_RUN = 2048
 
 

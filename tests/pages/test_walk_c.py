@@ -171,3 +171,12 @@ def test_a_prune_that_raises_raises(tmp_path: Path) -> None:
 
     with pytest.raises(RuntimeError, match="^r/d/$"):
         _scan.walk(os.fsencode(tmp_path) + b"/", [b"r/"], prune, None, 100)
+
+
+def test_a_call_lists_at_most_its_limit_of_directories(tmp_path: Path) -> None:
+    # A tree of empty directories: the call returns after `limit` of them, the rest still to walk.
+    for i in range(10):
+        (tmp_path / "r" / f"d{i}").mkdir(parents=True)
+    pending = [b"r/"]
+    assert _scan.walk(os.fsencode(tmp_path) + b"/", pending, walk._prune_default, None, 3) == []
+    assert len(pending) == 8  # r/ and two of its ten listed
