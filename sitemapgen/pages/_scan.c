@@ -1762,7 +1762,9 @@ static PyObject *mtime_block(PyObject *module, PyObject *const *args, Py_ssize_t
         if (!PyTuple_Check(candidate) || PyTuple_GET_SIZE(candidate) != 2 ||
             !PyUnicode_Check(PyTuple_GET_ITEM(candidate, 0)) || PyTuple_GET_ITEM(candidate, 1) != Py_False)
             break; /* a symlink (or not a candidate): the batch's */
+        Py_INCREF(candidate); /* held while `check`, Python code, runs */
         int answered = mtime_page(told, &c, PyTuple_GET_ITEM(candidate, 0), args + 3, &buffer, &size);
+        Py_DECREF(candidate);
         if (answered < 0) {
             free(buffer);
             return NULL;
