@@ -8,9 +8,10 @@
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
- * second reader (and so for a directory `walk` does not list, or a page `mtime_block` does not
- * list: `tests/pages/test_walk_c.py`, `tests/pipeline/test_quick_c.py`). `tests/pages/test_scan_c.py` holds the two to the same answers (and the
- * listing to `os.scandir`'s, which lists any directory it hands back).
+ * second reader; and so for a directory `walk` does not walk, and a page `mtime_block` does
+ * not list. `tests/pages/test_scan_c.py` holds the two to the same answers (and the listing to
+ * `os.scandir`'s, which lists any directory it hands back), as `tests/pages/test_walk_c.py`
+ * does the walks and `tests/pipeline/test_quick_c.py` the heads-off batches.
  *
  * Plain markup, as `scanner._PLAIN_HEAD` and `scanner._SKIPPED` define it, is read left to
  * right: text (any characters but '<'), plain comments, script and style elements (skipped
