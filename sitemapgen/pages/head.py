@@ -105,9 +105,9 @@ def read_head_at(path: str, max_bytes: int) -> tuple[bytes, int, bool] | None:
 def parse_head(text: str, page_url: str, *, fast: bool = True, labels: bool = False) -> HeadFacts:
     """Read the signals from head text: the fast scanner where it can decide, else bs4.
 
-    A head too tangled for html.parser to read in bounded time (see `tangle`)
-    is kept as saying nothing, with a problem that the build reports: no page
-    can stall a build, and none is dropped for it. With `labels`, the page's title and
+    A head too tangled for html.parser to read in bounded time (see `tangle`), or one it
+    rejects, is kept as saying nothing, with a problem that the build reports: no page
+    can stall or stop a build, and none is dropped for it. With `labels`, the page's title and
     description are read too (see `labels.LABELS`), in the same pass.
     """
     read = read_fast(text, labels) if fast else None
@@ -118,7 +118,10 @@ def parse_head(text: str, page_url: str, *, fast: bool = True, labels: bool = Fa
         return HeadFacts(
             problem=f"head too tangled to read in bounded time ({work:,} > {MAX_TANGLE:,}); read as saying nothing"
         )
-    return facts_from_tags(scan_tags_bs4(text, labels), page_url, READERS if labels else None)
+    tags = scan_tags_bs4(text, labels)
+    if tags is None:
+        return HeadFacts(problem="head html.parser rejects as malformed; read as saying nothing")
+    return facts_from_tags(tags, page_url, READERS if labels else None)
 
 
 #: What `says_nothing` looks for: the deciding words, and "utf-7" (an encoding that spells '&' otherwise).

@@ -9,14 +9,19 @@ from sitemapgen.pages.labels import TITLE, TITLE_TEXT
 from sitemapgen.pages.signals import SIGNAL_TAGS, Tag
 
 
-def scan_tags_bs4(text: str, labels: bool = False) -> list[Tag]:
+def scan_tags_bs4(text: str, labels: bool = False) -> list[Tag] | None:
     """The meta and link tags as beautifulsoup4 (html.parser) reads them: the reference. With
-    `labels`, the first ``<title>`` too, as a tag whose `TITLE_TEXT` is its text."""
+    `labels`, the first ``<title>`` too, as a tag whose `TITLE_TEXT` is its text. None where
+    html.parser rejects the markup (``<![`` and no name after it, which it asserts on)."""
     import bs4  # only here: most heads never need it, and it costs 45 ms to import
+    from bs4.exceptions import ParserRejectedMarkup
     from bs4.filter import SoupStrainer  # bs4 >= 4.13
 
     names = [*SIGNAL_TAGS, TITLE] if labels else list(SIGNAL_TAGS)
-    soup = bs4.BeautifulSoup(text, "html.parser", parse_only=SoupStrainer(names))
+    try:
+        soup = bs4.BeautifulSoup(text, "html.parser", parse_only=SoupStrainer(names))
+    except ParserRejectedMarkup:
+        return None
     tags: list[Tag] = []
     titled = False
     for tag in soup.find_all(names):

@@ -20,6 +20,9 @@ from sitemapgen.pages.scanner import may_decide, scan_tags_fast
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts
 from sitemapgen.urls import UrlStyle, normalize_base_url, normalize_url, page_url, url_path
 
+from ..conftest import BASE, CliRunner, SiteFactory
+from ..helpers import locs
+
 # Every test here, with the compiled scanner and with the pure-Python one (conftest.py).
 pytestmark = pytest.mark.usefixtures("each_scanner")
 
@@ -251,8 +254,26 @@ def test_generated_heads_never_crash(text: str) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=400))
+@example(b"<![\x00")  # html.parser rejects it (found on Python 3.13.0)
 def test_generated_bytes_never_crash(data: bytes) -> None:
     parse_head(decode_head(data), PAGE)
+
+
+@pytest.mark.parametrize("tail", ["<![\x00", "<![ foo", "<![\x00</head>"])
+def test_a_head_html_parser_rejects_is_kept_as_saying_nothing(tmp_path: Path, tail: str) -> None:
+    # "<![" and no name after it: html.parser asserts, and bs4 raises ParserRejectedMarkup.
+    got = read_head(write(tmp_path, f"<head><meta name=robots content=noindex>{tail}".encode()), PAGE)
+    assert got.problem == "head html.parser rejects as malformed; read as saying nothing"
+    assert (got.noindex, got.canonical, got.alternates) == (False, None, ())
+
+
+def test_a_build_says_a_head_html_parser_rejects_and_goes_on(site: SiteFactory, cli: CliRunner) -> None:
+    root = site({"a.html": "<!doctype html><head><title>a</title><![\x00</head>", "b.html": "<title>b</title>"})
+    run = cli("build", root, "--base-url", BASE)
+    assert run.code == 0, run.err
+    assert "Traceback" not in run.err
+    assert "a.html: head html.parser rejects as malformed; read as saying nothing" in run.err
+    assert locs(root, BASE) == [BASE + "a.html", BASE + "b.html"]
 
 
 @pytest.mark.parametrize(
@@ -436,7 +457,9 @@ def _agree(text: str) -> list[tuple[str, dict[str, str]]] | None:
     if fast is not None:
         # The scanner may skip tags that cannot decide anything: its tags must be bs4's tags, in
         # order, with none missing that could decide.
-        reference = _normalized(scan_tags_bs4(text))
+        read = scan_tags_bs4(text)
+        assert read is not None, text  # the scanner answers for no markup html.parser rejects
+        reference = _normalized(read)
         found = iter(reference)
         assert all(tag in found for tag in _normalized(fast)), text  # a subsequence of bs4's
 
