@@ -180,3 +180,29 @@ def test_a_call_lists_at_most_its_limit_of_directories(tmp_path: Path) -> None:
     pending = [b"r/"]
     assert _scan.walk(os.fsencode(tmp_path) + b"/", pending, walk._prune_default, None, 3) == []
     assert len(pending) == 8  # r/ and two of its ten listed
+
+
+def test_a_name_comes_before_every_longer_name_it_begins(tmp_path: Path) -> None:
+    # Sorted as the listing's entries sort (a NUL after each name): "a.htm" before "a.html",
+    # before "a.html.htm"; and folders among them in the same order. (No two index names and no
+    # symlink: the compiled walk lists every folder here itself.)
+    root = tmp_path / "r"
+    root.mkdir()
+    names = ["a.html.htm", "a.html", "a.htm", "ab.html"]
+    _make(root, [([name], "page") for name in names] + [([d, "p.html"], "page") for d in ("ab", "a.h", "a")])
+    compiled = _walked(root, compiled=True)
+    assert compiled == _walked(root, compiled=False)
+    assert [relpath for relpath, _ in compiled[0]] == [
+        "a.htm",
+        "a.html",
+        "a.html.htm",
+        "ab.html",
+        "target.html",
+        "a/p.html",
+        "a.h/p.html",
+        "ab/p.html",
+    ]
+    pending = [b"r/"]
+    assert (
+        len(_scan.walk(os.fsencode(tmp_path) + b"/", pending, walk._prune_default, None, 100)) == 8
+    )  # none handed back
