@@ -1035,6 +1035,17 @@ static int next_listed(const Told *told, DIR *dir, const char **name, size_t *n,
     }
 }
 
+/* The module's state, or NULL with RuntimeError where `configure_listing` has not told it yet:
+ * `listing`, `walk` and `mtime_block` need the index names and page suffixes. */
+static const Told *listing_state(PyObject *module) {
+    const Told *told = PyModule_GetState(module);
+    if (!told->listing_told) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_listing first (lister.py does, at import)");
+        return NULL;
+    }
+    return told;
+}
+
 PyDoc_STRVAR(configure_listing_doc,
              "configure_listing(index_names, page_suffixes, kinds, /)\n--\n\n"
              "Tell `listing` the index names (in rank order) and the page suffixes (lower case, no 'k'),\n"
@@ -1074,11 +1085,9 @@ PyDoc_STRVAR(listing_doc,
              "an entry's type is not in the listing (d_type unknown): ask `lister.listing`.");
 
 static PyObject *listing(PyObject *module, PyObject *directory) {
-    const Told *told = PyModule_GetState(module);
-    if (!told->listing_told) {
-        PyErr_SetString(PyExc_RuntimeError, "listing: configure_listing first (lister.py does, at import)");
+    const Told *told = listing_state(module);
+    if (told == NULL)
         return NULL;
-    }
     if (!PyBytes_Check(directory)) {
         PyErr_SetString(PyExc_TypeError, "listing(directory: bytes)");
         return NULL;
@@ -1313,11 +1322,9 @@ PyDoc_STRVAR(walk_doc,
              "or more than 4,096 entries.");
 
 static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    const Told *told = PyModule_GetState(module);
-    if (!told->listing_told) {
-        PyErr_SetString(PyExc_RuntimeError, "walk: configure_listing first (lister.py does, at import)");
+    const Told *told = listing_state(module);
+    if (told == NULL)
         return NULL;
-    }
     if (nargs != 5 || !PyBytes_Check(args[0]) || !PyList_Check(args[1]) || !PyCallable_Check(args[2]) ||
         (args[3] != Py_None && !PyBytes_Check(args[3]))) {
         PyErr_SetString(PyExc_TypeError,
@@ -1346,12 +1353,12 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_TypeError, "walk: pending holds bytes");
             goto failed;
         }
-        int listed = walk_directory(told, &b, args[0], prefix, args[2], args[3], found, pending);
-        if (listed < 0) {
+        int answered = walk_directory(told, &b, args[0], prefix, args[2], args[3], found, pending);
+        if (answered < 0) {
             Py_DECREF(prefix);
             goto failed;
         }
-        if (listed == 0) {
+        if (answered == 0) {
             int appended = PyList_Append(found, prefix);
             Py_DECREF(prefix);
             if (appended < 0)
@@ -1360,16 +1367,14 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_DECREF(prefix);
     }
+    goto done;
+failed:
+    Py_CLEAR(found);
+done:
     free(b.path);
     free(b.names);
     free(b.entries);
     return found;
-failed:
-    free(b.path);
-    free(b.names);
-    free(b.entries);
-    Py_DECREF(found);
-    return NULL;
 }
 
 PyDoc_STRVAR(configure_reading_doc,
@@ -1739,11 +1744,9 @@ PyDoc_STRVAR(mtime_block_doc,
              "whose URL is not too long and holds no character the element escapes.");
 
 static PyObject *mtime_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    const Told *told = PyModule_GetState(module);
-    if (!told->listing_told) {
-        PyErr_SetString(PyExc_RuntimeError, "mtime_block: configure_listing first (lister.py does, at import)");
+    const Told *told = listing_state(module);
+    if (told == NULL)
         return NULL;
-    }
     if (nargs != 7 || !PyList_Check(args[1]) || !PyList_Check(args[3]) || !PyList_Check(args[4]) ||
         !PyList_Check(args[5]) || !PyList_Check(args[6])) {
         PyErr_SetString(PyExc_TypeError, "mtime_block(constants: tuple, candidates: list, at: int, locs: list, "
@@ -1753,12 +1756,12 @@ static PyObject *mtime_block(PyObject *module, PyObject *const *args, Py_ssize_t
     MtimeConstants c;
     if (mtime_constants(args[0], &c) < 0)
         return NULL;
-    Py_ssize_t at = PyLong_AsSsize_t(args[2]), count = PyList_GET_SIZE(args[1]);
+    Py_ssize_t at = PyLong_AsSsize_t(args[2]);
     if (at == -1 && PyErr_Occurred())
         return NULL;
     char *buffer = NULL;
     size_t size = 0;
-    for (; at >= 0 && at < count; at++) {
+    for (; at >= 0 && at < PyList_GET_SIZE(args[1]); at++) { /* its size asked again: `check` is Python */
         PyObject *candidate = PyList_GET_ITEM(args[1], at);
         if (!PyTuple_Check(candidate) || PyTuple_GET_SIZE(candidate) != 2 ||
             !PyUnicode_Check(PyTuple_GET_ITEM(candidate, 0)) || PyTuple_GET_ITEM(candidate, 1) != Py_False)
