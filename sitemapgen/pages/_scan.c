@@ -3,15 +3,18 @@
  * from a head's UTF-8 bytes, undecoded; `read_tag`, a found tag's attributes; for the walk,
  * `listing`, `lister.listing` of a directory from `readdir` alone, and `walk`, many directories
  * walked as `walk.Walk` walks them, in one call; `read_head`, a page's head read as
- * `head.read_head_at` reads it, its open, status, reads and close in one call; and, heads off,
- * `mtime_block`, a run of plain pages listed as `quick.MtimeOnly.batch` lists them.
+ * `head.read_head_at` reads it, its open, status, reads and close in one call; heads off,
+ * `mtime_block`, a run of plain pages listed as `quick.MtimeOnly.batch` lists them; and heads on,
+ * `head_block`, the same with each page's head read and scanned, every tag it finds known or
+ * judged by Python (`quick.HeadRead`) to say nothing the page's row would show.
  *
  * It answers only where it can answer exactly as the Python scanner does, and hands every
  * other head back (None), so the Python scanner reads it as before: an accelerator, never a
- * second reader; and so for a directory `walk` does not walk, and a page `mtime_block` does
- * not list. `tests/pages/test_scan_c.py` holds the two to the same answers (and the listing to
- * `os.scandir`'s, which lists any directory it hands back), as `tests/pages/test_walk_c.py`
- * does the walks and `tests/pipeline/test_quick_c.py` the heads-off batches.
+ * second reader; and so for a directory `walk` does not walk, and a page `mtime_block` or
+ * `head_block` does not list. `tests/pages/test_scan_c.py` holds the two to the same answers (and
+ * the listing to `os.scandir`'s, which lists any directory it hands back), as
+ * `tests/pages/test_walk_c.py` does the walks, `tests/pipeline/test_quick_c.py` the heads-off
+ * batches and `tests/pipeline/test_quick_heads_c.py` the heads-on ones.
  *
  * Plain markup, as `scanner._PLAIN_HEAD` and `scanner._SKIPPED` define it, is read left to
  * right: text (any characters but '<'), plain comments, script and style elements (skipped
@@ -1469,6 +1472,87 @@ static Py_ssize_t head_end_at(const Told *told, const char *data, Py_ssize_t n, 
     return -1;
 }
 
+/* The head of the regular file at `path`, as `read_head` reads it, into *data (malloc'd, *n bytes
+ * of it; the caller frees it), the file's mtime into *seconds and *parts, and whether an end of a
+ * head ended it into *ended: 0; -1 where it cannot be opened, is not a regular file, or a read
+ * fails. Called without the GIL. */
+static int read_into(const Told *told, const char *path, Py_ssize_t max_bytes, char **data, Py_ssize_t *n,
+                     long long *seconds, long *parts, int *ended) {
+    const Py_ssize_t first = told->first, step = told->step;
+    Py_ssize_t size = 0;
+    int failed = 0;
+    *data = NULL;
+    *n = 0;
+    *ended = 0;
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    struct stat status;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode))
+        failed = 1;
+    else {
+        *seconds = (long long)MTIME(status).tv_sec;
+        *parts = (long)MTIME(status).tv_nsec;
+        Py_ssize_t want = first;
+        while (*n < max_bytes) {
+            if (want > max_bytes - *n)
+                want = max_bytes - *n;
+            if (*n + want > size) {
+                Py_ssize_t grown = size ? size * 2 : first;
+                while (grown < *n + want)
+                    grown *= 2;
+                char *more = realloc(*data, (size_t)grown);
+                if (more == NULL) {
+                    failed = 1;
+                    break;
+                }
+                *data = more;
+                size = grown;
+            }
+            ssize_t got = read(fd, *data + *n, (size_t)want);
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                failed = 1;
+                break;
+            }
+            if (got == 0)
+                break; /* the whole file is the head */
+            Py_ssize_t start = *n;
+            *n += got;
+            Py_ssize_t end = head_end_at(told, *data, *n, start > MAX_NAME ? start - MAX_NAME : 0);
+            if (end >= 0) {
+                *n = end;
+                *ended = 1;
+                break;
+            }
+            want = step;
+        }
+    }
+    close(fd);
+    if (failed) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* (the head's bytes, st_mtime_ns, whether an end of a head ended them): `read_head`'s answer. */
+static PyObject *head_read(const char *data, Py_ssize_t n, long long seconds, long parts, int ended) {
+    PyObject *bytes = PyBytes_FromStringAndSize(data ? data : "", n);
+    PyObject *mtime_ns = nanoseconds(seconds, parts);
+    if (bytes == NULL || mtime_ns == NULL) {
+        Py_XDECREF(bytes);
+        Py_XDECREF(mtime_ns);
+        return NULL;
+    }
+    return Py_BuildValue("(NNO)", bytes, mtime_ns, ended ? Py_True : Py_False);
+}
+
 static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     const Told *told = PyModule_GetState(module);
     if (!told->reading_told) {
@@ -1491,80 +1575,28 @@ static PyObject *read_head(PyObject *module, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_ValueError, "embedded null byte"); /* a ValueError, as os.open raises */
         return NULL;
     }
-    const Py_ssize_t first = told->first, step = told->step;
-    char *data = NULL;
-    Py_ssize_t n = 0, size = 0, end = -1;
+    char *data;
+    Py_ssize_t n;
     long long seconds = 0;
     long parts = 0;
-    int failed = 0, ended = 0;
+    int ended, failed;
     Py_BEGIN_ALLOW_THREADS
-    int fd;
-    do
-        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    struct stat status;
-    if (fd < 0)
-        failed = 1;
-    else if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode))
-        failed = 1;
-    else {
-        seconds = (long long)MTIME(status).tv_sec;
-        parts = (long)MTIME(status).tv_nsec;
-        Py_ssize_t want = first;
-        while (n < max_bytes) {
-            if (want > max_bytes - n)
-                want = max_bytes - n;
-            if (n + want > size) {
-                Py_ssize_t grown = size ? size * 2 : first;
-                while (grown < n + want)
-                    grown *= 2;
-                char *more = realloc(data, (size_t)grown);
-                if (more == NULL) {
-                    failed = 1;
-                    break;
-                }
-                data = more;
-                size = grown;
-            }
-            ssize_t got = read(fd, data + n, (size_t)want);
-            if (got < 0) {
-                if (errno == EINTR)
-                    continue;
-                failed = 1;
-                break;
-            }
-            if (got == 0)
-                break; /* the whole file is the head */
-            Py_ssize_t start = n;
-            n += got;
-            end = head_end_at(told, data, n, start > MAX_NAME ? start - MAX_NAME : 0);
-            if (end >= 0) {
-                n = end;
-                ended = 1;
-                break;
-            }
-            want = step;
-        }
-    }
-    if (fd >= 0)
-        close(fd);
+    failed = read_into(told, path, max_bytes, &data, &n, &seconds, &parts, &ended);
     Py_END_ALLOW_THREADS
-    if (failed) {
-        free(data);
+    if (failed)
         Py_RETURN_NONE;
-    }
-    PyObject *bytes = PyBytes_FromStringAndSize(data ? data : "", n);
+    PyObject *answer = head_read(data, n, seconds, parts, ended);
     free(data);
-    PyObject *mtime_ns = nanoseconds(seconds, parts);
-    if (bytes == NULL || mtime_ns == NULL) {
-        Py_XDECREF(bytes);
-        Py_XDECREF(mtime_ns);
-        return NULL;
-    }
-    return Py_BuildValue("(NNO)", bytes, mtime_ns, ended ? Py_True : Py_False);
+    return answer;
 }
 
-/* The proleptic Gregorian day `days` after 1970-01-01, as "YYYY-MM-DD" into `out` (11 bytes):
+/* `value` (at least 0) in `count` decimal digits, zeros first, into `at`. */
+static void digits(char *at, long long value, int count) {
+    for (int k = count - 1; k >= 0; k--, value /= 10)
+        at[k] = (char)('0' + value % 10);
+}
+
+/* The proleptic Gregorian day `days` after 1970-01-01, as "YYYY-MM-DD" into `out` (10 bytes):
  * `date.isoformat` of it, for the years 1970 to 9999 (H. Hinnant's `civil_from_days`). */
 static void iso_day(long long days, char *out) {
     long long z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
@@ -1573,10 +1605,13 @@ static void iso_day(long long days, char *out) {
     unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
     unsigned day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
     long long year = (long long)yoe + era * 400 + (month <= 2);
-    snprintf(out, 11, "%04lld-%02u-%02u", year, month, day);
+    digits(out, year, 4);
+    out[4] = out[7] = '-';
+    digits(out + 5, month, 2);
+    digits(out + 8, day, 2);
 }
 
-/* One call's constants of `mtime_block` (see its doc), read from its tuple. */
+/* One call's constants of `mtime_block` or `head_block` (see their docs), read from its tuple. */
 typedef struct {
     const char *root, *base, *frame[3], *kept, *escaped;
     Py_ssize_t root_len, base_len, frame_len[3], max_url, room;
@@ -1584,7 +1619,16 @@ typedef struct {
     int drop_index, date_only;
     double low, high;
     long long last_second;
-} MtimeConstants;
+    /* `head_block`'s: where a head is read (1) and how; else 0 (`mtime_block`: a `stat` a page) */
+    int heads;
+    Py_ssize_t max_bytes;
+    Marks marks;
+    PyObject *known, *judge;
+} PageConstants;
+
+/* How many constants `mtime_block` takes, and how many more `head_block` does. */
+#define MTIME_CONSTANTS 15
+#define HEAD_CONSTANTS 4
 
 static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t *len) {
     PyObject *item = PyTuple_GET_ITEM(tuple, i);
@@ -1595,19 +1639,23 @@ static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t
     return 0;
 }
 
-static int mtime_constants(PyObject *tuple, MtimeConstants *c) {
-    Py_ssize_t kept_len, escaped_len;
-    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 15 || bytes_at(tuple, 0, &c->root, &c->root_len) < 0 ||
+/* The constants of `tuple` into `c`, with `heads` those of `head_block`: 0, or -1 with TypeError
+ * naming `caller` (`usage`: what gives them) or another exception set. */
+static int page_constants(PyObject *tuple, PageConstants *c, int heads, const char *usage) {
+    Py_ssize_t kept_len, escaped_len, count = MTIME_CONSTANTS + (heads ? HEAD_CONSTANTS : 0);
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != count || bytes_at(tuple, 0, &c->root, &c->root_len) < 0 ||
         bytes_at(tuple, 1, &c->base, &c->base_len) < 0 || bytes_at(tuple, 2, &c->frame[0], &c->frame_len[0]) < 0 ||
         bytes_at(tuple, 3, &c->frame[1], &c->frame_len[1]) < 0 ||
         bytes_at(tuple, 4, &c->frame[2], &c->frame_len[2]) < 0 || bytes_at(tuple, 5, &c->kept, &kept_len) < 0 ||
-        bytes_at(tuple, 6, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 7))) {
-        PyErr_SetString(PyExc_TypeError, "mtime_block: constants as `quick.MtimeOnly` gives them");
+        bytes_at(tuple, 6, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 7)) ||
+        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 16)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 17)) ||
+                   !PyCallable_Check(PyTuple_GET_ITEM(tuple, 18))))) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return -1;
     }
     if ((Py_ssize_t)strlen(c->root) != c->root_len || (Py_ssize_t)strlen(c->kept) != kept_len ||
         (Py_ssize_t)strlen(c->escaped) != escaped_len) {
-        PyErr_SetString(PyExc_ValueError, "mtime_block: root, kept and escaped hold no NUL");
+        PyErr_SetString(PyExc_ValueError, "root, kept and escaped hold no NUL");
         return -1;
     }
     c->check = PyTuple_GET_ITEM(tuple, 7);
@@ -1618,6 +1666,16 @@ static int mtime_constants(PyObject *tuple, MtimeConstants *c) {
     c->low = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 12));
     c->high = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 13));
     c->room = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 14));
+    c->heads = heads;
+    if (heads) {
+        c->max_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 15));
+        if (c->max_bytes < 0 && !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "head_block: max_bytes >= 0");
+        if (PyErr_Occurred() || read_marks(PyTuple_GET_ITEM(tuple, 16), &c->marks) < 0)
+            return -1;
+        c->known = PyTuple_GET_ITEM(tuple, 17);
+        c->judge = PyTuple_GET_ITEM(tuple, 18);
+    }
     if (c->drop_index < 0 || c->date_only < 0 || PyErr_Occurred())
         return -1;
     for (Py_ssize_t i = 0; i < c->base_len; i++) {
@@ -1630,11 +1688,97 @@ static int mtime_constants(PyObject *tuple, MtimeConstants *c) {
     return 0;
 }
 
-/* The relpath's page, listed as `quick.MtimeOnly.batch` lists it, appended to the block's lists
- * (`lists`: locs, xmls, keys, texts): 1; 0 where it is not such a page, or not one this answers
- * for (nothing appended); -1 with an exception set. `buffer` is at least `size` bytes. */
-static int mtime_page(const Told *told, const MtimeConstants *c, PyObject *relpath, PyObject *const *lists,
-                      char **buffer, size_t *size) {
+/* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and
+ * as a whole quoted value, replaced by a NUL (which no tag a scan finds holds, so no shape is a
+ * tag's text); Py_None where the URL is not so in it; NULL with an exception set. */
+static PyObject *shape_of(PyObject *tag, PyObject *loc) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(tag), len = PyUnicode_GET_LENGTH(loc);
+    Py_ssize_t at = PyUnicode_Find(tag, loc, 0, n, 1);
+    if (at == -2)
+        return NULL;
+    if (at < 1 || at + len >= n)
+        Py_RETURN_NONE;
+    Py_UCS4 quote = PyUnicode_READ_CHAR(tag, at - 1);
+    Py_ssize_t again = PyUnicode_Find(tag, loc, at + 1, n, 1);
+    if (again == -2)
+        return NULL;
+    if ((quote != '"' && quote != '\'') || PyUnicode_READ_CHAR(tag, at + len) != quote || again != -1)
+        Py_RETURN_NONE;
+    PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + len, n);
+    PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%U", before, 0, after) : NULL;
+    Py_XDECREF(before);
+    Py_XDECREF(after);
+    return shape;
+}
+
+/* What `c->known` holds of a deciding tag on the page at `loc`, by its text or its shape
+ * (`shape_of`): 1 (True: it says nothing the page's row would show), 0 (False: it says more), 2
+ * (neither: its shape, or Py_None, into *shape, a new reference), -1 with an exception set. */
+static int known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject **shape) {
+    *shape = NULL;
+    PyObject *known = PyDict_GetItemWithError(c->known, tag); /* borrowed, compared at once */
+    if (known == Py_True || known == Py_False)
+        return known == Py_True;
+    if (PyErr_Occurred() || (*shape = shape_of(tag, loc)) == NULL)
+        return -1;
+    known = *shape == Py_None ? NULL : PyDict_GetItemWithError(c->known, *shape);
+    if (known == Py_True || known == Py_False) {
+        Py_CLEAR(*shape);
+        return known == Py_True;
+    }
+    if (PyErr_Occurred()) {
+        Py_CLEAR(*shape);
+        return -1;
+    }
+    return 2;
+}
+
+/* Whether the head `data` (n bytes, ended by an end of a head) says nothing on the page at `loc`
+ * that its row would show (see `head_block`): each of its deciding tags known so (`known_of`), or
+ * judged so by `c->judge`, asked with the tag, the URL and the shape of each tag not known, in
+ * order, once no tag is known to say more: 1; 0 where a tag says more, or the head is not one a
+ * scan answers for; -1 with an exception set. Its deciding tags (`deciding_tags_utf8`'s answer, a
+ * new reference) into `*found` where a scan found them. */
+static int says_nothing_more(const Told *told, const PageConstants *c, const char *data, Py_ssize_t n, PyObject *loc,
+                             PyObject **found) {
+    *found = NULL;
+    if (!surely_utf8((const Py_UCS1 *)data, n))
+        return 0;
+    PyObject *tags = scan_utf8(NULL, (const Py_UCS1 *)data, n, &c->marks, told);
+    if (tags == NULL)
+        return -1;
+    if (tags == Py_None) {
+        Py_DECREF(tags);
+        return 0;
+    }
+    *found = tags;
+    int nothing = 1, unknown = 0;
+    for (int judging = 0; judging < 2 && nothing == 1 && (judging == 0 || unknown); judging++) {
+        for (Py_ssize_t t = 0; t < PyList_GET_SIZE(tags) && nothing == 1; t++) {
+            PyObject *tag = PyList_GET_ITEM(tags, t), *shape;
+            int known = known_of(c, tag, loc, &shape);
+            if (known == 2 && judging) {
+                PyObject *judged = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shape, NULL);
+                known = judged == NULL ? -1 : PyObject_IsTrue(judged);
+                Py_XDECREF(judged);
+            }
+            Py_XDECREF(shape);
+            unknown |= known == 2;
+            if (known != 2)
+                nothing = known;
+        }
+    }
+    return nothing;
+}
+
+/* The relpath's page, listed as `quick.MtimeOnly.batch` lists it (or, where `c->heads`,
+ * `quick.HeadRead.decide`), appended to the block's lists (`lists`: locs, xmls, keys, texts): 1; 0
+ * where it is not such a page, or not one this answers for (nothing appended; where its head was
+ * read, that read, as `read_head` gives it, and its deciding tags where a scan found them, else
+ * None, appended to `handed`); -1 with an exception set.
+ * `buffer` is at least `size` bytes. */
+static int list_page(const Told *told, const PageConstants *c, PyObject *relpath, PyObject *const *lists,
+                     PyObject *handed, char **buffer, size_t *size) {
     PyObject *said = PyObject_CallOneArg(c->check, relpath);
     if (said == NULL)
         return -1;
@@ -1648,7 +1792,12 @@ static int mtime_page(const Told *told, const MtimeConstants *c, PyObject *relpa
     const char *raw = PyBytes_AS_STRING(encoded);
     Py_ssize_t n = PyBytes_GET_SIZE(encoded);
     int answered = 0;
-    /* The longest text: the path to stat, or the element with every byte encoded (3 for 1). */
+    char *head = NULL; /* the page's head, where it is read */
+    Py_ssize_t head_len = 0;
+    int ended = 0;
+    long parts = 0;
+    PyObject *loc_text = NULL, *found = NULL;
+    /* The longest text: the path to open, or the element with every byte encoded (3 for 1). */
     size_t need = (size_t)(c->root_len + n + 1) + (size_t)(c->frame_len[0] + c->frame_len[1] + c->frame_len[2]) +
                   (size_t)(c->base_len + 3 * n) + 32;
     if (grow((void **)buffer, size, need, 1) < 0) {
@@ -1660,18 +1809,25 @@ static int mtime_page(const Told *told, const MtimeConstants *c, PyObject *relpa
     memcpy(path, c->root, (size_t)c->root_len);
     memcpy(path + c->root_len, raw, (size_t)n);
     path[c->root_len + n] = '\0';
-    struct stat status;
-    int stated;
+    long long seconds = 0;
+    int failed;
     if ((Py_ssize_t)strlen(raw) != n)
         goto done; /* a NUL: the decision's error to say */
-    Py_BEGIN_ALLOW_THREADS
-    stated = stat(path, &status);
-    Py_END_ALLOW_THREADS
-    if (stated != 0 || !S_ISREG(status.st_mode))
+    if (c->heads) {
+        Py_BEGIN_ALLOW_THREADS
+        failed = read_into(told, path, c->max_bytes, &head, &head_len, &seconds, &parts, &ended);
+        Py_END_ALLOW_THREADS
+    } else {
+        struct stat status;
+        Py_BEGIN_ALLOW_THREADS
+        failed = stat(path, &status) != 0 || !S_ISREG(status.st_mode);
+        Py_END_ALLOW_THREADS
+        seconds = failed ? 0 : (long long)MTIME(status).tv_sec;
+    }
+    if (failed)
         goto done; /* the decision says why */
-    long long seconds = (long long)MTIME(status).tv_sec;
     if (seconds < 0 || seconds >= c->last_second)
-        goto done;
+        goto hand;
     /* The URL: the base, then the path's bytes percent-encoded, an index name dropped. */
     Py_ssize_t name = n;
     while (name > 0 && raw[name - 1] != '/')
@@ -1690,7 +1846,7 @@ static int mtime_page(const Told *told, const MtimeConstants *c, PyObject *relpa
         unsigned char ch = (unsigned char)raw[i];
         if (ch != 0 && ch < 0x80 && strchr(c->kept, ch) != NULL) {
             if (strchr(c->escaped, ch) != NULL)
-                goto done; /* a character the element escapes: the decision's to write */
+                goto hand; /* a character the element escapes: the decision's to write */
             *at++ = (char)ch;
         } else {
             *at++ = '%';
@@ -1700,15 +1856,32 @@ static int mtime_page(const Told *told, const MtimeConstants *c, PyObject *relpa
     }
     Py_ssize_t loc_len = at - loc;
     if (loc_len > c->max_url)
+        goto hand;
+    loc_text = PyUnicode_DecodeASCII(loc, loc_len, NULL);
+    if (loc_text == NULL) {
+        answered = -1;
         goto done;
+    }
+    if (c->heads) { /* the head judged before the rest of the element is written */
+        int nothing = ended ? says_nothing_more(told, c, head, head_len, loc_text, &found) : 0;
+        if (nothing < 0) {
+            answered = -1;
+            goto done;
+        }
+        if (nothing == 0)
+            goto hand;
+    }
     memcpy(at, c->frame[1], (size_t)c->frame_len[1]);
     at += c->frame_len[1];
     char *text = at;
-    long long days = seconds / 86400, second = seconds % 86400;
-    iso_day(days, text);
+    long long second = seconds % 86400;
+    iso_day(seconds / 86400, text);
     at += 10;
     if (!c->date_only) {
-        snprintf(at, 16, "T%02lld:%02lld:%02lld+00:00", second / 3600, second / 60 % 60, second % 60);
+        memcpy(at, "Thh:mm:ss+00:00", 15);
+        digits(at + 1, second / 3600, 2);
+        digits(at + 4, second / 60 % 60, 2);
+        digits(at + 7, second % 60, 2);
         at += 15;
     }
     Py_ssize_t text_len = at - text;
@@ -1716,18 +1889,74 @@ static int mtime_page(const Told *told, const MtimeConstants *c, PyObject *relpa
     at += c->frame_len[2];
     double key = (double)seconds;
     if (!(c->low <= key && key <= c->high) || at - xml > c->room)
-        goto done; /* dated out of the plausible years, or too large for a block: the decision's */
-    PyObject *items[4] = {PyUnicode_DecodeASCII(loc, loc_len, NULL), PyBytes_FromStringAndSize(xml, at - xml),
-                          PyFloat_FromDouble(key), PyUnicode_DecodeASCII(text, text_len, NULL)};
+        goto hand; /* dated out of the plausible years, or too large for a block: the decision's */
+    PyObject *items[4] = {loc_text, PyBytes_FromStringAndSize(xml, at - xml), PyFloat_FromDouble(key),
+                          PyUnicode_DecodeASCII(text, text_len, NULL)};
+    Py_INCREF(loc_text);
     answered = 1;
     for (int i = 0; i < 4; i++) {
         if (answered == 1 && (items[i] == NULL || PyList_Append(lists[i], items[i]) < 0))
             answered = -1;
         Py_XDECREF(items[i]);
     }
+    goto done;
+hand:
+    if (c->heads) { /* the head read, for the decision to take, not read again */
+        PyObject *read = head_read(head, head_len, seconds, parts, ended);
+        PyObject *handing = read ? Py_BuildValue("(OO)", read, found ? found : Py_None) : NULL;
+        if (handing == NULL || PyList_Append(handed, handing) < 0)
+            answered = -1;
+        Py_XDECREF(read);
+        Py_XDECREF(handing);
+    }
 done:
+    Py_XDECREF(found);
+    Py_XDECREF(loc_text);
+    free(head);
     Py_DECREF(encoded);
     return answered;
+}
+
+/* `mtime_block` and `head_block` (`heads`): the candidates from `args[2]` on, each listed by
+ * `list_page` until one it does not answer for, whose place is returned. */
+static PyObject *page_block(const Told *told, PyObject *const *args, int heads, const char *usage) {
+    PageConstants c;
+    if (page_constants(args[0], &c, heads, usage) < 0)
+        return NULL;
+    Py_ssize_t at = PyLong_AsSsize_t(args[2]);
+    if (at == -1 && PyErr_Occurred())
+        return NULL;
+    char *buffer = NULL;
+    size_t size = 0;
+    for (; at >= 0 && at < PyList_GET_SIZE(args[1]); at++) { /* its size asked again: `check` is Python */
+        PyObject *candidate = PyList_GET_ITEM(args[1], at);
+        if (!PyTuple_Check(candidate) || PyTuple_GET_SIZE(candidate) != 2 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(candidate, 0)) || PyTuple_GET_ITEM(candidate, 1) != Py_False)
+            break; /* a symlink (or not a candidate): the batch's */
+        Py_INCREF(candidate); /* held while `check`, Python code, runs */
+        int answered = list_page(told, &c, PyTuple_GET_ITEM(candidate, 0), args + 3, heads ? args[7] : NULL, &buffer,
+                                 &size);
+        Py_DECREF(candidate);
+        if (answered < 0) {
+            free(buffer);
+            return NULL;
+        }
+        if (answered == 0)
+            break;
+    }
+    free(buffer);
+    return PyLong_FromSsize_t(at);
+}
+
+/* Whether the block's arguments (the candidates and the four lists from args[3], and `handed`
+ * where `heads`) are lists. */
+static int block_lists(PyObject *const *args, Py_ssize_t nargs, int heads) {
+    if (nargs != (heads ? 8 : 7))
+        return 0;
+    for (Py_ssize_t i = 1; i < nargs; i++)
+        if (i != 2 && !PyList_Check(args[i]))
+            return 0;
+    return 1;
 }
 
 PyDoc_STRVAR(mtime_block_doc,
@@ -1747,37 +1976,46 @@ static PyObject *mtime_block(PyObject *module, PyObject *const *args, Py_ssize_t
     const Told *told = listing_state(module);
     if (told == NULL)
         return NULL;
-    if (nargs != 7 || !PyList_Check(args[1]) || !PyList_Check(args[3]) || !PyList_Check(args[4]) ||
-        !PyList_Check(args[5]) || !PyList_Check(args[6])) {
-        PyErr_SetString(PyExc_TypeError, "mtime_block(constants: tuple, candidates: list, at: int, locs: list, "
-                                         "xmls: list, keys: list, texts: list)");
+    static const char usage[] = "mtime_block(constants: tuple, candidates: list, at: int, locs: list, xmls: list, "
+                                "keys: list, texts: list), the constants as `quick.MtimeOnly` gives them";
+    if (!block_lists(args, nargs, 0)) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
-    MtimeConstants c;
-    if (mtime_constants(args[0], &c) < 0)
+    return page_block(told, args, 0, usage);
+}
+
+PyDoc_STRVAR(head_block_doc,
+             "head_block(constants, candidates, at, locs, xmls, keys, texts, handed, /)\n--\n\n"
+             "`mtime_block` with each page's head read (`read_head`) in place of its `stat`, for\n"
+             "`quick.HeadRead.batch`: a page is listed only where its head says nothing that its row\n"
+             "would show. `constants`: `mtime_block`'s (its `check` leaving out a page the decision must\n"
+             "read some other way too), then the most bytes of a head, the scan's marks, `known` (a dict)\n"
+             "and `judge`. The head must be ended by an end of a head and certainly UTF-8, and a scan\n"
+             "must answer for it (`deciding_tags_utf8`); then each deciding tag's text is looked up in\n"
+             "`known`, or, where the page's URL is met once in it as a whole quoted value, its shape (the\n"
+             "text with that URL replaced by a NUL); once none is False there, each tag neither is True\n"
+             "or False in is given to `judge(tag, url, shape or None)`, in order. Each must be True.\n"
+             "Python says what each tag means, and what is known of it on every page (`judge` fills\n"
+             "`known`): this spells no word of it.\n"
+             "The page it stops at, where its head was read, has that read, as `read_head` gives it,\n"
+             "and its deciding tags where the scan found them (else None) appended to `handed`.");
+
+static PyObject *head_block(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    const Told *told = listing_state(module);
+    if (told == NULL || heads_told(module) == NULL)
         return NULL;
-    Py_ssize_t at = PyLong_AsSsize_t(args[2]);
-    if (at == -1 && PyErr_Occurred())
+    if (!told->reading_told) {
+        PyErr_SetString(PyExc_RuntimeError, "head_block: configure_reading first (head.py does, at import)");
         return NULL;
-    char *buffer = NULL;
-    size_t size = 0;
-    for (; at >= 0 && at < PyList_GET_SIZE(args[1]); at++) { /* its size asked again: `check` is Python */
-        PyObject *candidate = PyList_GET_ITEM(args[1], at);
-        if (!PyTuple_Check(candidate) || PyTuple_GET_SIZE(candidate) != 2 ||
-            !PyUnicode_Check(PyTuple_GET_ITEM(candidate, 0)) || PyTuple_GET_ITEM(candidate, 1) != Py_False)
-            break; /* a symlink (or not a candidate): the batch's */
-        Py_INCREF(candidate); /* held while `check`, Python code, runs */
-        int answered = mtime_page(told, &c, PyTuple_GET_ITEM(candidate, 0), args + 3, &buffer, &size);
-        Py_DECREF(candidate);
-        if (answered < 0) {
-            free(buffer);
-            return NULL;
-        }
-        if (answered == 0)
-            break;
     }
-    free(buffer);
-    return PyLong_FromSsize_t(at);
+    static const char usage[] = "head_block(constants: tuple, candidates: list, at: int, locs: list, xmls: list, "
+                                "keys: list, texts: list, handed: list), the constants as `quick.HeadRead` gives them";
+    if (!block_lists(args, nargs, 1)) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return NULL;
+    }
+    return page_block(told, args, 1, usage);
 }
 #endif
 
@@ -1786,6 +2024,7 @@ static PyMethodDef methods[] = {
     {"listing", (PyCFunction)listing, METH_O, listing_doc},
     {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL, walk_doc},
     {"mtime_block", (PyCFunction)(void (*)(void))mtime_block, METH_FASTCALL, mtime_block_doc},
+    {"head_block", (PyCFunction)(void (*)(void))head_block, METH_FASTCALL, head_block_doc},
     {"read_head", (PyCFunction)(void (*)(void))read_head, METH_FASTCALL, read_head_doc},
     {"configure_reading", (PyCFunction)(void (*)(void))configure_reading, METH_FASTCALL, configure_reading_doc},
     {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},

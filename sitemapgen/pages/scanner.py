@@ -40,7 +40,7 @@ _scan = load()
 COMPILED: _Compiled | None = None
 if _scan is not None:
     # Told the signal table's tag names and the elements skipped whole, which the C spells
-    # nowhere: a tag added to the table is one edit. (Its words, `_MARKS`, go with each call.)
+    # nowhere: a tag added to the table is one edit. (Its words, `MARKS`, go with each call.)
     _scan.configure_heads(SIGNAL_TAGS, RAW_TEXT, (TITLE,))
     COMPILED = _Compiled(_scan.deciding_tags, _scan.deciding_tags_utf8, _scan.read_tag)
 
@@ -182,7 +182,7 @@ def read_fast(text: str, labels: bool = False) -> list[Read] | None:
             if labelled is not None:
                 return _read_labelled_texts(labelled, COMPILED.read_tag)
         else:
-            tags = COMPILED.deciding_tags(text, _MARKS)
+            tags = COMPILED.deciding_tags(text, MARKS)
             if tags is not None:
                 return _read_texts(tags, COMPILED.read_tag)
     if "\x00" in text:
@@ -199,7 +199,7 @@ def read_fast(text: str, labels: bool = False) -> list[Read] | None:
 
 
 #: What a tag that may decide holds (see `may_decide`): the deciding words, and '&'.
-_MARKS = (*DECIDING_WORDS, "&")
+MARKS = (*DECIDING_WORDS, "&")
 #: The same, labels asked for.
 _LABEL_MARKS = (*_labels.WORDS, "&")
 #: The readers of tags, by whether labels are asked for (see `signals.said_by`).
@@ -219,7 +219,7 @@ def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[Read]:
     starts: set[int] = set()
     find, rfind = lowered.find, lowered.rfind
     tags = _LABEL_TAGS if labels else _TAGS
-    for word in _LABEL_MARKS if labels else _MARKS:  # each a search in C: a unique head holds few of them
+    for word in _LABEL_MARKS if labels else MARKS:  # each a search in C: a unique head holds few of them
         at = find(word)
         while at >= 0:
             start = rfind("<", 0, at)
@@ -250,8 +250,14 @@ def read_fast_utf8(data: bytes) -> list[Read] | None:
     plain); else None, and the caller decodes them."""
     if COMPILED is None:
         return None
-    tags = COMPILED.deciding_tags_utf8(data, _MARKS)
+    tags = COMPILED.deciding_tags_utf8(data, MARKS)
     return None if tags is None else _read_texts(tags, COMPILED.read_tag)
+
+
+def read_found(texts: list[str]) -> list[Read]:
+    """The deciding tags whose texts a compiled scan found, read as `read_fast_utf8` reads them."""
+    assert COMPILED is not None
+    return _read_texts(texts, COMPILED.read_tag)
 
 
 def read_labelled_utf8(data: bytes) -> list[Read] | None:

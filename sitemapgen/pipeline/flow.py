@@ -167,7 +167,7 @@ class Pipeline:
         if self.documents is None and quick.applies(self.config, self.decider):
             return quick.MtimeOnly(self.decider, self.blocking).batch
         if self.documents is None and quick.applies_read(self.config, self.decider):
-            return each(quick.HeadRead(self.decider).decide)
+            return quick.HeadRead(self.decider, self.blocking).batch
         return each(decide)
 
     def _settle_counted(self, outcome: Outcome) -> Outcome:

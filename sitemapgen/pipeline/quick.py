@@ -13,7 +13,11 @@ on, what their head says, and nothing else:
   and its head, read in the call that gives its `stat` (`head.read_head_at`): what it says
   (noindex, a redirect, a canonical) means what the decision says it means
   (`Decider.head_skip`), and a cluster of hreflang links is made as the decision makes it
-  (`Decider.cluster`).
+  (`Decider.cluster`); where the compiled module is built, each run of pages whose heads say
+  nothing their rows show (no tag, a modified time, a canonical naming the page) in one call of
+  it (`_scan.head_block`), which asks this module what a tag it has not met says
+  (`HeadRead._judged`), keeps what holds on every page, and hands back the page it stops at
+  with its head read.
 
 `Decider.decide` gets there through a dozen frames (the page, the entry, the head's reading,
 the lastmod chain, the row); here they are one or two, and the ``<url>`` element (its hreflang
@@ -31,7 +35,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
@@ -39,8 +43,8 @@ from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml,
 from sitemapgen.pages import kinds
 from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
-from sitemapgen.pages.scanner import read_fast_utf8
-from sitemapgen.pages.signals import canonical_said
+from sitemapgen.pages.scanner import MARKS, Read, read_fast_utf8, read_found
+from sitemapgen.pages.signals import SIGNALS, canonical_said
 from sitemapgen.pages.walk import Candidate, Page
 from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
@@ -51,16 +55,50 @@ from sitemapgen.urls import UrlStyle, url_path
 _new = tuple.__new__
 _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` does not hold
 _SOURCE = LastmodSource.MTIME.value
+#: What `HeadRead.known` holds at most (full, it starts again), and its longest tag: a template's
+#: tags are shorter. Its values are plain bools, which the garbage collector does not look at.
+_KNOWN_MOST = 4_096
+_KNOWN_LENGTH = 512
+_WAIT_MOST = 64  # the most pages `HeadRead.batch` decides without a run after a page its run handed back
+#: What a tag naming a canonical link, or an hreflang link, says it with (`signals.said_by`).
+_CANONICAL, _HREFLANG = (next(s.apply for s in SIGNALS if s.name == name) for name in ("canonical", "hreflang"))
+_LINKS = (_CANONICAL, _HREFLANG)
 
 #: `_scan.mtime_block`: a run of a batch's pages listed in one call, as `MtimeOnly.batch` lists
 #: them (see `_scan.c`), where the compiled module is built (not on Windows); else None. (Tests
 #: set it to None to list them in Python.)
 COMPILED = getattr(load(), "mtime_block", None)
+#: `_scan.head_block`: the same, heads on, as `HeadRead.batch` lists them; else None (as `COMPILED`).
+COMPILED_HEADS = getattr(load(), "head_block", None)
 #: What it is told of `entry.dated_xml`, `url_path` and `escape_xml`, from them: the element's
 #: three parts around a URL and a lastmod, the characters a URL keeps, and those the element escapes.
 _FRAME = tuple(dated_xml("\0", "\1").replace(b"\1", b"\0").split(b"\0"))
 _KEPT = bytes(b for b in range(1, 128) if url_path("a" + chr(b), UrlStyle.INDEX) == "a" + chr(b))
 _ESCAPED = bytes(b for b in range(1, 128) if escape_xml(chr(b)) != chr(b))
+
+
+def _constants(decider: Decider, blocking: Blocking, check: Callable[[str], object]) -> tuple[object, ...] | None:
+    """What the compiled runs (`COMPILED`, `COMPILED_HEADS`) are told of this build, with `check`
+    (a page it leaves out, the run hands back), where they list pages: URLs of the styles that keep
+    a page's name, a base URL of ASCII; else None."""
+    config = decider.config
+    if config.url_style not in (UrlStyle.DIRECTORY, UrlStyle.INDEX) or not config.base_url.isascii():
+        return None
+    return (
+        os.fsencode(decider.root),
+        config.base_url.encode(),
+        *_FRAME,
+        _KEPT,
+        _ESCAPED,
+        check,
+        config.url_style is UrlStyle.DIRECTORY,
+        config.lastmod_format is LastmodFormat.DATE,
+        MAX_URL_LENGTH,
+        _LAST_SECOND,
+        blocking.low,
+        blocking.high,
+        blocking.room,
+    )
 
 
 def _plain(config: Config, decider: Decider) -> bool:
@@ -98,25 +136,8 @@ class MtimeOnly:
         self.base_url = config.base_url
         self.style = config.url_style
         self.date_only = config.lastmod_format is LastmodFormat.DATE
-        #: What `COMPILED` is told of this build, where it lists a run of pages (URLs of the styles
-        #: that keep a page's name, a base URL of ASCII); else None.
-        self.constants: tuple[object, ...] | None = None
-        if COMPILED is not None and self.style in (UrlStyle.DIRECTORY, UrlStyle.INDEX) and self.base_url.isascii():
-            self.constants = (
-                os.fsencode(self.root),
-                self.base_url.encode(),
-                *_FRAME,
-                _KEPT,
-                _ESCAPED,
-                self.check,
-                self.style is UrlStyle.DIRECTORY,
-                self.date_only,
-                MAX_URL_LENGTH,
-                _LAST_SECOND,
-                blocking.low,
-                blocking.high,
-                blocking.room,
-            )
+        #: What `COMPILED` is told of this build, where it lists a run of pages; else None.
+        self.constants = None if COMPILED is None else _constants(decider, blocking, self.check)
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:
         """The candidates' outcomes in order: each run of pages listed here as one `Block`
@@ -174,9 +195,11 @@ class MtimeOnly:
 
 class HeadRead:
     """`Decider.decide` for a build that `applies_read`: one frame for a page, and a second for
-    the plain page whose head is read (see the module's docstring)."""
+    the plain page whose head is read (see the module's docstring); where the compiled module is
+    built, each run of plain pages whose heads say nothing their rows show listed in one call of it
+    (`batch`)."""
 
-    def __init__(self, decider: Decider) -> None:
+    def __init__(self, decider: Decider, blocking: Blocking) -> None:
         config = decider.config
         self.decider = decider
         self.check = decider.path_rules.check
@@ -187,24 +210,137 @@ class HeadRead:
         self.date_only = config.lastmod_format is LastmodFormat.DATE
         self.max_bytes = config.head_max_bytes
         self.hreflang = config.hreflang
+        #: What `COMPILED_HEADS` knows of a deciding tag, by its text or its shape (see `_judged`).
+        self.known: dict[str, bool] = {}
+        self.met: set[int] = set()  # the hashes of the tags `_judged` met once (at most `_KNOWN_MOST`)
+        #: The tags `_judged` read since the last page a run handed back, by their texts: that
+        #: page's are among them, and are not read again.
+        self.fresh: dict[str, list[Read]] = {}
+        #: A site's pages are alike: after a run hands back a page whose head says more than its
+        #: row shows (an hreflang cluster, a canonical elsewhere), this many next pages are decided
+        #: by `decide`, not handed to a run only to be handed back (a call, a judgment and a
+        #: hand-back each, see docs/performance.md); doubled at each page handed back so until a
+        #: run lists a page, up to `_WAIT_MOST`. `waiting`: how many are left to decide so.
+        self.backoff = self.waiting = 0
+        #: What it is told of this build, where it lists a run of pages; else None.
+        self.constants: tuple[object, ...] | None = None
+        if COMPILED_HEADS is not None and (constants := _constants(decider, blocking, self._elsewhere)) is not None:
+            self.constants = (*constants, self.max_bytes, MARKS, self.known, self._judged)
 
-    def decide(self, candidate: Candidate) -> Outcome:
+    def batch(self, candidates: Sequence[Candidate]) -> Gathered:
+        """The candidates' outcomes in order: each run of pages `COMPILED_HEADS` lists as one
+        `Block`, and the page it stops at decided by `decide`, with the head it read (so not read
+        twice); every page by `decide` where it is not built."""
+        listed = candidates if isinstance(candidates, list) else list(candidates)
+        constants, run = self.constants, COMPILED_HEADS
+        if constants is None or run is None:
+            return [self.decide(candidate) for candidate in listed]
+        gathered: Gathered = []
+        block: Block | None = None  # the block a run lists into
+        spare = Block([], [], [], [], _SOURCE)  # the next, made before a run that may list nothing
+        #: The page a run stops at: its head where the run read it, and its deciding tags where found.
+        handed: list[tuple[tuple[bytes, int, bool], list[str] | None]] = []
+        at, count = 0, len(listed)
+        while at < count:
+            if self.waiting:  # the next pages of a site whose heads say more: each by `decide`
+                wait = min(self.waiting, count - at)
+                gathered += [self.decide(candidate) for candidate in listed[at : at + wait]]
+                self.waiting -= wait
+                block = None
+                at += wait
+                continue
+            into = spare if block is None else block
+            stop = run(constants, listed, at, into.locs, into.xmls, into.keys, into.texts, handed)
+            if stop > at:
+                self.backoff = 0
+                if block is None:
+                    block = into
+                    gathered.append(block)
+                    spare = Block([], [], [], [], _SOURCE)
+            if stop == count:
+                break
+            read, tags = handed.pop() if handed else (None, None)
+            gathered.append(self.decide(listed[stop], read, tags))
+            self.fresh.clear()
+            if tags is not None:  # its head said more: likely so do the next pages' (see `backoff`)
+                self.waiting = self.backoff = min(2 * self.backoff or 1, _WAIT_MOST)
+            block = None
+            at = stop + 1
+        self.fresh.clear()
+        return gathered
+
+    def decide(
+        self, candidate: Candidate, read: tuple[bytes, int, bool] | None = None, tags: list[str] | None = None
+    ) -> Outcome:
+        """The candidate's outcome; `read`: its head, read already (as `head.read_head_at` reads
+        it), and `tags`: its deciding tags, found already (as `scanner.read_fast_utf8` finds them)."""
         relpath, is_link = candidate
-        if is_link or self.check(relpath) is not None or kinds.candidate(relpath) is not None:
-            return self.decider.decide(candidate)
         path = self.root + relpath
-        read = read_head_at(path, self.max_bytes)
-        if read is None:
-            return self.decider.decide(candidate)  # which says why
+        if read is None:  # else a run read it, having asked what `_elsewhere` asks
+            if is_link or self._elsewhere(relpath):
+                return self.decider.decide(candidate)
+            read = read_head_at(path, self.max_bytes)
+            if read is None:
+                return self.decider.decide(candidate)  # which says why
         data, mtime_ns, ended = read
-        outcome = self._plain(relpath, data, mtime_ns, ended)
+        found = read_fast_utf8(data) if tags is None else self._found(tags)
+        outcome = self._plain(relpath, data, found, mtime_ns, ended)
         if outcome is None:  # the decision's to say what else the page is, read again
             outcome = self.decider.decided(Page(relpath, path, mtime_ns), None, False)
         return outcome
 
-    def _plain(self, relpath: str, data: bytes, mtime_ns: int, ended: bool) -> Outcome | None:
-        """The outcome of the page `relpath`, whose head is `data` (`ended`: all of it), where it
-        is plain; else None."""
+    def _found(self, tags: list[str]) -> list[Read]:
+        """`scanner.read_found` of `tags`, those `_judged` read since the last page a run handed
+        back not read again (`fresh`)."""
+        found: list[Read] = []
+        start = 0  # the first tag not yet read
+        for at, text in enumerate(tags):
+            read = self.fresh.get(text)
+            if read is not None:
+                found += read_found(tags[start:at]) + read
+                start = at + 1
+        return found + read_found(tags[start:]) if start < len(tags) else found
+
+    def _elsewhere(self, relpath: str) -> object:
+        """Whether the page at `relpath` is decided elsewhere: a path rule leaves it out (what it
+        says), or it is named as a generator's own page (`kinds.candidate`); else None."""
+        return self.check(relpath) or kinds.candidate(relpath)
+
+    def _judged(self, text: str, loc: str, shape: str | None) -> bool:
+        """Whether the deciding tag `text` says nothing on the page at `loc` that its row would show,
+        as `_plain` takes a head (nothing, a modified time, a canonical naming the page); `shape`:
+        the tag with `loc` replaced (see `_scan.head_block`), or None. What holds on every page is
+        kept (`known`): by its text, once met twice (most tags are a page's own, met on no other
+        page), what a tag says that names no canonical, or says more; by its shape, that a tag
+        whose canonical or hreflang link is the page's URL written whole names the page so: so
+        does each tag of that shape on its own page, the rest of its text the same."""
+        found = self.fresh[text] = read_found([text])
+        said = canonical_said(found, loc)
+        fine = said is not None and said[0] in (None, self.own_base + loc[len(self.base_url) :])
+        hrefs = {apply: value for apply, value in found[0][1] if apply in _LINKS} if found else {}
+        if shape is not None and (
+            (said is None and getattr(hrefs.get(_HREFLANG), "href", None) == loc)
+            or (fine and getattr(hrefs.get(_CANONICAL), "text", None) == loc)
+        ):
+            key = shape
+        elif said is not None and _CANONICAL in hrefs:
+            return fine  # what its canonical means depends on the page
+        elif (met := hash(text)) in self.met:
+            key = text
+        else:
+            if len(self.met) >= _KNOWN_MOST:
+                self.met.clear()
+            self.met.add(met)
+            return fine
+        if len(key) <= _KNOWN_LENGTH:
+            if len(self.known) >= _KNOWN_MOST:
+                self.known.clear()
+            self.known[key] = fine
+        return fine
+
+    def _plain(self, relpath: str, data: bytes, read: list[Read] | None, mtime_ns: int, ended: bool) -> Outcome | None:
+        """The outcome of the page `relpath`, whose head is `data` (`ended`: all of it; `read`: its
+        deciding tags, read, where a fast scan could), where it is plain; else None."""
         seconds = mtime_ns // 1_000_000_000
         loc = self.base_url + url_path(relpath, self.style)
         if len(loc) > MAX_URL_LENGTH or not 0 <= seconds < _LAST_SECOND:
@@ -212,7 +348,6 @@ class HeadRead:
         own = self.own_base + loc[len(self.base_url) :]  # the page's URL as a head's URLs are normalized
         notes: list[tuple[NoteKind, str]] = []
         alternates: tuple[Alternate, ...] = ()
-        read = read_fast_utf8(data)
         said = canonical_said(read, loc) if read is not None and ended else None  # most heads: no more
         if said is None or said[0] not in (None, own):  # the head says more than the page's own canonical
             head = facts_of_read(read, data, loc)

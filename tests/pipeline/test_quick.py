@@ -51,10 +51,16 @@ MTIMES_NS = [
 def each_batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each test with runs of pages listed by the compiled module (`_scan.mtime_block`), where it
     is built, then with every page listed in Python, as where it is not."""
-    if request.param == "compiled" and quick.COMPILED is None:
+    return each_way(request, monkeypatch, "COMPILED")
+
+
+def each_way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, name: str) -> str:
+    """The test of `request` with `quick`'s compiled run `name` where it is built (else skipped),
+    or with None in its place (`request.param`: "compiled" or "python")."""
+    if request.param == "compiled" and getattr(quick, name) is None:
         pytest.skip("the compiled module is not built here (no C compiler at install)")
     if request.param == "python":
-        monkeypatch.setattr(quick, "COMPILED", None)
+        monkeypatch.setattr(quick, name, None)
     return str(request.param)
 
 
@@ -145,7 +151,7 @@ def test_every_page_has_the_decision_s_outcome(tmp_path: Path, style: UrlStyle, 
     assert any(_skipped(quick.decide(candidate)) for candidate in candidates)  # each way out met
 
 
-def _each_page(gathered: list[Outcome | Block]) -> list[Any]:
+def each_page(gathered: list[Outcome | Block]) -> list[Any]:
     """Each page of `gathered` on its own: a block's rows, with its lastmod source, and the outcomes."""
     pages: list[Any] = []
     for item in gathered:
@@ -164,7 +170,7 @@ def test_a_batch_of_every_page_is_each_page_decided_alone(tmp_path: Path) -> Non
     candidates = _candidates(reference)
     batch = quick.batch(candidates)
     assert any(isinstance(item, Block) and len(item.locs) > 1 for item in batch)  # made in the batch itself
-    assert _each_page(quick.blocking(batch)) == _each_page(reference.blocking(reference.batch(candidates)))
+    assert each_page(quick.blocking(batch)) == each_page(reference.blocking(reference.batch(candidates)))
     assert any(isinstance(item, Outcome) and item.row is not None for item in batch)  # c.html
     assert any(isinstance(item, Outcome) and item.skip is not None for item in batch)
 

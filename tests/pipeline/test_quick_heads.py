@@ -5,6 +5,7 @@ under, and taken only where nothing but the path, the `stat` and the head decide
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,9 @@ import pytest
 from sitemapgen import Config
 from sitemapgen.config.tables import Section
 from sitemapgen.config.words import LastmodSource
+from sitemapgen.lastmod.chain import OddDates
 from sitemapgen.pages.walk import Walk
+from sitemapgen.pipeline.blocks import Blocking
 from sitemapgen.pipeline.decide import Decider
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.quick import HeadRead, applies_read
@@ -22,7 +25,7 @@ from sitemapgen.urls import UrlStyle
 
 from ..conftest import BASE
 from ..helpers import make_tree
-from .test_quick import assert_same_at_every_mtime, taken
+from .test_quick import assert_same_at_every_mtime, each_page, each_way, taken
 
 
 def _page(head: str, lang: str = "") -> str:
@@ -79,11 +82,30 @@ def _tree(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def each_run(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test with runs of plain pages listed by the compiled module (`_scan.head_block`), where
+    it is built, then with every page decided in Python, as where it is not."""
+    return each_way(request, monkeypatch, "COMPILED_HEADS")
+
+
+def _blocking(decider: Decider) -> Blocking:
+    odd = OddDates(decider.lastmod, datetime.now(UTC))
+    return Blocking(room=decider.room, low=odd.low, high=odd.high)
+
+
 def _deciders(root: Path, **overrides: Any) -> tuple[Decider, HeadRead]:
     config = Config(docroot=root, base_url=BASE, lastmod=(LastmodSource.MTIME,), **overrides)
     decider = Decider(config, warn=lambda _: None, dry_run=True)
     assert applies_read(config, decider)
-    return decider, HeadRead(decider)
+    return decider, HeadRead(decider, _blocking(decider))
+
+
+def assert_batch_is_each_page_decided(decider: Decider, heads: HeadRead, candidates: list[tuple[str, bool]]) -> None:
+    """`heads.batch` of the candidates gives, page for page, the outcomes of `decider`, gathered."""
+    blocking = _blocking(decider)
+    batch = heads.batch(candidates)
+    assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
 
 
 def _candidates(decider: Decider) -> list[tuple[str, bool]]:
@@ -106,11 +128,12 @@ def _candidates(decider: Decider) -> list[tuple[str, bool]]:
 )
 def test_every_head_has_the_decision_s_outcome(tmp_path: Path, overrides: dict[str, Any]) -> None:
     root = _tree(tmp_path / "public")
-    decider, quick = _deciders(root, **overrides)
+    decider, heads = _deciders(root, **overrides)
     candidates = _candidates(decider)
     assert len(candidates) >= len(HEADS)
-    assert_same_at_every_mtime(root, candidates, decider, quick)
-    outcomes = [quick.decide(candidate) for candidate in candidates]
+    assert_same_at_every_mtime(root, candidates, decider, heads)
+    assert_batch_is_each_page_decided(decider, heads, candidates)
+    outcomes = [heads.decide(candidate) for candidate in candidates]
     assert any(o.skip is not None for o in outcomes)
     assert any(o.warnings for o in outcomes)
     clusters = [o for o in outcomes if o.row is not None and b"<xhtml:link" in o.row.xml]
@@ -139,7 +162,7 @@ def test_a_build_with_heads_on_takes_the_head_frame(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "public", {"a.html": _page("")})
     pipeline = Pipeline(Config(docroot=root, base_url=BASE), None, warn=lambda _: None, dry_run=True)
     try:
-        assert getattr(pipeline._decision(detail=False).args[0], "__self__", None).__class__ is HeadRead  # type: ignore[attr-defined]
+        assert getattr(pipeline._decision(detail=False), "__self__", None).__class__ is HeadRead
         assert pipeline._decision(detail=True).args[0].func == pipeline.decider.decide  # type: ignore[attr-defined]
     finally:
         pipeline.abort()
