@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml, utc_second_text
-from sitemapgen.pages import kinds
+from sitemapgen.pages import kinds, scanner
 from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
 from sitemapgen.pages.scanner import MARKS, Read, read_fast_utf8, read_found
@@ -224,7 +224,11 @@ class HeadRead:
         self.backoff = self.waiting = 0
         #: What it is told of this build, where it lists a run of pages; else None.
         self.constants: tuple[object, ...] | None = None
-        if COMPILED_HEADS is not None and (constants := _constants(decider, blocking, self._elsewhere)) is not None:
+        if (
+            COMPILED_HEADS is not None
+            and scanner.COMPILED is not None  # whose reading of a tag the run's judge asks for
+            and (constants := _constants(decider, blocking, self._elsewhere)) is not None
+        ):
             self.constants = (*constants, self.max_bytes, MARKS, self.known, self._judged)
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:

@@ -20,7 +20,7 @@ from sitemapgen import Config
 from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Block
 from sitemapgen.lastmod.chain import OddDates
-from sitemapgen.pages import kinds
+from sitemapgen.pages import kinds, scanner
 from sitemapgen.pages.head import read_head_at
 from sitemapgen.pages.walk import Walk
 from sitemapgen.pipeline import quick
@@ -217,6 +217,16 @@ def test_a_tag_met_on_one_page_only_is_not_kept(tmp_path: Path) -> None:
     assert isinstance(batch[0], Block)
     assert len(batch[0].locs) == 22
     assert heads.known == {'<meta name="robots" content="all">': True}  # met twice
+    decider.abort()
+
+
+def test_a_python_scanner_has_python_decide_every_page(tmp_path: Path) -> None:
+    root = tmp_path / "public"
+    _site(root)
+    with mock.patch.object(scanner, "COMPILED", None):
+        decider, heads, _ = _heads(root)
+        assert heads.constants is None
+        assert not any(isinstance(item, Block) for item in heads.batch(_candidates(decider)))
     decider.abort()
 
 
