@@ -1639,8 +1639,8 @@ static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t
     return 0;
 }
 
-/* The constants of `tuple` into `c`, with `heads` those of `head_block`: 0, or -1 with TypeError
- * naming `caller` (`usage`: what gives them) or another exception set. */
+/* The constants of `tuple` into `c`, with `heads` those of `head_block`: 0, or -1 with a TypeError
+ * saying `usage` (what gives them) or another exception set. */
 static int page_constants(PyObject *tuple, PageConstants *c, int heads, const char *usage) {
     Py_ssize_t kept_len, escaped_len, count = MTIME_CONSTANTS + (heads ? HEAD_CONSTANTS : 0);
     if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != count || bytes_at(tuple, 0, &c->root, &c->root_len) < 0 ||
