@@ -1752,21 +1752,28 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
         return 0;
     }
     *found = tags;
-    int nothing = 1, unknown = 0;
-    for (int judging = 0; judging < 2 && nothing == 1 && (judging == 0 || unknown); judging++) {
-        for (Py_ssize_t t = 0; t < PyList_GET_SIZE(tags) && nothing == 1; t++) {
-            PyObject *tag = PyList_GET_ITEM(tags, t), *shape;
-            int known = known_of(c, tag, loc, &shape);
-            if (known == 2 && judging) {
-                PyObject *judged = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shape, NULL);
-                known = judged == NULL ? -1 : PyObject_IsTrue(judged);
-                Py_XDECREF(judged);
-            }
-            Py_XDECREF(shape);
-            unknown |= known == 2;
-            if (known != 2)
-                nothing = known;
+    int nothing = 1;
+    Py_ssize_t first = -1; /* the first tag not known */
+    for (Py_ssize_t t = 0; t < PyList_GET_SIZE(tags) && nothing == 1; t++) {
+        PyObject *shape;
+        int known = known_of(c, PyList_GET_ITEM(tags, t), loc, &shape);
+        Py_XDECREF(shape);
+        if (known != 2)
+            nothing = known;
+        else if (first < 0)
+            first = t;
+    }
+    /* Then each tag not known, from the first (those before it are known to say nothing), judged. */
+    for (Py_ssize_t t = first; first >= 0 && t < PyList_GET_SIZE(tags) && nothing == 1; t++) {
+        PyObject *tag = PyList_GET_ITEM(tags, t), *shape;
+        int known = known_of(c, tag, loc, &shape); /* again: a judgment since may have told of it */
+        if (known == 2) {
+            PyObject *judged = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shape, NULL);
+            known = judged == NULL ? -1 : PyObject_IsTrue(judged);
+            Py_XDECREF(judged);
         }
+        Py_XDECREF(shape);
+        nothing = known;
     }
     return nothing;
 }

@@ -238,7 +238,7 @@ def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[Read]:
             if tag is None:
                 continue
             read = _read_match(tag, labels)
-            _keep(tags, tag.group(), read, _TAGS_KEPT)
+            keep(tags, tag.group(), read, _TAGS_KEPT, _MET)
         if read is not None:
             found.append(read)
     return found
@@ -251,7 +251,7 @@ def read_fast_utf8(data: bytes) -> list[Read] | None:
     if COMPILED is None:
         return None
     tags = COMPILED.deciding_tags_utf8(data, MARKS)
-    return None if tags is None else _read_texts(tags, COMPILED.read_tag)
+    return None if tags is None else read_found(tags)
 
 
 def read_found(texts: list[str]) -> list[Read]:
@@ -279,7 +279,7 @@ def _read_texts(texts: list[str], read_tag: Callable[[str], Tag | None]) -> list
         if read is _UNREAD:
             tag = read_tag(text)
             read = _read_tag(text) if tag is None else (tag, said_by(*tag))
-            _keep(_TAGS, text, read, _TAGS_KEPT)
+            keep(_TAGS, text, read, _TAGS_KEPT, _MET)
         if read is not None:
             found.append(read)
     return found
@@ -303,7 +303,7 @@ def _read_labelled_texts(texts: list[str], read_tag: Callable[[str], Tag | None]
         if read is _UNREAD:
             tag = read_tag(text)
             read = _read_tag(text, True) if tag is None else (tag, said_by(*tag, _labels.READERS))
-            _keep(_LABEL_TAGS, text, read, _TAGS_KEPT)
+            keep(_LABEL_TAGS, text, read, _TAGS_KEPT, _MET)
         if read is not None:
             found.append(read)
     return found if title is None else [title, *found]
@@ -325,7 +325,7 @@ def _tags_read(text: str, labels: bool = False) -> tuple[Read, ...]:
         read = known(tag_text, _UNREAD)
         if read is _UNREAD:
             read = _read_tag(tag_text, labels) if may_decide(tag_text, labels) else None
-            _keep(tags, tag_text, read, _TAGS_KEPT)
+            keep(tags, tag_text, read, _TAGS_KEPT, _MET)
         if read is not None:
             found.append(read)
     return tuple(found)
@@ -336,21 +336,21 @@ _KEPT_LENGTH = 512
 _V = TypeVar("_V")
 
 
-def _keep(kept: dict[str, _V], text: str, value: _V, most: int) -> None:
-    """Keep what `text` (a tag) read as, in `kept`, which holds at most `most` entries (full,
-    it starts again) and no text longer than `_KEPT_LENGTH`: once it is met a second time.
+def keep(kept: dict[str, _V], text: str, value: _V, most: int, met: set[int] | None) -> None:
+    """Keep what `text` (a tag) read as, in `kept`, which holds at most `most` entries (full, it
+    starts again) and no text longer than `_KEPT_LENGTH`: once it is met a second time (`met`:
+    the hashes of texts met once, such as `_MET`), or at once (`met` None).
 
     A tag met once (a canonical, a modified time, an hreflang link to this page's own
     translation) is most of a site's, and is not met again: kept, it would cost its place
     in `kept`, a new start of it every two thousand pages, and the garbage collector's look
     at each new entry, a tenth of a worker's time. So the first time only its text's hash
-    is kept (`_MET`: a collision only keeps a tag early)."""
+    is kept (a collision only keeps a tag early), at most `_MET_KEPT` of them."""
     if len(text) <= _KEPT_LENGTH:
-        met = hash(text)  # a str keeps its hash: the lookup before this one worked it out
-        if met not in _MET:
-            if len(_MET) >= _MET_KEPT:
-                _MET.clear()
-            _MET.add(met)
+        if met is not None and (seen := hash(text)) not in met:  # a str keeps its hash: no work
+            if len(met) >= _MET_KEPT:
+                met.clear()
+            met.add(seen)
             return
         if len(kept) >= most:
             kept.clear()
@@ -386,14 +386,14 @@ def _read_match(match: re.Match[str], labels: bool = False) -> Read:
 Read = tuple[Tag, tuple[Said, ...]]
 #: Meta and link tags read before, by their text (None: it cannot decide, see `may_decide`). A
 #: site's heads repeat their tags page after page (viewport, stylesheets, hreflang links to each
-#: language's home, robots metas): each is read twice at most (kept once met twice, see `_keep`).
+#: language's home, robots metas): each is read twice at most (kept once met twice, see `keep`).
 #: Their attributes are shared, so no one may change them.
 _TAGS: dict[str, Read | None] = {}
 #: The same, read with labels (a description meta says something then).
 _LABEL_TAGS: dict[str, Read | None] = {}
 _UNREAD: Read = (("", {}), ())  # not yet in _TAGS (None there: no tag)
 _TAGS_KEPT = 4_096
-#: The hashes of the tag texts met once, and not yet kept (see `_keep`): plain ints, which the
+#: The hashes of the tag texts met once, and not yet kept (see `keep`): plain ints, which the
 #: garbage collector does not look at; at most `_MET_KEPT` (about a megabyte), then it starts again.
 _MET: set[int] = set()
 _MET_KEPT = 16_384

@@ -43,7 +43,7 @@ from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml,
 from sitemapgen.pages import kinds, scanner
 from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
-from sitemapgen.pages.scanner import MARKS, Read, read_fast_utf8, read_found
+from sitemapgen.pages.scanner import MARKS, Read, keep, read_fast_utf8, read_found
 from sitemapgen.pages.signals import SIGNALS, canonical_said
 from sitemapgen.pages.walk import Candidate, Page
 from sitemapgen.pipeline.blocks import Blocking, Gathered
@@ -55,10 +55,9 @@ from sitemapgen.urls import UrlStyle, url_path
 _new = tuple.__new__
 _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` does not hold
 _SOURCE = LastmodSource.MTIME.value
-#: What `HeadRead.known` holds at most (full, it starts again), and its longest tag: a template's
-#: tags are shorter. Its values are plain bools, which the garbage collector does not look at.
+#: What `HeadRead.known` holds at most (full, it starts again; see `scanner.keep`). Its values are
+#: plain bools, which the garbage collector does not look at.
 _KNOWN_MOST = 4_096
-_KNOWN_LENGTH = 512
 _WAIT_MOST = 64  # the most pages `HeadRead.batch` decides without a run after a page its run handed back
 #: What a tag naming a canonical link, or an hreflang link, says it with (`signals.said_by`).
 _CANONICAL, _HREFLANG = (next(s.apply for s in SIGNALS if s.name == name) for name in ("canonical", "hreflang"))
@@ -212,7 +211,7 @@ class HeadRead:
         self.hreflang = config.hreflang
         #: What `COMPILED_HEADS` knows of a deciding tag, by its text or its shape (see `_judged`).
         self.known: dict[str, bool] = {}
-        self.met: set[int] = set()  # the hashes of the tags `_judged` met once (at most `_KNOWN_MOST`)
+        self.met: set[int] = set()  # the hashes of the tags `_judged` met once (see `scanner.keep`)
         #: The tags `_judged` read since the last page a run handed back, by their texts: that
         #: page's are among them, and are not read again.
         self.fresh: dict[str, list[Read]] = {}
@@ -326,20 +325,9 @@ class HeadRead:
             (said is None and getattr(hrefs.get(_HREFLANG), "href", None) == loc)
             or (fine and getattr(hrefs.get(_CANONICAL), "text", None) == loc)
         ):
-            key = shape
-        elif said is not None and _CANONICAL in hrefs:
-            return fine  # what its canonical means depends on the page
-        elif (met := hash(text)) in self.met:
-            key = text
-        else:
-            if len(self.met) >= _KNOWN_MOST:
-                self.met.clear()
-            self.met.add(met)
-            return fine
-        if len(key) <= _KNOWN_LENGTH:
-            if len(self.known) >= _KNOWN_MOST:
-                self.known.clear()
-            self.known[key] = fine
+            keep(self.known, shape, fine, _KNOWN_MOST, None)
+        elif said is None or _CANONICAL not in hrefs:  # else what its canonical means depends on the page
+            keep(self.known, text, fine, _KNOWN_MOST, self.met)
         return fine
 
     def _plain(self, relpath: str, data: bytes, read: list[Read] | None, mtime_ns: int, ended: bool) -> Outcome | None:
