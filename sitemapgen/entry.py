@@ -219,15 +219,15 @@ def format_entry(entry: Entry, fmt: LastmodFormat, lastmod_text: str | None = No
     if entry.priority is not None:
         parts += ["<priority>", format_priority(entry.priority), "</priority>"]
     if entry.alternates:
-        parts.append(_links(entry.alternates))
+        parts.append(link_elements(entry.alternates))
     for image in entry.images:
         parts += ["<image:image><image:loc>", escape_xml(image), "</image:loc></image:image>"]
     parts.append("</url>\n")
     return "".join(parts).encode("utf-8")
 
 
-def _links(alternates: tuple[Alternate, ...]) -> str:
-    """The ``<xhtml:link>`` elements of `alternates`, in their order."""
+def link_elements(alternates: tuple[Alternate, ...]) -> str:
+    """The ``<xhtml:link>`` elements of `alternates`, in their order (as a ``<url>`` element holds them)."""
     return "".join(
         [
             f'<xhtml:link rel="alternate" hreflang="{escape_xml(a.hreflang)}" href="{escape_xml(a.href)}"/>'
@@ -236,7 +236,7 @@ def _links(alternates: tuple[Alternate, ...]) -> str:
     )
 
 
-#: An ``<xhtml:link>`` as `_links` writes it, its href the group: read back as text for a row's
+#: An ``<xhtml:link>`` as `link_elements` writes it, its href the group: read back as text for a row's
 #: hrefs (`row_hrefs`), and as bytes with the whole element a group too for its links (`row_links`).
 _LINK_TEXT = r'<xhtml:link rel="alternate" hreflang="[^"]*" href="([^"]*)"/>'
 _HREF = re.compile(_LINK_TEXT)
@@ -263,7 +263,7 @@ def row_links(xml: bytes) -> list[RowLink]:
 
 
 def relinked(link: bytes, href: str) -> bytes:
-    """An ``<xhtml:link>`` element as `_links` writes it (`link`, one of `row_links`), naming
+    """An ``<xhtml:link>`` element as `link_elements` writes it (`link`, one of `row_links`), naming
     `href` instead."""
     return link[: link.index(b' href="') + 7] + escape_xml(href).encode() + b'"/>'
 
@@ -277,7 +277,7 @@ def dated_row(loc: str, seconds: int, text: str, alternates: tuple[Alternate, ..
 
 def dated_xml(loc: str, text: str, alternates: tuple[Alternate, ...] = ()) -> bytes:
     """The ``<url>`` element of `dated_row`."""
-    links = _links(alternates) if alternates else ""
+    links = link_elements(alternates) if alternates else ""
     return f"<url><loc>{escape_xml(loc)}</loc><lastmod>{text}</lastmod>{links}</url>\n".encode()
 
 

@@ -1613,8 +1613,8 @@ static void iso_day(long long days, char *out) {
 
 /* One call's constants of `mtime_block` or `head_block` (see their docs), read from its tuple. */
 typedef struct {
-    const char *root, *base, *frame[3], *kept, *escaped;
-    Py_ssize_t root_len, base_len, frame_len[3], max_url, room;
+    const char *root, *base, *frame[4], *kept, *escaped;
+    Py_ssize_t root_len, base_len, frame_len[4], max_url, room;
     PyObject *check;
     int drop_index, date_only;
     double low, high;
@@ -1623,12 +1623,12 @@ typedef struct {
     int heads;
     Py_ssize_t max_bytes;
     Marks marks;
-    PyObject *known, *judge;
+    PyObject *known, *judge, *own_base;
 } PageConstants;
 
 /* How many constants `mtime_block` takes, and how many more `head_block` does. */
-#define MTIME_CONSTANTS 15
-#define HEAD_CONSTANTS 4
+#define MTIME_CONSTANTS 16
+#define HEAD_CONSTANTS 5
 
 static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t *len) {
     PyObject *item = PyTuple_GET_ITEM(tuple, i);
@@ -1646,10 +1646,11 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
     if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != count || bytes_at(tuple, 0, &c->root, &c->root_len) < 0 ||
         bytes_at(tuple, 1, &c->base, &c->base_len) < 0 || bytes_at(tuple, 2, &c->frame[0], &c->frame_len[0]) < 0 ||
         bytes_at(tuple, 3, &c->frame[1], &c->frame_len[1]) < 0 ||
-        bytes_at(tuple, 4, &c->frame[2], &c->frame_len[2]) < 0 || bytes_at(tuple, 5, &c->kept, &kept_len) < 0 ||
-        bytes_at(tuple, 6, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 7)) ||
-        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 16)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 17)) ||
-                   !PyCallable_Check(PyTuple_GET_ITEM(tuple, 18))))) {
+        bytes_at(tuple, 4, &c->frame[2], &c->frame_len[2]) < 0 ||
+        bytes_at(tuple, 5, &c->frame[3], &c->frame_len[3]) < 0 || bytes_at(tuple, 6, &c->kept, &kept_len) < 0 ||
+        bytes_at(tuple, 7, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 8)) ||
+        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 17)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 18)) ||
+                   !PyCallable_Check(PyTuple_GET_ITEM(tuple, 19)) || !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 20))))) {
         PyErr_SetString(PyExc_TypeError, usage);
         return -1;
     }
@@ -1658,23 +1659,24 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
         PyErr_SetString(PyExc_ValueError, "root, kept and escaped hold no NUL");
         return -1;
     }
-    c->check = PyTuple_GET_ITEM(tuple, 7);
-    c->drop_index = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 8));
-    c->date_only = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 9));
-    c->max_url = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 10));
-    c->last_second = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, 11));
-    c->low = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 12));
-    c->high = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 13));
-    c->room = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 14));
+    c->check = PyTuple_GET_ITEM(tuple, 8);
+    c->drop_index = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 9));
+    c->date_only = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 10));
+    c->max_url = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 11));
+    c->last_second = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, 12));
+    c->low = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 13));
+    c->high = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 14));
+    c->room = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 15));
     c->heads = heads;
     if (heads) {
-        c->max_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 15));
+        c->max_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 16));
         if (c->max_bytes < 0 && !PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "head_block: max_bytes >= 0");
-        if (PyErr_Occurred() || read_marks(PyTuple_GET_ITEM(tuple, 16), &c->marks) < 0)
+        if (PyErr_Occurred() || read_marks(PyTuple_GET_ITEM(tuple, 17), &c->marks) < 0)
             return -1;
-        c->known = PyTuple_GET_ITEM(tuple, 17);
-        c->judge = PyTuple_GET_ITEM(tuple, 18);
+        c->known = PyTuple_GET_ITEM(tuple, 18);
+        c->judge = PyTuple_GET_ITEM(tuple, 19);
+        c->own_base = PyTuple_GET_ITEM(tuple, 20);
     }
     if (c->drop_index < 0 || c->date_only < 0 || PyErr_Occurred())
         return -1;
@@ -1711,37 +1713,57 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc) {
     return shape;
 }
 
+/* The most deciding tags of a head `head_block` answers for (a head with more is the decision's). */
+#define MOST_TAGS 64
+
+/* The hreflang links of a head (see `head_block`), each a new reference, in the order of its tags. */
+typedef struct {
+    PyObject *link[MOST_TAGS];
+    int count;
+} Links;
+
+/* What a deciding tag's value in `c->known`, or `c->judge`'s answer, says: 1 where nothing its
+ * page's row would show (True) or an hreflang link (a tuple: its element, bytes; its language
+ * folded and its URL, str), 0 where more (False), -1 with TypeError. */
+static int said_of(PyObject *value) {
+    if (value == Py_True || value == Py_False)
+        return value == Py_True;
+    if (PyTuple_CheckExact(value) && PyTuple_GET_SIZE(value) == 3 && PyBytes_Check(PyTuple_GET_ITEM(value, 0)) &&
+        PyUnicode_Check(PyTuple_GET_ITEM(value, 1)) && PyUnicode_Check(PyTuple_GET_ITEM(value, 2)))
+        return 1;
+    PyErr_SetString(PyExc_TypeError, "head_block: a tag is known or judged True, False or (element: bytes, "
+                                     "language: str, URL: str)");
+    return -1;
+}
+
 /* What `c->known` holds of a deciding tag on the page at `loc`, by its text or its shape
- * (`shape_of`): 1 (True: it says nothing the page's row would show), 0 (False: it says more), 2
- * (neither: its shape, or Py_None, into *shape, a new reference), -1 with an exception set. */
-static int known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject **shape) {
+ * (`shape_of`), a new reference; NULL where it holds neither, with the shape, or Py_None, into
+ * *shape (a new reference), or with an exception set. */
+static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject **shape) {
     *shape = NULL;
-    PyObject *known = PyDict_GetItemWithError(c->known, tag); /* borrowed, compared at once */
-    if (known == Py_True || known == Py_False)
-        return known == Py_True;
-    if (PyErr_Occurred() || (*shape = shape_of(tag, loc)) == NULL)
-        return -1;
+    PyObject *known = PyDict_GetItemWithError(c->known, tag); /* borrowed: held from here on */
+    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc)) == NULL) {
+        Py_XINCREF(known);
+        return known;
+    }
     known = *shape == Py_None ? NULL : PyDict_GetItemWithError(c->known, *shape);
-    if (known == Py_True || known == Py_False) {
+    if (known != NULL || PyErr_Occurred()) {
+        Py_XINCREF(known);
         Py_CLEAR(*shape);
-        return known == Py_True;
     }
-    if (PyErr_Occurred()) {
-        Py_CLEAR(*shape);
-        return -1;
-    }
-    return 2;
+    return known;
 }
 
 /* Whether the head `data` (n bytes, ended by an end of a head) says nothing on the page at `loc`
- * that its row would show (see `head_block`): each of its deciding tags known so (`known_of`), or
- * judged so by `c->judge`, asked with the tag, the URL and the shape of each tag not known, in
- * order, once no tag is known to say more: 1; 0 where a tag says more, or the head is not one a
- * scan answers for; -1 with an exception set. Its deciding tags (`deciding_tags_utf8`'s answer, a
- * new reference) into `*found` where a scan found them. */
+ * that its row would show but hreflang links (see `head_block`): each of its deciding tags known
+ * so (`known_of`), or judged so by `c->judge`, asked with the tag, the URL and the shape of each
+ * tag not known, in order, once no tag is known to say more: 1, its links into `links`; 0 where a
+ * tag says more, or the head is not one a scan answers for; -1 with an exception set. Its deciding
+ * tags (`deciding_tags_utf8`'s answer, a new reference) into `*found` where a scan found them. */
 static int says_nothing_more(const Told *told, const PageConstants *c, const char *data, Py_ssize_t n, PyObject *loc,
-                             PyObject **found) {
+                             PyObject **found, Links *links) {
     *found = NULL;
+    links->count = 0;
     if (!surely_utf8((const Py_UCS1 *)data, n))
         return 0;
     PyObject *tags = scan_utf8(NULL, (const Py_UCS1 *)data, n, &c->marks, told);
@@ -1752,30 +1774,70 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
         return 0;
     }
     *found = tags;
+    Py_ssize_t count = PyList_GET_SIZE(tags), first = -1; /* the first tag not known */
+    if (count > MOST_TAGS)
+        return 0;
+    PyObject *said[MOST_TAGS] = {NULL}; /* what each tag says, where known or judged */
     int nothing = 1;
-    Py_ssize_t first = -1; /* the first tag not known */
-    for (Py_ssize_t t = 0; t < PyList_GET_SIZE(tags) && nothing == 1; t++) {
+    for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
         PyObject *shape;
-        int known = known_of(c, PyList_GET_ITEM(tags, t), loc, &shape);
+        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, &shape);
         Py_XDECREF(shape);
-        if (known != 2)
-            nothing = known;
+        if (said[t] != NULL)
+            nothing = said_of(said[t]);
+        else if (PyErr_Occurred())
+            nothing = -1;
         else if (first < 0)
             first = t;
     }
-    /* Then each tag not known, from the first (those before it are known to say nothing), judged. */
-    for (Py_ssize_t t = first; first >= 0 && t < PyList_GET_SIZE(tags) && nothing == 1; t++) {
+    /* Then each tag not known, from the first (those before it are known to say nothing more), judged. */
+    for (Py_ssize_t t = first; first >= 0 && t < count && nothing == 1; t++) {
+        if (said[t] != NULL)
+            continue;
         PyObject *tag = PyList_GET_ITEM(tags, t), *shape;
-        int known = known_of(c, tag, loc, &shape); /* again: a judgment since may have told of it */
-        if (known == 2) {
-            PyObject *judged = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shape, NULL);
-            known = judged == NULL ? -1 : PyObject_IsTrue(judged);
-            Py_XDECREF(judged);
-        }
+        said[t] = known_of(c, tag, loc, &shape); /* again: a judgment since may have told of it */
+        if (said[t] == NULL && !PyErr_Occurred())
+            said[t] = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shape, NULL);
         Py_XDECREF(shape);
-        nothing = known;
+        nothing = said[t] == NULL ? -1 : said_of(said[t]);
+    }
+    for (Py_ssize_t t = 0; t < count; t++) {
+        if (nothing == 1 && PyTuple_CheckExact(said[t])) {
+            links->link[links->count++] = said[t]; /* the reference handed on */
+            continue;
+        }
+        Py_XDECREF(said[t]);
     }
     return nothing;
+}
+
+/* Whether the hreflang links of a head (`links`, see `said_of`) make a cluster Google accepts, as
+ * `Decider.cluster` takes one without a word: no language (folded) given two URLs, and one link
+ * naming the page (`own`, its URL as a head's URLs are normalized). 1, each link met before (the
+ * same element: its language as written and its URL) marked 0 in `kept`, and the bytes of those
+ * left added to `*length`; 0 where the decision must say more. */
+static int cluster_of(const Links *links, PyObject *own, char *kept, Py_ssize_t *length) {
+    int named = 0;
+    for (int i = 0; i < links->count; i++) {
+        PyObject *link = links->link[i], *element = PyTuple_GET_ITEM(link, 0);
+        kept[i] = 1;
+        for (int j = 0; j < i && kept[i]; j++) {
+            PyObject *other = links->link[j], *before = PyTuple_GET_ITEM(other, 0);
+            if (!kept[j])
+                continue;
+            if (PyBytes_GET_SIZE(element) == PyBytes_GET_SIZE(before) &&
+                memcmp(PyBytes_AS_STRING(element), PyBytes_AS_STRING(before), (size_t)PyBytes_GET_SIZE(element)) == 0)
+                kept[i] = 0;
+            else if (PyUnicode_Compare(PyTuple_GET_ITEM(link, 1), PyTuple_GET_ITEM(other, 1)) == 0 &&
+                     PyUnicode_Compare(PyTuple_GET_ITEM(link, 2), PyTuple_GET_ITEM(other, 2)) != 0)
+                return 0; /* one language, two URLs */
+        }
+        if (kept[i]) {
+            *length += PyBytes_GET_SIZE(element);
+            named |= PyUnicode_Compare(PyTuple_GET_ITEM(link, 2), own) == 0;
+        }
+    }
+    return named;
 }
 
 /* The relpath's page, listed as `quick.MtimeOnly.batch` lists it (or, where `c->heads`,
@@ -1804,8 +1866,12 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     int ended = 0;
     long parts = 0;
     PyObject *loc_text = NULL, *found = NULL;
+    Links links = {.count = 0};
+    char kept[MOST_TAGS];
+    Py_ssize_t links_len = 0; /* the bytes of the links kept */
     /* The longest text: the path to open, or the element with every byte encoded (3 for 1). */
-    size_t need = (size_t)(c->root_len + n + 1) + (size_t)(c->frame_len[0] + c->frame_len[1] + c->frame_len[2]) +
+    size_t need = (size_t)(c->root_len + n + 1) +
+                  (size_t)(c->frame_len[0] + c->frame_len[1] + c->frame_len[2] + c->frame_len[3]) +
                   (size_t)(c->base_len + 3 * n) + 32;
     if (grow((void **)buffer, size, need, 1) < 0) {
         Py_DECREF(encoded);
@@ -1870,7 +1936,21 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
         goto done;
     }
     if (c->heads) { /* the head judged before the rest of the element is written */
-        int nothing = ended ? says_nothing_more(told, c, head, head_len, loc_text, &found) : 0;
+        int nothing = ended ? says_nothing_more(told, c, head, head_len, loc_text, &found, &links) : 0;
+        if (nothing == 1 && links.count > 0) { /* its cluster, where it is one to list as the head gives it */
+            PyObject *path_part = PyUnicode_Substring(loc_text, c->base_len, loc_len);
+            PyObject *own = path_part ? PyUnicode_Concat(c->own_base, path_part) : NULL;
+            nothing = own == NULL ? -1 : cluster_of(&links, own, kept, &links_len);
+            Py_XDECREF(own);
+            Py_XDECREF(path_part);
+            size_t written = (size_t)(at - *buffer);
+            if (nothing == 1 && grow((void **)buffer, size, need + (size_t)links_len, 1) < 0) {
+                PyErr_NoMemory();
+                nothing = -1;
+            }
+            xml = *buffer;
+            at = xml + written;
+        }
         if (nothing < 0) {
             answered = -1;
             goto done;
@@ -1894,6 +1974,15 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     Py_ssize_t text_len = at - text;
     memcpy(at, c->frame[2], (size_t)c->frame_len[2]);
     at += c->frame_len[2];
+    for (int i = 0; i < links.count; i++) {
+        PyObject *element = PyTuple_GET_ITEM(links.link[i], 0);
+        if (kept[i]) {
+            memcpy(at, PyBytes_AS_STRING(element), (size_t)PyBytes_GET_SIZE(element));
+            at += PyBytes_GET_SIZE(element);
+        }
+    }
+    memcpy(at, c->frame[3], (size_t)c->frame_len[3]);
+    at += c->frame_len[3];
     double key = (double)seconds;
     if (!(c->low <= key && key <= c->high) || at - xml > c->room)
         goto hand; /* dated out of the plausible years, or too large for a block: the decision's */
@@ -1917,6 +2006,8 @@ hand:
         Py_XDECREF(handing);
     }
 done:
+    for (int i = 0; i < links.count; i++)
+        Py_DECREF(links.link[i]);
     Py_XDECREF(found);
     Py_XDECREF(loc_text);
     free(head);
@@ -1971,7 +2062,8 @@ PyDoc_STRVAR(mtime_block_doc,
              "`quick.MtimeOnly.batch` of `candidates` from `at` on, page after page, each appended to\n"
              "the block's lists as that batch appends it, until a candidate this does not answer for:\n"
              "its place is returned (or the number of candidates), for the batch to decide it.\n"
-             "`constants`: (root, base URL, the element's three parts around its URL and lastmod, the\n"
+             "`constants`: (root, base URL, the element's four parts around its URL, its lastmod and\n"
+             "its hreflang links (none here), the\n"
              "characters a URL keeps, those the element escapes, all bytes; the path rules' `check`,\n"
              "whether an index name is dropped, whether a lastmod is a date only, the longest URL, the\n"
              "first second past the years a lastmod may be in, the plausible lastmods' bounds, and a\n"
@@ -1997,12 +2089,16 @@ PyDoc_STRVAR(head_block_doc,
              "`mtime_block` with each page's head read (`read_head`) in place of its `stat`, for\n"
              "`quick.HeadRead.batch`: a page is listed only where its head says nothing that its row\n"
              "would show. `constants`: `mtime_block`'s (its `check` leaving out a page the decision must\n"
-             "read some other way too), then the most bytes of a head, the scan's marks, `known` (a dict)\n"
-             "and `judge`. The head must be ended by an end of a head and certainly UTF-8, and a scan\n"
-             "must answer for it (`deciding_tags_utf8`); then each deciding tag's text is looked up in\n"
+             "read some other way too), then the most bytes of a head, the scan's marks, `known` (a dict),\n"
+             "`judge` and `own_base` (the base URL as a head's URLs are normalized). The head must be\n"
+             "ended by an end of a head and certainly UTF-8, a scan must answer for it, finding at most\n"
+             "64 tags (`deciding_tags_utf8`); then each deciding tag's text is looked up in\n"
              "`known`, or, where the page's URL is met once in it as a whole quoted value, its shape (the\n"
-             "text with that URL replaced by a NUL); once none is False there, each tag neither is True\n"
-             "or False in is given to `judge(tag, url, shape or None)`, in order. Each must be True.\n"
+             "text with that URL replaced by a NUL); once none is False there, each tag not in it is\n"
+             "given to `judge(tag, url, shape or None)`, in order. Each must be True, or an hreflang\n"
+             "link: (its `<xhtml:link>` element, bytes; its language folded; its URL), whose elements,\n"
+             "each once, go in the page's after its lastmod, where no language has two URLs and one\n"
+             "URL is the page's own (`own_base` and the URL's path).\n"
              "Python says what each tag means, and what is known of it on every page (`judge` fills\n"
              "`known`): this spells no word of it.\n"
              "The page it stops at, where its head was read, has that read, as `read_head` gives it,\n"

@@ -14,8 +14,9 @@ on, what their head says, and nothing else:
   (noindex, a redirect, a canonical) means what the decision says it means
   (`Decider.head_skip`), and a cluster of hreflang links is made as the decision makes it
   (`Decider.cluster`); where the compiled module is built, each run of pages whose heads say
-  nothing their rows show (no tag, a modified time, a canonical naming the page) in one call of
-  it (`_scan.head_block`), which asks this module what a tag it has not met says
+  nothing their rows show (no tag, a modified time, a canonical naming the page) but a cluster
+  of absolute hreflang links the decision takes as they are, in one call of it
+  (`_scan.head_block`), which asks this module what a tag it has not met says
   (`HeadRead._judged`), keeps what holds on every page, and hands back the page it stops at
   with its head read.
 
@@ -39,7 +40,7 @@ from collections.abc import Callable, Sequence
 
 from sitemapgen.config.settings import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml, utc_second_text
+from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml, link_elements, utc_second_text
 from sitemapgen.pages import kinds, scanner
 from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
@@ -70,8 +71,15 @@ COMPILED = getattr(load(), "mtime_block", None)
 #: `_scan.head_block`: the same, heads on, as `HeadRead.batch` lists them; else None (as `COMPILED`).
 COMPILED_HEADS = getattr(load(), "head_block", None)
 #: What it is told of `entry.dated_xml`, `url_path` and `escape_xml`, from them: the element's
-#: three parts around a URL and a lastmod, the characters a URL keeps, and those the element escapes.
-_FRAME = tuple(dated_xml("\0", "\1").replace(b"\1", b"\0").split(b"\0"))
+#: four parts around a URL, a lastmod and hreflang links, the characters a URL keeps, and those
+#: the element escapes.
+_LINKED = (Alternate("\2", "\3"),)
+_FRAME = tuple(
+    dated_xml("\0", "\1", _LINKED).replace(link_elements(_LINKED).encode(), b"\1").replace(b"\1", b"\0").split(b"\0")
+)
+#: An hreflang link as `_scan.head_block` makes a cluster of it: its ``<xhtml:link>`` element, its
+#: language folded (one language in any case) and its URL.
+Link = tuple[bytes, str, str]
 _KEPT = bytes(b for b in range(1, 128) if url_path("a" + chr(b), UrlStyle.INDEX) == "a" + chr(b))
 _ESCAPED = bytes(b for b in range(1, 128) if escape_xml(chr(b)) != chr(b))
 
@@ -209,8 +217,11 @@ class HeadRead:
         self.date_only = config.lastmod_format is LastmodFormat.DATE
         self.max_bytes = config.head_max_bytes
         self.hreflang = config.hreflang
+        #: Whether `COMPILED_HEADS` makes a page's cluster where it is the links as the head gives
+        #: them (`Decider.cluster` adding no x-default).
+        self.clusters = config.hreflang and config.hreflang_x_default is None
         #: What `COMPILED_HEADS` knows of a deciding tag, by its text or its shape (see `_judged`).
-        self.known: dict[str, bool] = {}
+        self.known: dict[str, bool | Link] = {}
         self.met: set[int] = set()  # the hashes of the tags `_judged` met once (see `scanner.keep`)
         #: The tags `_judged` read since the last page a run handed back, by their texts: that
         #: page's are among them, and are not read again.
@@ -228,7 +239,7 @@ class HeadRead:
             and scanner.COMPILED is not None  # whose reading of a tag the run's judge asks for
             and (constants := _constants(decider, blocking, self._elsewhere)) is not None
         ):
-            self.constants = (*constants, self.max_bytes, MARKS, self.known, self._judged)
+            self.constants = (*constants, self.max_bytes, MARKS, self.known, self._judged, self.own_base)
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:
         """The candidates' outcomes in order: each run of pages `COMPILED_HEADS` lists as one
@@ -309,15 +320,20 @@ class HeadRead:
         says), or it is named as a generator's own page (`kinds.candidate`); else None."""
         return self.check(relpath) or kinds.candidate(relpath)
 
-    def _judged(self, text: str, loc: str, shape: str | None) -> bool:
+    def _judged(self, text: str, loc: str, shape: str | None) -> bool | Link:
         """Whether the deciding tag `text` says nothing on the page at `loc` that its row would show,
-        as `_plain` takes a head (nothing, a modified time, a canonical naming the page); `shape`:
+        as `_plain` takes a head (nothing, a modified time, a canonical naming the page), or the
+        hreflang link it says alone, where its URL is absolute and `clusters` (see `_link`); `shape`:
         the tag with `loc` replaced (see `_scan.head_block`), or None. What holds on every page is
         kept (`known`): by its text, once met twice (most tags are a page's own, met on no other
-        page), what a tag says that names no canonical, or says more; by its shape, that a tag
-        whose canonical or hreflang link is the page's URL written whole names the page so: so
-        does each tag of that shape on its own page, the rest of its text the same."""
+        page), what a tag says that names no canonical, or says more, or such a link; by its shape,
+        that a tag whose canonical or hreflang link is the page's URL written whole names the page
+        so: so does each tag of that shape on its own page, the rest of its text the same."""
         found = self.fresh[text] = read_found([text])
+        link = self._link(found) if self.clusters else None
+        if link is not None:
+            keep(self.known, text, link, _KNOWN_MOST, self.met)
+            return link
         said = canonical_said(found, loc)
         fine = said is not None and said[0] in (None, self.own_base + loc[len(self.base_url) :])
         hrefs = {apply: value for apply, value in found[0][1] if apply in _LINKS} if found else {}
@@ -329,6 +345,17 @@ class HeadRead:
         elif said is None or _CANONICAL not in hrefs:  # else what its canonical means depends on the page
             keep(self.known, text, fine, _KNOWN_MOST, self.met)
         return fine
+
+    @staticmethod
+    def _link(found: list[Read]) -> Link | None:
+        """The hreflang link that the one tag `found` says alone, where its URL is absolute: the
+        same on every page (`signals._apply_hreflang` takes it so); else None."""
+        said = found[0][1] if len(found) == 1 else ()
+        if len(said) != 1 or said[0][0] is not _HREFLANG or said[0][1].target is None:
+            return None
+        link = said[0][1]
+        href = link.target.fixed
+        return None if href is None else (link_elements((Alternate(link.lang, href),)).encode(), link.folded, href)
 
     def _plain(self, relpath: str, data: bytes, read: list[Read] | None, mtime_ns: int, ended: bool) -> Outcome | None:
         """The outcome of the page `relpath`, whose head is `data` (`ended`: all of it; `read`: its

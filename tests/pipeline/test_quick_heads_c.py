@@ -52,6 +52,12 @@ TAGS = (
     '<link rel="canonical" hreflang="en" href="{loc}">',
     '<link rel="alternate" hreflang="en" href="{loc}">',
     '<link rel="alternate" hreflang="fr" href="{other}">',
+    '<link hreflang="fr" rel="alternate" href="{other}">',  # the same link, written otherwise
+    '<link rel="alternate" hreflang="EN" href="{loc}">',  # one language, one URL: both kept
+    '<link rel="alternate" hreflang="en" href="{other}">',  # with the one above, a language with two URLs
+    '<link rel="alternate" hreflang="x-default" href="{first_url}">',
+    '<link rel="alternate" hreflang="de" href="/{path}">',  # from the root: the decision's
+    '<link rel="alternate" hreflang="e!" href="{loc}">',  # no language
     '<meta property="article:modified_time" content="2020-01-02T03:04:05Z">',
     '<meta name="robots" content="index, follow">',
     '<meta name="robots" content="noindex">',
@@ -104,6 +110,7 @@ def _candidates(decider: Decider) -> list[tuple[str, bool]]:
     style=st.sampled_from([UrlStyle.DIRECTORY, UrlStyle.INDEX]),
     fmt=st.sampled_from(list(LastmodFormat)),
     hreflang=st.booleans(),
+    x_default=st.sampled_from([None, None, "en"]),
 )
 def test_a_batch_is_each_page_decided(
     tmp_path_factory: pytest.TempPathFactory,
@@ -113,6 +120,7 @@ def test_a_batch_is_each_page_decided(
     style: UrlStyle,
     fmt: LastmodFormat,
     hreflang: bool,
+    x_default: str | None,
 ) -> None:
     root = tmp_path_factory.mktemp("public")
     for name in pages:
@@ -127,7 +135,9 @@ def test_a_batch_is_each_page_decided(
         other = base + url_path(names[(i + 1) % len(names)], style)
         (root / name).write_bytes(_page(template + tags, shape, loc, url_path(name, style), other, first, first_url))
         os.utime(root / name, ns=(1_600_000_000 * 10**9 + i * 86_399 * 10**9,) * 2)
-    decider, heads, blocking = _heads(root, base_url=base, url_style=style, lastmod_format=fmt, hreflang=hreflang)
+    decider, heads, blocking = _heads(
+        root, base_url=base, url_style=style, lastmod_format=fmt, hreflang=hreflang, hreflang_x_default=x_default
+    )
     try:
         candidates = _candidates(decider)
         for _ in range(2):  # the second time with what the first kept
@@ -143,7 +153,7 @@ def _site(root: Path) -> None:
         "index.html": f'<link rel="canonical" href="{base}">',
         "a.html": f'<link rel="canonical" href="{base}a.html"><meta property="article:modified_time" content="x">',
         "b.html": "",
-        "c.html": f'<link rel="alternate" hreflang="en" href="{base}c.html">',  # a cluster: the decision's
+        "c.html": f'<link rel="alternate" hreflang="en" href="{base}x.html">',  # not naming c.html: the decision's
         "d/index.html": f'<link rel="canonical" href="{base}d/"><meta name="robots" content="index, follow">',
         "d/e.html": f'<link rel="canonical" href="{base}d/e.html">',
     }
@@ -169,11 +179,8 @@ def test_a_run_lists_the_plain_pages_itself_reading_each_once(tmp_path: Path) ->
     assert isinstance(batch[-1], Block)
     assert batch[-1].locs == ["https://example.com/d/e.html"]
     assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
-    # One shape for every page naming itself so: as its canonical, nothing more; in a cluster, more.
-    assert heads.known == {
-        '<link rel="canonical" href="\0">': True,
-        '<link rel="alternate" hreflang="en" href="\0">': False,
-    }
+    # One shape for every page naming itself so as its canonical; the link, met once, not kept.
+    assert heads.known == {'<link rel="canonical" href="\0">': True}
     decider.abort()
 
 
@@ -239,9 +246,122 @@ def test_what_the_judge_raises_the_batch_raises(tmp_path: Path) -> None:
         raise RuntimeError(f"judged {text} on {loc}")
 
     constants: Any = heads.constants
-    heads.constants = (*constants[:-1], judged)
+    heads.constants = (*constants[:-2], judged, constants[-1])
     with pytest.raises(RuntimeError, match="judged <link"):
         heads.batch(_candidates(decider))
     with pytest.raises(TypeError, match="head_block"):
         quick.COMPILED_HEADS(constants[:-1], [], 0, [], [], [], [], [])  # type: ignore[misc]
+    decider.abort()
+
+
+def _links(*links: tuple[str, str]) -> str:
+    return "".join(f'<link rel="alternate" hreflang="{lang}" href="{href}">' for lang, href in links)
+
+
+def _clusters(root: Path) -> None:
+    """Pages in English and French, each naming itself as canonical and giving its cluster as
+    absolute links (as Hugo and Docusaurus write them), and pages whose cluster is not one to list
+    as the head gives it."""
+    base = "https://example.com/"
+    pages = {
+        name: f'<link rel="canonical" href="{base}{name}">'
+        + _links(("en", f"{base}{name.removeprefix('fr/')}"), ("fr", f"{base}fr/{name.removeprefix('fr/')}"))
+        + (_links(("x-default", f"{base}{name.removeprefix('fr/')}")) if "b" in name else "")
+        + (_links(("it", f"{base}it&amp;{name.removeprefix('fr/')}")) if "c" in name else "")
+        for name in ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html")
+    }
+    pages |= {
+        "twice.html": _links(("en", f"{base}twice.html"), ("fr", f"{base}fr/a.html"))
+        + f'<link hreflang="fr" rel="alternate" href="{base}fr/a.html">'  # the same link, written otherwise
+        + _links(("EN", f"{base}twice.html")),  # the same language and URL, another case: both kept
+        "two-urls.html": _links(("en", f"{base}two-urls.html"), ("fr", f"{base}fr/a.html"), ("FR", f"{base}x.html")),
+        "not-named.html": _links(("fr", f"{base}fr/a.html"), ("de", f"{base}de/a.html")),
+        "rooted.html": _links(("en", "/rooted.html"), ("fr", "/fr/a.html")),
+        "no-language.html": _links(("en", f"{base}no-language.html"), ("e!", f"{base}fr/a.html")),
+        "noindex.html": '<meta name="robots" content="noindex">' + _links(("en", f"{base}noindex.html")),
+    }
+    for name, tags in pages.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"<html><head><title>t</title>{tags}</head><body></body></html>")
+
+
+def _listed_by_runs(batch: list[Outcome | Block]) -> list[str]:
+    return [loc for item in batch if isinstance(item, Block) for loc in item.locs]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        pytest.param({}, id="as-the-head-gives-it"),
+        pytest.param({"hreflang_x_default": "en"}, id="x-default-added"),
+        pytest.param({"hreflang": False}, id="hreflang-off"),
+    ],
+)
+def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: dict[str, Any]) -> None:
+    """A cluster of absolute links naming the page, no language with two URLs, is listed by the run
+    itself, each page read once, each link once, in the head's order; any other cluster, a link
+    from the root or one with no language, is the decision's, and so is every cluster where the
+    decision adds an x-default or leaves links out."""
+    root = tmp_path / "public"
+    _clusters(root)
+    decider, heads, blocking = _heads(root, **overrides)
+    candidates = _candidates(decider)
+    for _ in range(2):  # the second time with what the first kept
+        with (
+            mock.patch.object(quick, "read_head_at", wraps=read_head_at) as reading,
+            mock.patch.object(quick, "_WAIT_MOST", 0),  # no page decided without a run (`HeadRead.backoff`)
+        ):
+            batch = heads.batch(candidates)
+        assert sorted(_listed_by_runs(batch)) == sorted(
+            f"https://example.com/{name}"
+            for name in ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html", "twice.html")
+            if not overrides
+        )
+        assert reading.call_args_list == []  # the pages handed back came with their heads
+        assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+    decider.abort()
+    # A link met on two pages is known by its text from then on; its page, by its URL.
+    en = '<link rel="alternate" hreflang="en" href="https://example.com/a.html">'
+    link = '<xhtml:link rel="alternate" hreflang="{}" href="https://example.com/{}"/>'
+    if overrides:
+        assert not any(isinstance(value, tuple) for value in heads.known.values())
+        return
+    assert heads.known[en] == (link.format("en", "a.html").encode(), "en", "https://example.com/a.html")
+    rows = {row.loc: row.xml.decode() for item in batch if isinstance(item, Block) for row in item.rows()}
+    assert rows["https://example.com/twice.html"].count("<xhtml:link") == 3
+    assert link.format("x-default", "b.html") in rows["https://example.com/fr/b.html"]
+    assert link.format("it", "it&amp;c.html") in rows["https://example.com/fr/c.html"]
+
+
+def test_a_head_of_more_tags_than_a_run_takes_is_the_decision_s(tmp_path: Path) -> None:
+    root = tmp_path / "public"
+    root.mkdir()
+    languages = [f"{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(65)]
+    links = _links(*((languages[i], f"https://example.com/{i}.html") for i in range(64)))
+    for name in ("0.html", "1.html"):
+        (root / name).write_text(f"<html><head>{links}</head><body></body></html>")
+    decider, heads, blocking = _heads(root)
+    batch = heads.batch(_candidates(decider))
+    assert _listed_by_runs(batch) == ["https://example.com/0.html", "https://example.com/1.html"]  # 64 tags
+    (root / "0.html").write_text(f"<html><head>{links}{_links((languages[64], 'https://example.com/64.html'))}</head>")
+    with mock.patch.object(quick, "_WAIT_MOST", 0):  # no page decided without a run (`HeadRead.backoff`)
+        batch = heads.batch(_candidates(decider))
+    assert _listed_by_runs(batch) == ["https://example.com/1.html"]
+    assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in _candidates(decider)]))
+    decider.abort()
+
+
+@pytest.mark.parametrize(
+    "judged",
+    [None, 1, (b"<xhtml:link/>", "en"), ("<xhtml:link/>", "en", "https://example.com/")],
+    ids=["none", "one", "two-items", "element-not-bytes"],
+)
+def test_a_judgment_is_true_false_or_a_link(tmp_path: Path, judged: object) -> None:
+    root = tmp_path / "public"
+    _site(root)
+    decider, heads, _ = _heads(root)
+    constants: Any = heads.constants
+    heads.constants = (*constants[:-2], lambda *_: judged, constants[-1])
+    with pytest.raises(TypeError, match="head_block: a tag is known or judged True, False or"):
+        heads.batch(_candidates(decider))
     decider.abort()
