@@ -337,7 +337,8 @@ class HeadRead:
         said = canonical_said(found, loc)
         fine = said is not None and said[0] in (None, self.own_base + loc[len(self.base_url) :])
         hrefs = {apply: value for apply, value in found[0][1] if apply in _LINKS} if found else {}
-        if shape is not None and (
+        # (A value with a character reference is not as written: the page's URL in the tag may not be its href.)
+        if (shape is not None and "&" not in text) and (
             (said is None and getattr(hrefs.get(_HREFLANG), "href", None) == loc)
             or (fine and getattr(hrefs.get(_CANONICAL), "text", None) == loc)
         ):

@@ -49,6 +49,7 @@ TAGS = (
     '<link rel="canonical" href="{first}" data-x="{loc}">',  # the page's URL, but not as its href
     '<link rel="canonical" href="{loc}" data-x="{loc}">',
     '<link data-x="{loc}" rel="canonical" href="{first_url}">',  # the page's URL twice on the first page
+    '<link data-x="{loc}" rel="canonical" href="{first_url_ref}">',  # the first page's URL, a reference in it
     '<link rel="canonical" hreflang="en" href="{loc}">',
     '<link rel="alternate" hreflang="en" href="{loc}">',
     '<link rel="alternate" hreflang="fr" href="{other}">',
@@ -79,7 +80,11 @@ _BASES = st.sampled_from(["https://example.com/", "https://example.com/docs/", "
 
 
 def _page(tags: list[int], shape: str, loc: str, path: str, other: str, first: str, first_url: str) -> bytes:
-    head = "".join(TAGS[t].format(loc=loc, path=path, other=other, first=first, first_url=first_url) for t in tags)
+    first_url_ref = first_url.replace("/", "&#47;")
+    head = "".join(
+        TAGS[t].format(loc=loc, path=path, other=other, first=first, first_url=first_url, first_url_ref=first_url_ref)
+        for t in tags
+    )
     if shape == "fragment":  # no page at all
         return f"<p>{head}</p>".encode()
     charset = "iso-8859-1" if shape == "latin" else "utf-8"
@@ -189,6 +194,7 @@ def test_a_run_lists_the_plain_pages_itself_reading_each_once(tmp_path: Path) ->
     [
         pytest.param('<link rel="canonical" href="/a.html" data-x="{url}">', id="href-from-the-root"),
         pytest.param('<link data-x="{url}" rel="canonical" href="https://example.com/a.html">', id="url-twice"),
+        pytest.param('<link data-x="{url}" rel="canonical" href="https://example.com/a&#46;html">', id="a-reference"),
     ],
 )
 def test_a_shape_names_the_page_only_where_its_href_is_the_page_s_url(tmp_path: Path, tag: str) -> None:
