@@ -1690,24 +1690,49 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
     return 0;
 }
 
-/* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and
- * as a whole quoted value, replaced by a NUL (which no tag a scan finds holds, so no shape is a
- * tag's text); Py_None where the URL is not so in it; NULL with an exception set. */
-static PyObject *shape_of(PyObject *tag, PyObject *loc) {
+/* Where `part` (length `len`) is met once in `tag` (n characters), followed by a quote, and, where
+ * `quoted`, after one too (a whole quoted value); -1 where it is not so in it; -2 with an exception set. */
+static Py_ssize_t met_once(PyObject *tag, Py_ssize_t n, PyObject *part, Py_ssize_t len, int quoted) {
+    Py_ssize_t at = PyUnicode_Find(tag, part, 0, n, 1);
+    if (at < 0)
+        return at;
+    if (at < quoted || at + len >= n)
+        return -1;
+    Py_UCS4 quote = PyUnicode_READ_CHAR(tag, at + len);
+    if ((quote != '"' && quote != '\'') || (quoted && PyUnicode_READ_CHAR(tag, at - 1) != quote))
+        return -1;
+    Py_ssize_t again = PyUnicode_Find(tag, part, at + 1, n, 1);
+    return again == -2 ? -2 : again == -1 ? at : -1;
+}
+
+/* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and as
+ * a whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of its
+ * path (from `path` on: where the base URL's last '/' is) that is met once in it, followed by a
+ * quote, replaced by two NULs. No tag a scan finds holds a NUL, so no shape is a tag's text, nor
+ * one kind of shape the other. Py_None where neither is in it; NULL with an exception set. Where
+ * the part replaced starts in `loc`: into *suffix. */
+static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, Py_ssize_t *suffix) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(tag), len = PyUnicode_GET_LENGTH(loc);
-    Py_ssize_t at = PyUnicode_Find(tag, loc, 0, n, 1);
+    Py_ssize_t at = met_once(tag, n, loc, len, 1), from = 0;
+    for (from = at >= 0 ? 0 : path; at == -1 && from < len; from++) {
+        if (PyUnicode_READ_CHAR(loc, from) != '/')
+            continue;
+        PyObject *end = PyUnicode_Substring(loc, from, len);
+        at = end == NULL ? -2 : met_once(tag, n, end, len - from, 0);
+        Py_XDECREF(end);
+        if (at >= 0)
+            break;
+    }
     if (at == -2)
         return NULL;
-    if (at < 1 || at + len >= n)
+    if (at == -1)
         Py_RETURN_NONE;
-    Py_UCS4 quote = PyUnicode_READ_CHAR(tag, at - 1);
-    Py_ssize_t again = PyUnicode_Find(tag, loc, at + 1, n, 1);
-    if (again == -2)
-        return NULL;
-    if ((quote != '"' && quote != '\'') || PyUnicode_READ_CHAR(tag, at + len) != quote || again != -1)
-        Py_RETURN_NONE;
-    PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + len, n);
-    PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%U", before, 0, after) : NULL;
+    *suffix = from;
+    PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + len - from, n);
+    PyObject *shape = NULL;
+    if (before && after)
+        shape = from == 0 ? PyUnicode_FromFormat("%U%c%U", before, 0, after)
+                          : PyUnicode_FromFormat("%U%c%c%U", before, 0, 0, after);
     Py_XDECREF(before);
     Py_XDECREF(after);
     return shape;
@@ -1716,33 +1741,44 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc) {
 /* The most deciding tags of a head `head_block` answers for (a head with more is the decision's). */
 #define MOST_TAGS 64
 
-/* The hreflang links of a head (see `head_block`), each a new reference, in the order of its tags. */
+/* The hreflang links of a head (see `head_block`): each one's value (a new reference) and where the
+ * part of the page's URL its shape replaced starts (-1: known by its text), in the order of its
+ * tags; and, once made (`made_links`), its element and its URL (new references). */
 typedef struct {
-    PyObject *link[MOST_TAGS];
-    int count;
+    PyObject *link[MOST_TAGS], *element[MOST_TAGS], *href[MOST_TAGS];
+    Py_ssize_t suffix[MOST_TAGS];
+    int count, made;
 } Links;
 
-/* What a deciding tag's value in `c->known`, or `c->judge`'s answer, says: 1 where nothing its
- * page's row would show (True) or an hreflang link (a tuple: its element, bytes; its language
- * folded and its URL, str), 0 where more (False), -1 with TypeError. */
-static int said_of(PyObject *value) {
+/* What a deciding tag's value in `c->known`, or `c->judge`'s answer, says (see `head_block`): 1
+ * where nothing its page's row would show (True) or an hreflang link (a tuple: by the tag's text,
+ * its element, its language folded and its URL; by its shape (`suffix` >= 0), the element before
+ * and after the part of the page's URL the shape replaced, its language folded and its URL before
+ * that part), 0 where more (False), -1 with TypeError. */
+static int said_of(PyObject *value, Py_ssize_t suffix) {
     if (value == Py_True || value == Py_False)
         return value == Py_True;
-    if (PyTuple_CheckExact(value) && PyTuple_GET_SIZE(value) == 3 && PyBytes_Check(PyTuple_GET_ITEM(value, 0)) &&
-        PyUnicode_Check(PyTuple_GET_ITEM(value, 1)) && PyUnicode_Check(PyTuple_GET_ITEM(value, 2)))
+    Py_ssize_t size = PyTuple_CheckExact(value) ? PyTuple_GET_SIZE(value) : 0;
+    int shaped = size == 4 && suffix >= 0; /* by its shape: one more part */
+    if ((size == 3 || shaped) && PyBytes_Check(PyTuple_GET_ITEM(value, 0)) &&
+        (shaped ? PyBytes_Check(PyTuple_GET_ITEM(value, 1)) : PyUnicode_Check(PyTuple_GET_ITEM(value, 1))) &&
+        PyUnicode_Check(PyTuple_GET_ITEM(value, size - 2)) && PyUnicode_Check(PyTuple_GET_ITEM(value, size - 1)))
         return 1;
-    PyErr_SetString(PyExc_TypeError, "head_block: a tag is known or judged True, False or (element: bytes, "
-                                     "language: str, URL: str)");
+    PyErr_SetString(PyExc_TypeError, "head_block: a tag is known or judged True, False, (element: bytes, "
+                                     "language: str, URL: str) or, by its shape, (before: bytes, after: bytes, "
+                                     "language: str, URL's start: str)");
     return -1;
 }
 
 /* What `c->known` holds of a deciding tag on the page at `loc`, by its text or its shape
- * (`shape_of`), a new reference; NULL where it holds neither, with the shape, or Py_None, into
- * *shape (a new reference), or with an exception set. */
-static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject **shape) {
+ * (`shape_of`), a new reference, where the part of `loc` its shape replaced starts into *suffix
+ * (-1: by its text); NULL where it holds neither, with the shape, or Py_None, into *shape (a new
+ * reference), or with an exception set. */
+static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject **shape, Py_ssize_t *suffix) {
     *shape = NULL;
+    *suffix = -1;
     PyObject *known = PyDict_GetItemWithError(c->known, tag); /* borrowed: held from here on */
-    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc)) == NULL) {
+    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, suffix)) == NULL) {
         Py_XINCREF(known);
         return known;
     }
@@ -1778,13 +1814,14 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
     if (count > MOST_TAGS)
         return 0;
     PyObject *said[MOST_TAGS] = {NULL}; /* what each tag says, where known or judged */
+    Py_ssize_t suffix[MOST_TAGS];
     int nothing = 1;
     for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
         PyObject *shape;
-        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, &shape);
+        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, &shape, &suffix[t]);
         Py_XDECREF(shape);
         if (said[t] != NULL)
-            nothing = said_of(said[t]);
+            nothing = said_of(said[t], suffix[t]);
         else if (PyErr_Occurred())
             nothing = -1;
         else if (first < 0)
@@ -1795,15 +1832,16 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
         if (said[t] != NULL)
             continue;
         PyObject *tag = PyList_GET_ITEM(tags, t), *shape;
-        said[t] = known_of(c, tag, loc, &shape); /* again: a judgment since may have told of it */
+        said[t] = known_of(c, tag, loc, &shape, &suffix[t]); /* again: a judgment since may have told of it */
         if (said[t] == NULL && !PyErr_Occurred())
             said[t] = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shape, NULL);
         Py_XDECREF(shape);
-        nothing = said[t] == NULL ? -1 : said_of(said[t]);
+        nothing = said[t] == NULL ? -1 : said_of(said[t], suffix[t]);
     }
     for (Py_ssize_t t = 0; t < count; t++) {
         if (nothing == 1 && PyTuple_CheckExact(said[t])) {
-            links->link[links->count++] = said[t]; /* the reference handed on */
+            links->link[links->count] = said[t]; /* the reference handed on */
+            links->suffix[links->count++] = PyTuple_GET_SIZE(said[t]) == 4 ? suffix[t] : -1;
             continue;
         }
         Py_XDECREF(said[t]);
@@ -1811,7 +1849,48 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
     return nothing;
 }
 
-/* Whether the hreflang links of a head (`links`, see `said_of`) make a cluster Google accepts, as
+/* Each link's element and URL (`Links`), the part of `loc` (ASCII) its shape replaced put in
+ * where it was known by its shape: 0, or -1 with an exception set. */
+static int made_links(Links *links, PyObject *loc) {
+    for (links->made = 0; links->made < links->count; links->made++) {
+        int i = links->made;
+        PyObject *link = links->link[i], *first = PyTuple_GET_ITEM(link, 0);
+        if (links->suffix[i] < 0) {
+            links->element[i] = Py_NewRef(first);
+            links->href[i] = Py_NewRef(PyTuple_GET_ITEM(link, 2));
+            continue;
+        }
+        Py_ssize_t from = links->suffix[i], len = PyUnicode_GET_LENGTH(loc) - from;
+        PyObject *after = PyTuple_GET_ITEM(link, 1), *end = PyUnicode_Substring(loc, from, from + len);
+        links->href[i] = end ? PyUnicode_Concat(PyTuple_GET_ITEM(link, 3), end) : NULL;
+        Py_XDECREF(end);
+        links->element[i] = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(first) + len + PyBytes_GET_SIZE(after));
+        if (links->href[i] == NULL || links->element[i] == NULL) {
+            Py_CLEAR(links->href[i]);
+            Py_CLEAR(links->element[i]);
+            return -1;
+        }
+        char *at = PyBytes_AS_STRING(links->element[i]);
+        memcpy(at, PyBytes_AS_STRING(first), (size_t)PyBytes_GET_SIZE(first));
+        memcpy(at + PyBytes_GET_SIZE(first), (const char *)PyUnicode_1BYTE_DATA(loc) + from, (size_t)len);
+        memcpy(at + PyBytes_GET_SIZE(first) + len, PyBytes_AS_STRING(after), (size_t)PyBytes_GET_SIZE(after));
+    }
+    return 0;
+}
+
+/* The references `Links` holds, given up. */
+static void drop_links(Links *links) {
+    for (int i = 0; i < links->count; i++) {
+        Py_DECREF(links->link[i]);
+        if (i < links->made) {
+            Py_DECREF(links->element[i]);
+            Py_DECREF(links->href[i]);
+        }
+    }
+    links->count = links->made = 0;
+}
+
+/* Whether the hreflang links of a head (`links`, made) make a cluster Google accepts, as
  * `Decider.cluster` takes one without a word: no language (folded) given two URLs, and one link
  * naming the page (`own`, its URL as a head's URLs are normalized). 1, each link met before (the
  * same element: its language as written and its URL) marked 0 in `kept`, and the bytes of those
@@ -1819,22 +1898,24 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
 static int cluster_of(const Links *links, PyObject *own, char *kept, Py_ssize_t *length) {
     int named = 0;
     for (int i = 0; i < links->count; i++) {
-        PyObject *link = links->link[i], *element = PyTuple_GET_ITEM(link, 0);
+        PyObject *element = links->element[i], *href = links->href[i];
+        PyObject *language = PyTuple_GET_ITEM(links->link[i], PyTuple_GET_SIZE(links->link[i]) - 2);
         kept[i] = 1;
         for (int j = 0; j < i && kept[i]; j++) {
-            PyObject *other = links->link[j], *before = PyTuple_GET_ITEM(other, 0);
+            PyObject *before = links->element[j];
             if (!kept[j])
                 continue;
             if (PyBytes_GET_SIZE(element) == PyBytes_GET_SIZE(before) &&
                 memcmp(PyBytes_AS_STRING(element), PyBytes_AS_STRING(before), (size_t)PyBytes_GET_SIZE(element)) == 0)
                 kept[i] = 0;
-            else if (PyUnicode_Compare(PyTuple_GET_ITEM(link, 1), PyTuple_GET_ITEM(other, 1)) == 0 &&
-                     PyUnicode_Compare(PyTuple_GET_ITEM(link, 2), PyTuple_GET_ITEM(other, 2)) != 0)
+            else if (PyUnicode_Compare(language,
+                                       PyTuple_GET_ITEM(links->link[j], PyTuple_GET_SIZE(links->link[j]) - 2)) == 0 &&
+                     PyUnicode_Compare(href, links->href[j]) != 0)
                 return 0; /* one language, two URLs */
         }
         if (kept[i]) {
             *length += PyBytes_GET_SIZE(element);
-            named |= PyUnicode_Compare(PyTuple_GET_ITEM(link, 2), own) == 0;
+            named |= PyUnicode_Compare(href, own) == 0;
         }
     }
     return named;
@@ -1866,7 +1947,7 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     int ended = 0;
     long parts = 0;
     PyObject *loc_text = NULL, *found = NULL;
-    Links links = {.count = 0};
+    Links links = {.count = 0, .made = 0};
     char kept[MOST_TAGS];
     Py_ssize_t links_len = 0; /* the bytes of the links kept */
     /* The longest text: the path to open, or the element with every byte encoded (3 for 1). */
@@ -1940,7 +2021,7 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
         if (nothing == 1 && links.count > 0) { /* its cluster, where it is one to list as the head gives it */
             PyObject *path_part = PyUnicode_Substring(loc_text, c->base_len, loc_len);
             PyObject *own = path_part ? PyUnicode_Concat(c->own_base, path_part) : NULL;
-            nothing = own == NULL ? -1 : cluster_of(&links, own, kept, &links_len);
+            nothing = own == NULL || made_links(&links, loc_text) < 0 ? -1 : cluster_of(&links, own, kept, &links_len);
             Py_XDECREF(own);
             Py_XDECREF(path_part);
             size_t written = (size_t)(at - *buffer);
@@ -1975,7 +2056,7 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     memcpy(at, c->frame[2], (size_t)c->frame_len[2]);
     at += c->frame_len[2];
     for (int i = 0; i < links.count; i++) {
-        PyObject *element = PyTuple_GET_ITEM(links.link[i], 0);
+        PyObject *element = links.element[i];
         if (kept[i]) {
             memcpy(at, PyBytes_AS_STRING(element), (size_t)PyBytes_GET_SIZE(element));
             at += PyBytes_GET_SIZE(element);
@@ -2006,8 +2087,7 @@ hand:
         Py_XDECREF(handing);
     }
 done:
-    for (int i = 0; i < links.count; i++)
-        Py_DECREF(links.link[i]);
+    drop_links(&links);
     Py_XDECREF(found);
     Py_XDECREF(loc_text);
     free(head);

@@ -17,7 +17,7 @@ on, what their head says, and nothing else:
   nothing their rows show (no tag, a modified time, a canonical naming the page) but a cluster
   of absolute hreflang links the decision takes as they are, in one call of it
   (`_scan.head_block`), which asks this module what a tag it has not met says
-  (`HeadRead._judged`), keeps what holds on every page, and hands back the page it stops at
+  (`judge.TagJudge`), keeps what holds on every page, and hands back the page it stops at
   with its head read.
 
 `Decider.decide` gets there through a dozen frames (the page, the entry, the head's reading,
@@ -44,11 +44,12 @@ from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml,
 from sitemapgen.pages import kinds, scanner
 from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
-from sitemapgen.pages.scanner import MARKS, Read, keep, read_fast_utf8, read_found
-from sitemapgen.pages.signals import SIGNALS, canonical_said
+from sitemapgen.pages.scanner import MARKS, Read, read_fast_utf8
+from sitemapgen.pages.signals import canonical_said
 from sitemapgen.pages.walk import Candidate, Page
 from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
+from sitemapgen.pipeline.judge import TagJudge
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.skips import NoteKind
 from sitemapgen.urls import UrlStyle, url_path
@@ -56,13 +57,7 @@ from sitemapgen.urls import UrlStyle, url_path
 _new = tuple.__new__
 _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` does not hold
 _SOURCE = LastmodSource.MTIME.value
-#: What `HeadRead.known` holds at most (full, it starts again; see `scanner.keep`). Its values are
-#: plain bools, which the garbage collector does not look at.
-_KNOWN_MOST = 4_096
 _WAIT_MOST = 64  # the most pages `HeadRead.batch` decides without a run after a page its run handed back
-#: What a tag naming a canonical link, or an hreflang link, says it with (`signals.said_by`).
-_CANONICAL, _HREFLANG = (next(s.apply for s in SIGNALS if s.name == name) for name in ("canonical", "hreflang"))
-_LINKS = (_CANONICAL, _HREFLANG)
 
 #: `_scan.mtime_block`: a run of a batch's pages listed in one call, as `MtimeOnly.batch` lists
 #: them (see `_scan.c`), where the compiled module is built (not on Windows); else None. (Tests
@@ -77,9 +72,6 @@ _LINKED = (Alternate("\2", "\3"),)
 _FRAME = tuple(
     dated_xml("\0", "\1", _LINKED).replace(link_elements(_LINKED).encode(), b"\1").replace(b"\1", b"\0").split(b"\0")
 )
-#: An hreflang link as `_scan.head_block` makes a cluster of it: its ``<xhtml:link>`` element, its
-#: language folded (one language in any case) and its URL.
-Link = tuple[bytes, str, str]
 _KEPT = bytes(b for b in range(1, 128) if url_path("a" + chr(b), UrlStyle.INDEX) == "a" + chr(b))
 _ESCAPED = bytes(b for b in range(1, 128) if escape_xml(chr(b)) != chr(b))
 
@@ -217,15 +209,8 @@ class HeadRead:
         self.date_only = config.lastmod_format is LastmodFormat.DATE
         self.max_bytes = config.head_max_bytes
         self.hreflang = config.hreflang
-        #: Whether `COMPILED_HEADS` makes a page's cluster where it is the links as the head gives
-        #: them (`Decider.cluster` adding no x-default).
-        self.clusters = config.hreflang and config.hreflang_x_default is None
-        #: What `COMPILED_HEADS` knows of a deciding tag, by its text or its shape (see `_judged`).
-        self.known: dict[str, bool | Link] = {}
-        self.met: set[int] = set()  # the hashes of the tags `_judged` met once (see `scanner.keep`)
-        #: The tags `_judged` read since the last page a run handed back, by their texts: that
-        #: page's are among them, and are not read again.
-        self.fresh: dict[str, list[Read]] = {}
+        #: What `COMPILED_HEADS` asks of a deciding tag it has not met, and what is known of each.
+        self.judge = TagJudge(decider)
         #: A site's pages are alike: after a run hands back a page whose head says more than its
         #: row shows (an hreflang cluster, a canonical elsewhere), this many next pages are decided
         #: by `decide`, not handed to a run only to be handed back (a call, a judgment and a
@@ -239,7 +224,7 @@ class HeadRead:
             and scanner.COMPILED is not None  # whose reading of a tag the run's judge asks for
             and (constants := _constants(decider, blocking, self._elsewhere)) is not None
         ):
-            self.constants = (*constants, self.max_bytes, MARKS, self.known, self._judged, self.own_base)
+            self.constants = (*constants, self.max_bytes, MARKS, self.judge.known, self.judge, self.own_base)
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:
         """The candidates' outcomes in order: each run of pages `COMPILED_HEADS` lists as one
@@ -275,12 +260,12 @@ class HeadRead:
                 break
             read, tags = handed.pop() if handed else (None, None)
             gathered.append(self.decide(listed[stop], read, tags))
-            self.fresh.clear()
+            self.judge.fresh.clear()
             if tags is not None:  # its head said more: likely so do the next pages' (see `backoff`)
                 self.waiting = self.backoff = min(2 * self.backoff or 1, _WAIT_MOST)
             block = None
             at = stop + 1
-        self.fresh.clear()
+        self.judge.fresh.clear()
         return gathered
 
     def decide(
@@ -297,66 +282,16 @@ class HeadRead:
             if read is None:
                 return self.decider.decide(candidate)  # which says why
         data, mtime_ns, ended = read
-        found = read_fast_utf8(data) if tags is None else self._found(tags)
+        found = read_fast_utf8(data) if tags is None else self.judge.read(tags)
         outcome = self._plain(relpath, data, found, mtime_ns, ended)
         if outcome is None:  # the decision's to say what else the page is, read again
             outcome = self.decider.decided(Page(relpath, path, mtime_ns), None, False)
         return outcome
 
-    def _found(self, tags: list[str]) -> list[Read]:
-        """`scanner.read_found` of `tags`, those `_judged` read since the last page a run handed
-        back not read again (`fresh`)."""
-        found: list[Read] = []
-        start = 0  # the first tag not yet read
-        for at, text in enumerate(tags):
-            read = self.fresh.get(text)
-            if read is not None:
-                found += read_found(tags[start:at]) + read
-                start = at + 1
-        return found + read_found(tags[start:]) if start < len(tags) else found
-
     def _elsewhere(self, relpath: str) -> object:
         """Whether the page at `relpath` is decided elsewhere: a path rule leaves it out (what it
         says), or it is named as a generator's own page (`kinds.candidate`); else None."""
         return self.check(relpath) or kinds.candidate(relpath)
-
-    def _judged(self, text: str, loc: str, shape: str | None) -> bool | Link:
-        """Whether the deciding tag `text` says nothing on the page at `loc` that its row would show,
-        as `_plain` takes a head (nothing, a modified time, a canonical naming the page), or the
-        hreflang link it says alone, where its URL is absolute and `clusters` (see `_link`); `shape`:
-        the tag with `loc` replaced (see `_scan.head_block`), or None. What holds on every page is
-        kept (`known`): by its text, once met twice (most tags are a page's own, met on no other
-        page), what a tag says that names no canonical, or says more, or such a link; by its shape,
-        that a tag whose canonical or hreflang link is the page's URL written whole names the page
-        so: so does each tag of that shape on its own page, the rest of its text the same."""
-        found = self.fresh[text] = read_found([text])
-        link = self._link(found) if self.clusters else None
-        if link is not None:
-            keep(self.known, text, link, _KNOWN_MOST, self.met)
-            return link
-        said = canonical_said(found, loc)
-        fine = said is not None and said[0] in (None, self.own_base + loc[len(self.base_url) :])
-        hrefs = {apply: value for apply, value in found[0][1] if apply in _LINKS} if found else {}
-        # (A value with a character reference is not as written: the page's URL in the tag may not be its href.)
-        if (shape is not None and "&" not in text) and (
-            (said is None and getattr(hrefs.get(_HREFLANG), "href", None) == loc)
-            or (fine and getattr(hrefs.get(_CANONICAL), "text", None) == loc)
-        ):
-            keep(self.known, shape, fine, _KNOWN_MOST, None)
-        elif said is None or _CANONICAL not in hrefs:  # else what its canonical means depends on the page
-            keep(self.known, text, fine, _KNOWN_MOST, self.met)
-        return fine
-
-    @staticmethod
-    def _link(found: list[Read]) -> Link | None:
-        """The hreflang link that the one tag `found` says alone, where its URL is absolute: the
-        same on every page (`signals._apply_hreflang` takes it so); else None."""
-        said = found[0][1] if len(found) == 1 else ()
-        if len(said) != 1 or said[0][0] is not _HREFLANG or said[0][1].target is None:
-            return None
-        link = said[0][1]
-        href = link.target.fixed
-        return None if href is None else (link_elements((Alternate(link.lang, href),)).encode(), link.folded, href)
 
     def _plain(self, relpath: str, data: bytes, read: list[Read] | None, mtime_ns: int, ended: bool) -> Outcome | None:
         """The outcome of the page `relpath`, whose head is `data` (`ended`: all of it; `read`: its

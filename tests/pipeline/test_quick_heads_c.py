@@ -1,6 +1,6 @@
 """The compiled run of a heads-on batch (`_scan.head_block`, `quick.COMPILED_HEADS`) against the
 decision: page for page the same outcomes, whatever the heads say, the names, the base URL and the
-settings; what it keeps of a tag (`HeadRead.known`) holds on every page it is used on; and it lists
+settings; what it keeps of a tag (`judge.TagJudge.known`) holds on every page it is used on; and it lists
 the plain pages itself, reading each page once."""
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ from .test_quick import each_page
 
 pytestmark = pytest.mark.skipif(quick.COMPILED_HEADS is None, reason="the compiled module is not built here")
 
-#: Tags a head may hold, `{loc}` the page's URL as the build writes it, `{path}` its path from
-#: the base URL, `{other}` another page's URL, `{first}` and `{first_url}` the first page's path
-#: from the root and URL: each way a tag may name the page, or seem to.
+#: Tags a head may hold, `{loc}` the page's URL as the build writes it, `{base}` the base URL,
+#: `{path}` the page's path from it, `{from_root}` from the root, `{other}` another page's URL,
+#: `{first}` and `{first_url}` the first page's path from the root and URL (`{first_url_ref}` with
+#: character references): each way a tag may name the page, or seem to.
 TAGS = (
     '<link rel="canonical" href="{loc}">',
     "<link rel='canonical' href='{loc}'>",
@@ -59,6 +60,8 @@ TAGS = (
     '<link rel="alternate" hreflang="x-default" href="{first_url}">',
     '<link rel="alternate" hreflang="de" href="/{path}">',  # from the root: the decision's
     '<link rel="alternate" hreflang="e!" href="{loc}">',  # no language
+    '<link rel="alternate" hreflang="fr" href="{base}fr/{path}">',  # a language's folder, then the page's path
+    '<link rel="alternate" hreflang="de" href="https:/{from_root}">',  # an end of the page's URL: no URL on each page
     '<meta property="article:modified_time" content="2020-01-02T03:04:05Z">',
     '<meta name="robots" content="index, follow">',
     '<meta name="robots" content="noindex">',
@@ -79,12 +82,9 @@ _HEADS = st.tuples(_TAG_LISTS, st.sampled_from(["ended", "ended", "open", "latin
 _BASES = st.sampled_from(["https://example.com/", "https://example.com/docs/", "HTTPS://Example.COM/", "http://h/a&b/"])
 
 
-def _page(tags: list[int], shape: str, loc: str, path: str, other: str, first: str, first_url: str) -> bytes:
-    first_url_ref = first_url.replace("/", "&#47;")
-    head = "".join(
-        TAGS[t].format(loc=loc, path=path, other=other, first=first, first_url=first_url, first_url_ref=first_url_ref)
-        for t in tags
-    )
+def _page(tags: list[int], shape: str, fields: dict[str, str]) -> bytes:
+    """A page whose head holds `tags` (of `TAGS`, filled from `fields`), ended or not as `shape` says."""
+    head = "".join(TAGS[t].format(**fields) for t in tags)
     if shape == "fragment":  # no page at all
         return f"<p>{head}</p>".encode()
     charset = "iso-8859-1" if shape == "latin" else "utf-8"
@@ -133,12 +133,17 @@ def test_a_batch_is_each_page_decided(
         (root / name).write_bytes(b"")
     names = [relpath for relpath, _ in Walk(root).candidates() if kinds.candidate(relpath) is None] or sorted(pages)
     first_url = base + url_path(names[0], style)  # the first page a run may list
-    first = urlsplit(first_url).path
+    first = {
+        "first": urlsplit(first_url).path,
+        "first_url": first_url,
+        "first_url_ref": first_url.replace("/", "&#47;"),
+    }
     for i, name in enumerate(sorted(pages)):
         tags, shape = pages[name]
-        loc = base + url_path(name, style)
-        other = base + url_path(names[(i + 1) % len(names)], style)
-        (root / name).write_bytes(_page(template + tags, shape, loc, url_path(name, style), other, first, first_url))
+        path = url_path(name, style)
+        fields = {"loc": base + path, "base": base, "path": path, "from_root": urlsplit(base + path).path, **first}
+        fields["other"] = base + url_path(names[(i + 1) % len(names)], style)
+        (root / name).write_bytes(_page(template + tags, shape, fields))
         os.utime(root / name, ns=(1_600_000_000 * 10**9 + i * 86_399 * 10**9,) * 2)
     decider, heads, blocking = _heads(
         root, base_url=base, url_style=style, lastmod_format=fmt, hreflang=hreflang, hreflang_x_default=x_default
@@ -185,7 +190,7 @@ def test_a_run_lists_the_plain_pages_itself_reading_each_once(tmp_path: Path) ->
     assert batch[-1].locs == ["https://example.com/d/e.html"]
     assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
     # One shape for every page naming itself so as its canonical; the link, met once, not kept.
-    assert heads.known == {'<link rel="canonical" href="\0">': True}
+    assert heads.judge.known == {'<link rel="canonical" href="\0">': True}
     decider.abort()
 
 
@@ -212,7 +217,7 @@ def test_a_shape_names_the_page_only_where_its_href_is_the_page_s_url(tmp_path: 
     assert isinstance(batch[1], Outcome)
     assert batch[1].skip is not None
     assert batch[1].skip.reason is SkipReason.CANONICAL
-    assert heads.known == {}
+    assert heads.judge.known == {}
     decider.abort()
 
 
@@ -229,7 +234,7 @@ def test_a_tag_met_on_one_page_only_is_not_kept(tmp_path: Path) -> None:
     assert len(batch) == 1
     assert isinstance(batch[0], Block)
     assert len(batch[0].locs) == 22
-    assert heads.known == {'<meta name="robots" content="all">': True}  # met twice
+    assert heads.judge.known == {'<meta name="robots" content="all">': True}  # met twice
     decider.abort()
 
 
@@ -326,13 +331,25 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
         assert reading.call_args_list == []  # the pages handed back came with their heads
         assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
     decider.abort()
-    # A link met on two pages is known by its text from then on; its page, by its URL.
-    en = '<link rel="alternate" hreflang="en" href="https://example.com/a.html">'
     link = '<xhtml:link rel="alternate" hreflang="{}" href="https://example.com/{}"/>'
     if overrides:
-        assert not any(isinstance(value, tuple) for value in heads.known.values())
+        assert not any(isinstance(value, tuple) for value in heads.judge.known.values())
         return
-    assert heads.known[en] == (link.format("en", "a.html").encode(), "en", "https://example.com/a.html")
+    # A link naming the page is known by its shape; one naming its translation, by the start of its URL.
+    tag, element = '<link rel="alternate" hreflang="{}" href="{}">'.format, b'<xhtml:link rel="alternate" hreflang='
+    assert heads.judge.known[tag("en", "\0")] == (element + b'"en" href="', b'"/>', "en", "")
+    assert heads.judge.known[tag("fr", "https://example.com/fr\0\0")] == (
+        element + b'"fr" href="https://example.com/fr',
+        b'"/>',
+        "fr",
+        "https://example.com/fr",
+    )
+    # A link met on two pages that shows no end of the page's path is known by its text.
+    assert heads.judge.known[tag("fr", "https://example.com/fr/a.html")] == (
+        link.format("fr", "fr/a.html").encode(),
+        "fr",
+        "https://example.com/fr/a.html",
+    )
     rows = {row.loc: row.xml.decode() for item in batch if isinstance(item, Block) for row in item.rows()}
     assert rows["https://example.com/twice.html"].count("<xhtml:link") == 3
     assert link.format("x-default", "b.html") in rows["https://example.com/fr/b.html"]
@@ -368,6 +385,64 @@ def test_a_judgment_is_true_false_or_a_link(tmp_path: Path, judged: object) -> N
     decider, heads, _ = _heads(root)
     constants: Any = heads.constants
     heads.constants = (*constants[:-2], lambda *_: judged, constants[-1])
-    with pytest.raises(TypeError, match="head_block: a tag is known or judged True, False or"):
+    with pytest.raises(TypeError, match="head_block: a tag is known or judged True, False, "):
         heads.batch(_candidates(decider))
+    decider.abort()
+
+
+def test_a_site_s_clusters_are_judged_on_its_first_pages_only(tmp_path: Path) -> None:
+    """Each link of an English and French site is one shape for the whole site (the page's own URL,
+    or a language's folder and the page's path), judged once: the run lists every page itself."""
+    root = tmp_path / "public"
+    base = "https://example.com/docs/"
+    names = [f"{section}/p{i}/index.html" for section in ("guide", "api") for i in range(5)]
+    for name in names + [f"fr/{name}" for name in names]:
+        path = name.removeprefix("fr/").removesuffix("index.html")
+        head = f'<link rel="canonical" href="{base}{name.removesuffix("index.html")}">'
+        head += _links(("en", f"{base}{path}"), ("fr", f"{base}fr/{path}"), ("x-default", f"{base}{path}"))
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"<html><head>{head}</head><body></body></html>")
+    decider, heads, _ = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY)
+    judged = mock.Mock(wraps=heads.judge)
+    constants: Any = heads.constants
+    heads.constants = (*constants[:-2], judged, constants[-1])
+    with mock.patch.object(quick, "_WAIT_MOST", 0):
+        batch = heads.batch(_candidates(decider))
+    assert len(_listed_by_runs(batch)) == 20
+    # On the first English page, its canonical and three links; on the first French page, its three links.
+    assert judged.call_count == 7
+    decider.abort()
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        pytest.param('<link rel="alternate" hreflang="de" href="https:/{from_root}">', id="no-url-on-each-page"),
+        pytest.param(
+            '<link data-x="{from_root}" rel="alternate" hreflang="fr" href="https://example.com/fr/y/">',
+            id="the-path-elsewhere",
+        ),
+        pytest.param(
+            '<link data-x="{from_root}" rel="alternate" hreflang="fr" href="https://example.com/fr&#47;x/">',
+            id="a-reference",
+        ),
+    ],
+)
+def test_a_link_is_kept_by_its_shape_only_where_it_holds_on_every_page(tmp_path: Path, tag: str) -> None:
+    """A link whose shape replaces an end of x/'s path (its URL then "https://x/", a path from the
+    root elsewhere in the tag, or a reference before that path) is kept by its text, not its shape:
+    on "x y/", the same shape is no URL, or not the URL its href is."""
+    root = tmp_path / "public"
+    for name in ("x/index.html", "x y/index.html"):
+        from_root = "/" + url_path(name, UrlStyle.DIRECTORY)
+        head = _links(("en", f"https://example.com{from_root}")) + tag.format(from_root=from_root)
+        (root / name).parent.mkdir(parents=True)
+        (root / name).write_text(f"<html><head>{head}</head><body></body></html>")
+    decider, heads, blocking = _heads(root, url_style=UrlStyle.DIRECTORY)
+    candidates = _candidates(decider)
+    for _ in range(2):  # the second time with what the first kept
+        with mock.patch.object(quick, "_WAIT_MOST", 0):
+            batch = heads.batch(candidates)
+        assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+    assert not any("\0\0" in known for known in heads.judge.known)
     decider.abort()
