@@ -1770,24 +1770,24 @@ static int said_of(PyObject *value, Py_ssize_t suffix) {
     return -1;
 }
 
+/* What `c->known` holds under `key` (a tag's text or shape; NULL or Py_None: none), a new
+ * reference (held from here on: a judgment may clear `known`); NULL where nothing, or with an
+ * exception set. */
+static PyObject *known_as(const PageConstants *c, PyObject *key) {
+    return key == NULL || key == Py_None ? NULL : Py_XNewRef(PyDict_GetItemWithError(c->known, key));
+}
+
 /* What `c->known` holds of a deciding tag on the page at `loc`, by its text or its shape
- * (`shape_of`), a new reference, where the part of `loc` its shape replaced starts into *suffix
- * (-1: by its text); NULL where it holds neither, with the shape, or Py_None, into *shape (a new
- * reference), or with an exception set. */
+ * (`shape_of`, into *shape, a new reference, where it is not known by its text), a new
+ * reference, where the part of `loc` its shape replaced starts into *suffix (-1: by its text);
+ * NULL where it holds neither, or with an exception set. */
 static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject **shape, Py_ssize_t *suffix) {
     *shape = NULL;
     *suffix = -1;
-    PyObject *known = PyDict_GetItemWithError(c->known, tag); /* borrowed: held from here on */
-    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, suffix)) == NULL) {
-        Py_XINCREF(known);
+    PyObject *known = known_as(c, tag);
+    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, suffix)) == NULL)
         return known;
-    }
-    known = *shape == Py_None ? NULL : PyDict_GetItemWithError(c->known, *shape);
-    if (known != NULL || PyErr_Occurred()) {
-        Py_XINCREF(known);
-        Py_CLEAR(*shape);
-    }
-    return known;
+    return known_as(c, *shape);
 }
 
 /* Whether the head `data` (n bytes, ended by an end of a head) says nothing on the page at `loc`
@@ -1814,12 +1814,11 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
     if (count > MOST_TAGS)
         return 0;
     PyObject *said[MOST_TAGS] = {NULL}; /* what each tag says, where known or judged */
+    PyObject *shapes[MOST_TAGS] = {NULL}; /* each tag's shape, where not known by its text */
     Py_ssize_t suffix[MOST_TAGS];
     int nothing = 1;
     for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
-        PyObject *shape;
-        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, &shape, &suffix[t]);
-        Py_XDECREF(shape);
+        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, &shapes[t], &suffix[t]);
         if (said[t] != NULL)
             nothing = said_of(said[t], suffix[t]);
         else if (PyErr_Occurred())
@@ -1827,18 +1826,20 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
         else if (first < 0)
             first = t;
     }
-    /* Then each tag not known, from the first (those before it are known to say nothing more), judged. */
+    /* Then each tag not known, from the first (those before it are known to say nothing more),
+     * looked up again by its text and its shape (a judgment since may have told of it), or judged. */
     for (Py_ssize_t t = first; first >= 0 && t < count && nothing == 1; t++) {
         if (said[t] != NULL)
             continue;
-        PyObject *tag = PyList_GET_ITEM(tags, t), *shape;
-        said[t] = known_of(c, tag, loc, &shape, &suffix[t]); /* again: a judgment since may have told of it */
-        if (said[t] == NULL && !PyErr_Occurred())
-            said[t] = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shape, NULL);
-        Py_XDECREF(shape);
+        PyObject *tag = PyList_GET_ITEM(tags, t);
+        if ((said[t] = known_as(c, tag)) != NULL)
+            suffix[t] = -1;
+        else if (!PyErr_Occurred() && (said[t] = known_as(c, shapes[t])) == NULL && !PyErr_Occurred())
+            said[t] = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shapes[t], NULL);
         nothing = said[t] == NULL ? -1 : said_of(said[t], suffix[t]);
     }
     for (Py_ssize_t t = 0; t < count; t++) {
+        Py_XDECREF(shapes[t]);
         if (nothing == 1 && PyTuple_CheckExact(said[t])) {
             links->link[links->count] = said[t]; /* the reference handed on */
             links->suffix[links->count++] = PyTuple_GET_SIZE(said[t]) == 4 ? suffix[t] : -1;
@@ -2143,11 +2144,10 @@ PyDoc_STRVAR(mtime_block_doc,
              "the block's lists as that batch appends it, until a candidate this does not answer for:\n"
              "its place is returned (or the number of candidates), for the batch to decide it.\n"
              "`constants`: (root, base URL, the element's four parts around its URL, its lastmod and\n"
-             "its hreflang links (none here), the\n"
-             "characters a URL keeps, those the element escapes, all bytes; the path rules' `check`,\n"
-             "whether an index name is dropped, whether a lastmod is a date only, the longest URL, the\n"
-             "first second past the years a lastmod may be in, the plausible lastmods' bounds, and a\n"
-             "block's room). It answers for a page that is no\n"
+             "its hreflang links (none here), the characters a URL keeps, those the element escapes,\n"
+             "all bytes; the path rules' `check`, whether an index name is dropped, whether a lastmod\n"
+             "is a date only, the longest URL, the first second past the years a lastmod may be in, the\n"
+             "plausible lastmods' bounds, and a block's room). It answers for a page that is no\n"
              "symlink, no path rule leaves out, a regular file dated from 1970 on, within the bounds,\n"
              "whose URL is not too long and holds no character the element escapes.");
 

@@ -70,7 +70,7 @@ COMPILED_HEADS = getattr(load(), "head_block", None)
 #: the element escapes.
 _LINKED = (Alternate("\2", "\3"),)
 _FRAME = tuple(
-    dated_xml("\0", "\1", _LINKED).replace(link_elements(_LINKED).encode(), b"\1").replace(b"\1", b"\0").split(b"\0")
+    dated_xml("\0", "\1", _LINKED).replace(link_elements(_LINKED).encode(), b"\0").replace(b"\1", b"\0").split(b"\0")
 )
 _KEPT = bytes(b for b in range(1, 128) if url_path("a" + chr(b), UrlStyle.INDEX) == "a" + chr(b))
 _ESCAPED = bytes(b for b in range(1, 128) if escape_xml(chr(b)) != chr(b))
