@@ -13,7 +13,7 @@ from sitemapgen.entry import Alternate, link_elements
 from sitemapgen.pages.scanner import Read, keep, read_found
 from sitemapgen.pages.signals import SIGNALS, canonical_said
 from sitemapgen.pipeline.decide import Decider
-from sitemapgen.urls import read_href
+from sitemapgen.urls import page_origin, read_href
 
 #: What `TagJudge.known` holds at most (full, it starts again; see `scanner.keep`).
 _KNOWN_MOST = 4_096
@@ -69,7 +69,7 @@ class TagJudge:
         page's URL written whole names the page so: so does each tag of that shape on its own page,
         the rest of its text the same."""
         found = self.fresh[text] = read_found([text])
-        link = self._link(found, text, shape) if self.clusters else None
+        link = self._link(found, text, loc, shape) if self.clusters else None
         if link is not None:
             return link
         said = canonical_said(found, loc)
@@ -85,19 +85,24 @@ class TagJudge:
             keep(self.known, text, fine, _KNOWN_MOST, self.met)
         return fine
 
-    def _link(self, found: list[Read], text: str, shape: str | None) -> Link | None:
-        """The hreflang link that the one tag `found` (`text`) says alone, where its URL is absolute
-        (the same on every page: `signals._apply_hreflang` takes it so), as `head_block` takes it;
-        else None. Kept (`known`) by its shape where its URL ends with the part of the page's URL
-        that the shape replaced and holds no character reference: the page's whole URL, or an end
-        of its path from a '/', after a start that makes a URL of it with any such end, as every
-        path's characters are a URL's (`_KEPT`): such a link holds on every page, the part its own;
-        so most of a cluster's links are one shape for a whole site (a language's folder, then the
-        page's path). Else by its text, once met twice."""
+    def _link(self, found: list[Read], text: str, loc: str, shape: str | None) -> Link | None:
+        """The hreflang link that the one tag `found` (`text`) says alone on the page at `loc`, where
+        its URL is absolute or a path from the root (the same on every page: `signals._apply_hreflang`
+        takes both so, the second after the page's origin, which is the base URL's on every page a
+        run lists), as `head_block` takes it; else None. A path from the root is kept by its text
+        alone, once met twice: with another page's part in it, it may not be one (a ';' is a URL's
+        character, not a path's). An absolute URL is kept (`known`) by its shape where it ends with
+        the part of the page's URL that the shape replaced and holds no character reference: the
+        page's whole URL, or an end of its path from a '/', after a start that makes a URL of it
+        with any such end, as every path's characters are a URL's (`_KEPT`): such a link holds on
+        every page, the part its own; so most of a cluster's links are one shape for a whole site
+        (a language's folder, then the page's path). Else by its text, once met twice."""
         said = found[0][1] if len(found) == 1 else ()
-        if len(said) != 1 or said[0][0] is not _HREFLANG or said[0][1].target is None:
+        if len(said) != 1 or said[0][0] is not _HREFLANG or (target := said[0][1].target) is None:
             return None
-        lang, folded, href = said[0][1].lang, said[0][1].folded, said[0][1].target.fixed
+        lang, folded, href = said[0][1].lang, said[0][1].folded, target.fixed
+        if href is None and target.rooted and (origin := page_origin(loc)) is not None:
+            return self._kept(text, lang, folded, origin + target.text)
         if href is None:
             return None
         if shape is not None and "&" not in text:
@@ -110,6 +115,10 @@ class TagJudge:
                 shaped = (before, after, folded, start)
                 keep(self.known, shape, shaped, _KNOWN_MOST, None)
                 return shaped
+        return self._kept(text, lang, folded, href)
+
+    def _kept(self, text: str, lang: str, folded: str, href: str) -> Link:
+        """The link to `href` that the tag `text` says, kept by its text once met twice."""
         link = (link_elements((Alternate(lang, href),)).encode(), folded, href)
         keep(self.known, text, link, _KNOWN_MOST, self.met)
         return link

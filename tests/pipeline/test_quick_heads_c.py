@@ -58,7 +58,9 @@ TAGS = (
     '<link rel="alternate" hreflang="EN" href="{loc}">',  # one language, one URL: both kept
     '<link rel="alternate" hreflang="en" href="{other}">',  # with the one above, a language with two URLs
     '<link rel="alternate" hreflang="x-default" href="{first_url}">',
-    '<link rel="alternate" hreflang="de" href="/{path}">',  # from the root: the decision's
+    '<link rel="alternate" hreflang="de" href="/{path}">',  # from the root, the page's path from the base
+    '<link rel="alternate" hreflang="pt" href="{from_root}">',  # from the root, naming the page
+    '<link rel="alternate" hreflang="it" href="/it/">',  # from the root, the same on every page
     '<link rel="alternate" hreflang="e!" href="{loc}">',  # no language
     '<link rel="alternate" hreflang="fr" href="{base}fr/{path}">',  # a language's folder, then the page's path
     '<link rel="alternate" hreflang="de" href="https:/{from_root}">',  # an end of the page's URL: no URL on each page
@@ -74,7 +76,7 @@ TAGS = (
 )
 _NAMES = st.sampled_from(
     ["index.html", "a.html", "b.html", "b c.htm", "\u00e9.html", "d/index.html", "d/x.html", "e,noindex.html"]
-    + ["f&g.html", "it's.html", "search.html", "404/index.html", "x=y.html"]
+    + ["f&g.html", "it's.html", "search.html", "404/index.html", "x=y.html", "a;b.html"]
 )
 _TAG_LISTS = st.lists(st.sampled_from(range(len(TAGS))), max_size=3)
 #: A page's own tags, after its site's (a template's, the same on every page), and how its head ends.
@@ -309,9 +311,9 @@ def _listed_by_runs(batch: list[Outcome | Block]) -> list[str]:
     ],
 )
 def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: dict[str, Any]) -> None:
-    """A cluster of absolute links naming the page, no language with two URLs, is listed by the run
-    itself, each page read once, each link once, in the head's order; any other cluster, a link
-    from the root or one with no language, is the decision's, and so is every cluster where the
+    """A cluster of absolute links or links from the root naming the page, no language with two
+    URLs, is listed by the run itself, each page read once, each link once, in the head's order;
+    any other cluster, one with no language, is the decision's, and so is every cluster where the
     decision adds an x-default or leaves links out."""
     root = tmp_path / "public"
     _clusters(root)
@@ -325,7 +327,8 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
             batch = heads.batch(candidates)
         assert sorted(_listed_by_runs(batch)) == sorted(
             f"https://example.com/{name}"
-            for name in ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html", "twice.html")
+            for name in ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html")
+            + ("twice.html", "rooted.html")
             if not overrides
         )
         assert reading.call_args_list == []  # the pages handed back came with their heads
@@ -354,6 +357,30 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
     assert rows["https://example.com/twice.html"].count("<xhtml:link") == 3
     assert link.format("x-default", "b.html") in rows["https://example.com/fr/b.html"]
     assert link.format("it", "it&amp;c.html") in rows["https://example.com/fr/c.html"]
+    # A link from the root: the base URL's origin, then its path.
+    assert link.format("en", "rooted.html") + link.format("fr", "fr/a.html") in rows["https://example.com/rooted.html"]
+
+
+def test_a_link_from_the_root_is_the_base_url_s_origin_and_its_path(tmp_path: Path) -> None:
+    """Under a base URL with a path, a cluster's links from the root are listed by the run, each
+    the origin and its path as written (the base URL's path not added again), one outside the
+    base URL too."""
+    root = tmp_path / "public"
+    links = '<link rel="alternate" hreflang="en" href="/docs/{0}"><link rel="alternate" hreflang="fr"'
+    links += ' href="/docs/fr/{0}"><link rel="alternate" hreflang="it" href="/it/{0}">'
+    for name in ("a.html", "fr/a.html"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        head = links.format(name.removeprefix("fr/"))
+        (root / name).write_text(f"<html><head><title>t</title>{head}</head><body></body></html>")
+    decider, heads, blocking = _heads(root, base_url="https://example.com/docs/")
+    candidates = _candidates(decider)
+    with mock.patch.object(quick, "_WAIT_MOST", 0):
+        batch = heads.batch(candidates)
+    assert _listed_by_runs(batch) == ["https://example.com/docs/a.html", "https://example.com/docs/fr/a.html"]
+    rows = [row.xml.decode() for item in batch if isinstance(item, Block) for row in item.rows()]
+    assert all('hreflang="it" href="https://example.com/it/a.html"' in xml for xml in rows)
+    assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+    decider.abort()
 
 
 def test_a_head_of_more_tags_than_a_run_takes_is_the_decision_s(tmp_path: Path) -> None:
