@@ -11,13 +11,14 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import NamedTuple
 
 from sitemapgen.protocol import IMAGE_NS, SITEMAP_NS, XHTML_NS, ChangeFreq, LastmodFormat
+from sitemapgen.skips import NoteKind
 
 #: What opens and closes every sitemap file, around its ``<url>`` elements.
 XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -178,13 +179,17 @@ class Block(NamedTuple):
     source), in the main section, with no labels, and small enough for any sitemap. Most of a
     batch's pages are such rows: a worker sends them so (`pipeline.blocks`), and every stage
     after passes them on whole, down to the writer, which adds as many at once as fit in the
-    chunk (`output.filling`). A stage that must see each row reads `rows`."""
+    chunk (`output.filling`). A stage that must see each row reads `rows`. What the decision
+    notes of a row of it, counted for the build, goes with it (`notes`)."""
 
     locs: list[str]
     xmls: list[bytes]  # each row's ``<url>`` element
     keys: list[float]  # each row's lastmod, as POSIX time
     texts: list[str]  # each row's lastmod, as written
     source: str  # the `LastmodSource` value that dated them all
+    #: What the decision notes of its rows (said once for the build, counted: `pipeline.tally`),
+    #: in order: the row's place in the block, the kind, the example.
+    notes: Sequence[tuple[int, NoteKind, str]] = ()
 
     def rows(self) -> Iterator[Row]:
         """The rows, one by one."""
@@ -194,9 +199,24 @@ class Block(NamedTuple):
 
     def split(self, at: int) -> tuple[Block, Block]:
         """The rows before `at`, and from `at` on."""
+        notes = self.notes
         return (
-            Block(self.locs[:at], self.xmls[:at], self.keys[:at], self.texts[:at], self.source),
-            Block(self.locs[at:], self.xmls[at:], self.keys[at:], self.texts[at:], self.source),
+            Block(
+                self.locs[:at],
+                self.xmls[:at],
+                self.keys[:at],
+                self.texts[:at],
+                self.source,
+                [note for note in notes if note[0] < at],
+            ),
+            Block(
+                self.locs[at:],
+                self.xmls[at:],
+                self.keys[at:],
+                self.texts[at:],
+                self.source,
+                [(place - at, kind, example) for place, kind, example in notes if place >= at],
+            ),
         )
 
 

@@ -121,6 +121,11 @@ class NoteKind(enum.Enum):
         return f"{n:,} page{'s' * (n != 1)}: {self.value}; e.g. {example}"
 
 
+def conflict_note(relpath: str, language: str) -> tuple[NoteKind, str]:
+    """The note of the page at `relpath`, whose head gives `language` (folded) two URLs or more."""
+    return NoteKind.HREFLANG_CONFLICT, f"{display(relpath)} names {language!r} more than once"
+
+
 @dataclass(frozen=True, slots=True)
 class Skip:
     """A file or directory (`relpath` ending in ``/``) that was passed over, and why."""

@@ -1612,6 +1612,68 @@ static void iso_day(long long days, char *out) {
 }
 
 /* One call's constants of `mtime_block` or `head_block` (see their docs), read from its tuple. */
+static inline int lang_space(unsigned char ch) { /* Python's \s in a bytes pattern */
+    return ch == ' ' || (ch >= '\t' && ch <= '\r');
+}
+
+static inline int lang_char(unsigned char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-';
+}
+
+/* The `<html lang>` of head bytes, as `head.html_lang` finds it (its pattern, searched in the first
+ * `probe` bytes): where it starts in `data` and its length (1 to 35) into `*len`; -1 where none. */
+static Py_ssize_t html_lang_at(const char *data, Py_ssize_t n, Py_ssize_t probe, Py_ssize_t *len) {
+    const unsigned char *s = (const unsigned char *)data;
+    if (n > probe)
+        n = probe;
+    for (Py_ssize_t i = 0; i + 5 <= n; i++) {
+        if (s[i] != '<' || (s[i + 1] | 32) != 'h' || (s[i + 2] | 32) != 't' || (s[i + 3] | 32) != 'm' ||
+            (s[i + 4] | 32) != 'l')
+            continue;
+        Py_ssize_t j = i + 5;
+        if (j < n && ((lang_char(s[j]) && s[j] != '-') || s[j] == '_'))
+            continue; /* no word boundary after `<html` */
+        for (Py_ssize_t k = j; k < n && s[k] != '>'; k++) { /* the first `\slang\s*=\s*["']?` in the tag */
+            if (!lang_space(s[k]) || k + 5 > n || (s[k + 1] | 32) != 'l' || (s[k + 2] | 32) != 'a' ||
+                (s[k + 3] | 32) != 'n' || (s[k + 4] | 32) != 'g')
+                continue;
+            Py_ssize_t m = k + 5;
+            while (m < n && lang_space(s[m]))
+                m++;
+            if (m >= n || s[m] != '=')
+                continue;
+            m++;
+            while (m < n && lang_space(s[m]))
+                m++;
+            if (m < n && (s[m] == '"' || s[m] == '\''))
+                m++;
+            Py_ssize_t end = m;
+            while (end < n && end - m < 35 && lang_char(s[end]))
+                end++;
+            if (end > m) {
+                *len = end - m;
+                return m;
+            }
+        }
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(html_lang_doc, "html_lang(data, probe, /)\n--\n\n"
+                            "`head.html_lang` of the head bytes `data`, searched in its first `probe` bytes: the\n"
+                            "language (ASCII), or None; as `head_block` finds it.");
+
+static PyObject *html_lang(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    Py_ssize_t probe = nargs == 2 && PyBytes_Check(args[0]) ? PyLong_AsSsize_t(args[1]) : -1;
+    if (probe < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "html_lang(data: bytes, probe: int >= 0)");
+        return NULL;
+    }
+    Py_ssize_t len = 0, at = html_lang_at(PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), probe, &len);
+    return at < 0 ? Py_NewRef(Py_None) : PyUnicode_DecodeASCII(PyBytes_AS_STRING(args[0]) + at, len, NULL);
+}
+
 typedef struct {
     const char *root, *base, *frame[4], *kept, *escaped;
     Py_ssize_t root_len, base_len, frame_len[4], max_url, room;
@@ -1621,14 +1683,14 @@ typedef struct {
     long long last_second;
     /* `head_block`'s: where a head is read (1) and how; else 0 (`mtime_block`: a `stat` a page) */
     int heads;
-    Py_ssize_t max_bytes;
+    Py_ssize_t max_bytes, probe;
     Marks marks;
     PyObject *known, *judge, *own_base;
 } PageConstants;
 
 /* How many constants `mtime_block` takes, and how many more `head_block` does. */
 #define MTIME_CONSTANTS 16
-#define HEAD_CONSTANTS 5
+#define HEAD_CONSTANTS 6
 
 static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t *len) {
     PyObject *item = PyTuple_GET_ITEM(tuple, i);
@@ -1649,8 +1711,8 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
         bytes_at(tuple, 4, &c->frame[2], &c->frame_len[2]) < 0 ||
         bytes_at(tuple, 5, &c->frame[3], &c->frame_len[3]) < 0 || bytes_at(tuple, 6, &c->kept, &kept_len) < 0 ||
         bytes_at(tuple, 7, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 8)) ||
-        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 17)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 18)) ||
-                   !PyCallable_Check(PyTuple_GET_ITEM(tuple, 19)) || !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 20))))) {
+        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 17)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 19)) ||
+                   !PyCallable_Check(PyTuple_GET_ITEM(tuple, 20)) || !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 21))))) {
         PyErr_SetString(PyExc_TypeError, usage);
         return -1;
     }
@@ -1670,13 +1732,14 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
     c->heads = heads;
     if (heads) {
         c->max_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 16));
-        if (c->max_bytes < 0 && !PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "head_block: max_bytes >= 0");
+        c->probe = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 18));
+        if ((c->max_bytes < 0 || c->probe < 0) && !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "head_block: max_bytes and probe >= 0");
         if (PyErr_Occurred() || read_marks(PyTuple_GET_ITEM(tuple, 17), &c->marks) < 0)
             return -1;
-        c->known = PyTuple_GET_ITEM(tuple, 18);
-        c->judge = PyTuple_GET_ITEM(tuple, 19);
-        c->own_base = PyTuple_GET_ITEM(tuple, 20);
+        c->known = PyTuple_GET_ITEM(tuple, 19);
+        c->judge = PyTuple_GET_ITEM(tuple, 20);
+        c->own_base = PyTuple_GET_ITEM(tuple, 21);
     }
     if (c->drop_index < 0 || c->date_only < 0 || PyErr_Occurred())
         return -1;
@@ -1891,45 +1954,89 @@ static void drop_links(Links *links) {
     links->count = links->made = 0;
 }
 
-/* Whether the hreflang links of a head (`links`, made) make a cluster Google accepts, as
- * `Decider.cluster` takes one without a word: no language (folded) given two URLs, and one link
- * naming the page (`own`, its URL as a head's URLs are normalized). 1, each link met before (the
- * same element: its language as written and its URL) marked 0 in `kept`, and the bytes of those
- * left added to `*length`; 0 where the decision must say more. */
-static int cluster_of(const Links *links, PyObject *own, char *kept, Py_ssize_t *length) {
-    int named = 0;
+/* What `Decider.cluster` makes of the hreflang links of a head (`links`, made), where it takes
+ * them as the head gives them: each link met before (the same element: its language as written and
+ * its URL) and each of a language (folded) given two URLs marked 0 in `kept`, the bytes of those
+ * left added to `*length`, and those languages, in the order met, into `*conflicts` (a new tuple,
+ * or NULL where none). Where none left names the page (`own`, its URL as a head's URLs are
+ * normalized), the page's `<html lang>` (`lang`, `lang_len` bytes; NULL: none) must be one of
+ * theirs, and none may start with `stem` (where each URL of the page's other forms starts: one may
+ * name it so): `*no_self` set. 1; 0 where the decision must say more; -1 with an exception set. */
+static int cluster_of(const Links *links, PyObject *own, PyObject *stem, const char *lang, Py_ssize_t lang_len,
+                      char *kept, Py_ssize_t *length, PyObject **conflicts, int *no_self) {
+    char dropped[MOST_TAGS], first[MOST_TAGS];
+    Py_ssize_t languages = 0;
+    *conflicts = NULL;
+    *no_self = 0;
     for (int i = 0; i < links->count; i++) {
-        PyObject *element = links->element[i], *href = links->href[i];
-        PyObject *language = PyTuple_GET_ITEM(links->link[i], PyTuple_GET_SIZE(links->link[i]) - 2);
         kept[i] = 1;
-        for (int j = 0; j < i && kept[i]; j++) {
-            PyObject *before = links->element[j];
-            if (!kept[j])
+        for (int j = 0; j < i && kept[i]; j++)
+            kept[i] = !kept[j] || PyBytes_GET_SIZE(links->element[i]) != PyBytes_GET_SIZE(links->element[j]) ||
+                      memcmp(PyBytes_AS_STRING(links->element[i]), PyBytes_AS_STRING(links->element[j]),
+                             (size_t)PyBytes_GET_SIZE(links->element[i])) != 0;
+    }
+    for (int i = 0; i < links->count; i++) {
+        PyObject *language = PyTuple_GET_ITEM(links->link[i], PyTuple_GET_SIZE(links->link[i]) - 2);
+        dropped[i] = 0;
+        first[i] = 1;
+        for (int j = 0; j < links->count && kept[i]; j++) {
+            if (j == i || !kept[j] ||
+                PyUnicode_Compare(language, PyTuple_GET_ITEM(links->link[j], PyTuple_GET_SIZE(links->link[j]) - 2)))
                 continue;
-            if (PyBytes_GET_SIZE(element) == PyBytes_GET_SIZE(before) &&
-                memcmp(PyBytes_AS_STRING(element), PyBytes_AS_STRING(before), (size_t)PyBytes_GET_SIZE(element)) == 0)
-                kept[i] = 0;
-            else if (PyUnicode_Compare(language,
-                                       PyTuple_GET_ITEM(links->link[j], PyTuple_GET_SIZE(links->link[j]) - 2)) == 0 &&
-                     PyUnicode_Compare(href, links->href[j]) != 0)
-                return 0; /* one language, two URLs */
+            first[i] &= j > i;
+            dropped[i] |= PyUnicode_Compare(links->href[i], links->href[j]) != 0; /* one language, two URLs */
         }
+        languages += kept[i] && dropped[i] && first[i];
+    }
+    if (PyErr_Occurred() || (languages > 0 && (*conflicts = PyTuple_New(languages)) == NULL))
+        return -1;
+    int named = 0, left = 0;
+    Py_ssize_t said = 0;
+    for (int i = 0; i < links->count; i++) {
+        if (kept[i] && dropped[i] && first[i]) {
+            PyObject *language = PyTuple_GET_ITEM(links->link[i], PyTuple_GET_SIZE(links->link[i]) - 2);
+            PyTuple_SET_ITEM(*conflicts, said++, Py_NewRef(language));
+        }
+        kept[i] &= !dropped[i];
         if (kept[i]) {
-            *length += PyBytes_GET_SIZE(element);
-            named |= PyUnicode_Compare(href, own) == 0;
+            left++;
+            *length += PyBytes_GET_SIZE(links->element[i]);
+            named |= PyUnicode_Compare(links->href[i], own) == 0;
         }
     }
-    return named;
+    if (left == 0 || named)
+        return 1;
+    for (int i = 0; i < links->count; i++) {
+        if (!kept[i])
+            continue;
+        Py_ssize_t starts = PyUnicode_Tailmatch(links->href[i], stem, 0, PY_SSIZE_T_MAX, -1);
+        if (starts != 0)
+            return starts < 0 ? -1 : 0; /* it may name the page in another form: the decision's to ask */
+    }
+    int in_it = lang == NULL; /* none: the cluster is kept as the head gives it */
+    for (int i = 0; i < links->count && !in_it; i++) {
+        PyObject *language = PyTuple_GET_ITEM(links->link[i], PyTuple_GET_SIZE(links->link[i]) - 2);
+        if (!kept[i] || PyUnicode_GET_LENGTH(language) != lang_len || PyUnicode_KIND(language) != PyUnicode_1BYTE_KIND)
+            continue;
+        const Py_UCS1 *folded = PyUnicode_1BYTE_DATA(language);
+        Py_ssize_t k = 0;
+        while (k < lang_len && folded[k] == (Py_UCS1)ascii_lower((unsigned char)lang[k]))
+            k++;
+        in_it = k == lang_len;
+    }
+    *no_self = in_it;
+    return in_it; /* else the decision adds the page in its language, or says it is none */
 }
 
 /* The relpath's page, listed as `quick.MtimeOnly.batch` lists it (or, where `c->heads`,
  * `quick.HeadRead.decide`), appended to the block's lists (`lists`: locs, xmls, keys, texts): 1; 0
  * where it is not such a page, or not one this answers for (nothing appended; where its head was
  * read, that read, as `read_head` gives it, and its deciding tags where a scan found them, else
- * None, appended to `handed`); -1 with an exception set.
+ * None, appended to `handed`); -1 with an exception set. What the decision notes of a page
+ * listed with its cluster goes in `noted` (see `head_block`).
  * `buffer` is at least `size` bytes. */
 static int list_page(const Told *told, const PageConstants *c, PyObject *relpath, PyObject *const *lists,
-                     PyObject *handed, char **buffer, size_t *size) {
+                     PyObject *handed, PyObject *noted, char **buffer, size_t *size) {
     PyObject *said = PyObject_CallOneArg(c->check, relpath);
     if (said == NULL)
         return -1;
@@ -1947,7 +2054,8 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     Py_ssize_t head_len = 0;
     int ended = 0;
     long parts = 0;
-    PyObject *loc_text = NULL, *found = NULL;
+    PyObject *loc_text = NULL, *found = NULL, *conflicts = NULL; /* the languages given two URLs, noted */
+    int no_self = 0; /* noted: the cluster, kept as the head gives it, does not name the page */
     Links links = {.count = 0, .made = 0};
     char kept[MOST_TAGS];
     Py_ssize_t links_len = 0; /* the bytes of the links kept */
@@ -1987,9 +2095,15 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     Py_ssize_t name = n;
     while (name > 0 && raw[name - 1] != '/')
         name--;
-    Py_ssize_t end = n;
-    if (c->drop_index && index_rank(told, raw + name, (size_t)(n - name)) < told->indexes)
+    Py_ssize_t end = n, dot = name;
+    int index = index_rank(told, raw + name, (size_t)(n - name)) < told->indexes;
+    if (c->drop_index && index)
         end = name;
+    for (Py_ssize_t i = name; i < n; i++)
+        dot = raw[i] == '.' ? i : dot;
+    /* Where each URL of the page's other forms (`hosts.base.page_forms`) starts: its folder's, an
+     * index page's; else up to its name's suffix. Its end in the URL, once written, into `stem`. */
+    Py_ssize_t stem_at = index ? (name > 0 ? name - 1 : 0) : dot, stem = c->base_len;
     char *xml = *buffer, *at = xml;
     memcpy(at, c->frame[0], (size_t)c->frame_len[0]);
     at += c->frame_len[0];
@@ -1999,6 +2113,8 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     static const char hex[] = "0123456789ABCDEF";
     for (Py_ssize_t i = 0; i < end; i++) {
         unsigned char ch = (unsigned char)raw[i];
+        if (i == stem_at)
+            stem = at - loc;
         if (ch != 0 && ch < 0x80 && strchr(c->kept, ch) != NULL) {
             if (strchr(c->escaped, ch) != NULL)
                 goto hand; /* a character the element escapes: the decision's to write */
@@ -2022,7 +2138,15 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
         if (nothing == 1 && links.count > 0) { /* its cluster, where it is one to list as the head gives it */
             PyObject *path_part = PyUnicode_Substring(loc_text, c->base_len, loc_len);
             PyObject *own = path_part ? PyUnicode_Concat(c->own_base, path_part) : NULL;
-            nothing = own == NULL || made_links(&links, loc_text) < 0 ? -1 : cluster_of(&links, own, kept, &links_len);
+            PyObject *stem_part = own ? PyUnicode_Substring(loc_text, c->base_len, stem) : NULL;
+            PyObject *own_stem = stem_part ? PyUnicode_Concat(c->own_base, stem_part) : NULL;
+            Py_ssize_t lang_len = 0, lang = html_lang_at(head, head_len, c->probe, &lang_len);
+            nothing = own_stem == NULL || made_links(&links, loc_text) < 0
+                          ? -1
+                          : cluster_of(&links, own, own_stem, lang < 0 ? NULL : head + lang, lang_len, kept,
+                                       &links_len, &conflicts, &no_self);
+            Py_XDECREF(own_stem);
+            Py_XDECREF(stem_part);
             Py_XDECREF(own);
             Py_XDECREF(path_part);
             size_t written = (size_t)(at - *buffer);
@@ -2068,6 +2192,16 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     double key = (double)seconds;
     if (!(c->low <= key && key <= c->high) || at - xml > c->room)
         goto hand; /* dated out of the plausible years, or too large for a block: the decision's */
+    if (conflicts != NULL || no_self) { /* what the decision notes of it, by its place in the block */
+        PyObject *note = Py_BuildValue("(nOOO)", PyList_GET_SIZE(lists[0]), relpath,
+                                       conflicts ? conflicts : Py_None, no_self ? Py_True : Py_False);
+        int appended = note == NULL ? -1 : PyList_Append(noted, note);
+        Py_XDECREF(note);
+        if (appended < 0) {
+            answered = -1;
+            goto done;
+        }
+    }
     PyObject *items[4] = {loc_text, PyBytes_FromStringAndSize(xml, at - xml), PyFloat_FromDouble(key),
                           PyUnicode_DecodeASCII(text, text_len, NULL)};
     Py_INCREF(loc_text);
@@ -2089,6 +2223,7 @@ hand:
     }
 done:
     drop_links(&links);
+    Py_XDECREF(conflicts);
     Py_XDECREF(found);
     Py_XDECREF(loc_text);
     free(head);
@@ -2113,8 +2248,8 @@ static PyObject *page_block(const Told *told, PyObject *const *args, int heads, 
             !PyUnicode_Check(PyTuple_GET_ITEM(candidate, 0)) || PyTuple_GET_ITEM(candidate, 1) != Py_False)
             break; /* a symlink (or not a candidate): the batch's */
         Py_INCREF(candidate); /* held while `check`, Python code, runs */
-        int answered = list_page(told, &c, PyTuple_GET_ITEM(candidate, 0), args + 3, heads ? args[7] : NULL, &buffer,
-                                 &size);
+        int answered = list_page(told, &c, PyTuple_GET_ITEM(candidate, 0), args + 3, heads ? args[7] : NULL,
+                                 heads ? args[8] : NULL, &buffer, &size);
         Py_DECREF(candidate);
         if (answered < 0) {
             free(buffer);
@@ -2130,7 +2265,7 @@ static PyObject *page_block(const Told *told, PyObject *const *args, int heads, 
 /* Whether the block's arguments (the candidates and the four lists from args[3], and `handed`
  * where `heads`) are lists. */
 static int block_lists(PyObject *const *args, Py_ssize_t nargs, int heads) {
-    if (nargs != (heads ? 8 : 7))
+    if (nargs != (heads ? 9 : 7))
         return 0;
     for (Py_ssize_t i = 1; i < nargs; i++)
         if (i != 2 && !PyList_Check(args[i]))
@@ -2165,12 +2300,13 @@ static PyObject *mtime_block(PyObject *module, PyObject *const *args, Py_ssize_t
 }
 
 PyDoc_STRVAR(head_block_doc,
-             "head_block(constants, candidates, at, locs, xmls, keys, texts, handed, /)\n--\n\n"
+             "head_block(constants, candidates, at, locs, xmls, keys, texts, handed, noted, /)\n--\n\n"
              "`mtime_block` with each page's head read (`read_head`) in place of its `stat`, for\n"
              "`quick.HeadRead.batch`: a page is listed only where its head says nothing that its row\n"
              "would show. `constants`: `mtime_block`'s (its `check` leaving out a page the decision must\n"
-             "read some other way too), then the most bytes of a head, the scan's marks, `known` (a dict),\n"
-             "`judge` and `own_base` (the base URL as a head's URLs are normalized). The head must be\n"
+             "read some other way too), then the most bytes of a head, the scan's marks, `probe` (the\n"
+             "bytes a page's language is looked for in), `known` (a dict), `judge` and `own_base` (the\n"
+             "base URL as a head's URLs are normalized). The head must be\n"
              "ended by an end of a head and certainly UTF-8, a scan must answer for it, finding at most\n"
              "64 tags (`deciding_tags_utf8`); then each deciding tag's text is looked up in\n"
              "`known`, or its shape: the text with the page's URL, where it is met once in it as a\n"
@@ -2180,8 +2316,12 @@ PyDoc_STRVAR(head_block_doc,
              "must be True, or an hreflang link: by its text (its `<xhtml:link>` element, bytes; its\n"
              "language folded; its URL), or by its shape (its element before and after the part of\n"
              "the URL the shape replaced, bytes; its language folded; its URL before that part). Its\n"
-             "elements, each once, go in the page's after its lastmod, where no language has two URLs\n"
-             "and one URL is the page's own (`own_base` and the URL's path).\n"
+             "elements, each once, less those of a language given two URLs, go in the page's after its\n"
+             "lastmod, where one URL is the page's own (`own_base` and the URL's path), or none is and\n"
+             "none may be the page's in another form, and the page's `<html lang>` (`html_lang`, in the\n"
+             "first `probe` bytes) is none or one of theirs. What the decision notes of a page listed\n"
+             "so (its place in the block, its relpath, the languages given two URLs or None, whether\n"
+             "no link names it), is appended to `noted`.\n"
              "Python says what each tag means, and what is known of it on every page (`judge` fills\n"
              "`known`): this spells no word of it.\n"
              "The page it stops at, where its head was read, has that read, as `read_head` gives it,\n"
@@ -2196,7 +2336,8 @@ static PyObject *head_block(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     static const char usage[] = "head_block(constants: tuple, candidates: list, at: int, locs: list, xmls: list, "
-                                "keys: list, texts: list, handed: list), the constants as `quick.HeadRead` gives them";
+                                "keys: list, texts: list, handed: list, noted: list), the constants as "
+                                "`quick.HeadRead` gives them";
     if (!block_lists(args, nargs, 1)) {
         PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
@@ -2211,6 +2352,7 @@ static PyMethodDef methods[] = {
     {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL, walk_doc},
     {"mtime_block", (PyCFunction)(void (*)(void))mtime_block, METH_FASTCALL, mtime_block_doc},
     {"head_block", (PyCFunction)(void (*)(void))head_block, METH_FASTCALL, head_block_doc},
+    {"html_lang", (PyCFunction)(void (*)(void))html_lang, METH_FASTCALL, html_lang_doc},
     {"read_head", (PyCFunction)(void (*)(void))read_head, METH_FASTCALL, read_head_doc},
     {"configure_reading", (PyCFunction)(void (*)(void))configure_reading, METH_FASTCALL, configure_reading_doc},
     {"configure_listing", (PyCFunction)(void (*)(void))configure_listing, METH_FASTCALL, configure_listing_doc},

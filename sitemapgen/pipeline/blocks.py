@@ -7,7 +7,9 @@ plausible years and fit in any sitemap: once decided, all that is left of them i
 sends a run of them as one `Block` (columns, not an `Outcome` and a `Row` each), and the main
 process, which is one CPU for the whole build, counts it and passes it on whole
 (`pipeline.flow`), through the hreflang stage and the deploy memory to the writer. The pages
-that need words (a skip, a warning, a note, a date to settle) go as before, in their place. The
+that need words (a skip, a warning, a note, a date to settle) go as before, in their place; but
+a compiled run (`quick.HeadRead`) lists pages whose only words are notes of their hreflang
+clusters (a theme's, the same on every page of a site) in its block, the notes with it. The
 same happens to the outcomes of the batches decided in the main process, so the output is the
 same bytes whatever the number of workers.
 """

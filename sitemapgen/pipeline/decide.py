@@ -39,7 +39,7 @@ from sitemapgen.pipeline.forms import Forms, given_clusters
 from sitemapgen.pipeline.pathrules import PathRules
 from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
-from sitemapgen.skips import NoteKind, Skip, SkipReason, display
+from sitemapgen.skips import NoteKind, Skip, SkipReason, conflict_note, display
 from sitemapgen.urls import normalize_url, page_url, resolve_href, served_files
 from sitemapgen.util.parallel import Wire
 from sitemapgen.util.safeio import open_regular_stat, read_page
@@ -253,7 +253,7 @@ class Decider:
         Without one, or when the cluster gives that language to another URL, which version
         the page is cannot be told: the links are kept as the head gives them, and counted."""
         for conflict in head.hreflang_conflicts:
-            note(NoteKind.HREFLANG_CONFLICT, f"{display(page.relpath)} names {conflict!r} more than once")
+            note(*conflict_note(page.relpath, conflict))
         alternates = self.given.get(page.relpath, head.alternates)
         if not alternates:
             return ()

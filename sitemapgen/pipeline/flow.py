@@ -136,6 +136,8 @@ class Pipeline:
                 if isinstance(event, Block):
                     tally.pages += len(event.locs)
                     sources_used[event.source] += len(event.locs)
+                    for _, kind, example in event.notes:
+                        tally.note(kind, example)
                     yield event
                     continue
                 tally.pages += 1

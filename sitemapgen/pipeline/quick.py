@@ -15,7 +15,9 @@ on, what their head says, and nothing else:
   (`Decider.head_skip`), and a cluster of hreflang links is made as the decision makes it
   (`Decider.cluster`); where the compiled module is built, each run of pages whose heads say
   nothing their rows show (no tag, a modified time, a canonical naming the page) but a cluster
-  of absolute hreflang links the decision takes as they are, in one call of it
+  of hreflang links (absolute, or from the root) the decision takes as they are, less any
+  language given two URLs, or not naming the page where its ``<html lang>`` does not make it
+  another version (each noted, the notes going with the block), in one call of it
   (`_scan.head_block`), which asks this module what a tag it has not met says
   (`judge.TagJudge`), keeps what holds on every page, and hands back the page it stops at
   with its head read.
@@ -43,7 +45,7 @@ from sitemapgen.config.words import LastmodSource
 from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml, link_elements, utc_second_text
 from sitemapgen.pages import kinds, scanner
 from sitemapgen.pages.compiled import load
-from sitemapgen.pages.head import facts_of_read, html_lang, read_head_at
+from sitemapgen.pages.head import FRAGMENT_PROBE, facts_of_read, html_lang, read_head_at
 from sitemapgen.pages.scanner import MARKS, Read, read_fast_utf8
 from sitemapgen.pages.signals import canonical_said
 from sitemapgen.pages.walk import Candidate, Page
@@ -51,7 +53,7 @@ from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.pipeline.judge import TagJudge
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
-from sitemapgen.skips import NoteKind
+from sitemapgen.skips import NoteKind, conflict_note, display
 from sitemapgen.urls import UrlStyle, url_path
 
 _new = tuple.__new__
@@ -224,7 +226,15 @@ class HeadRead:
             and scanner.COMPILED is not None  # whose reading of a tag the run's judge asks for
             and (constants := _constants(decider, blocking, self._elsewhere)) is not None
         ):
-            self.constants = (*constants, self.max_bytes, MARKS, self.judge.known, self.judge, self.own_base)
+            self.constants = (
+                *constants,
+                self.max_bytes,
+                MARKS,
+                FRAGMENT_PROBE,
+                self.judge.known,
+                self.judge,
+                self.own_base,
+            )
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:
         """The candidates' outcomes in order: each run of pages `COMPILED_HEADS` lists as one
@@ -236,9 +246,12 @@ class HeadRead:
             return [self.decide(candidate) for candidate in listed]
         gathered: Gathered = []
         block: Block | None = None  # the block a run lists into
-        spare = Block([], [], [], [], _SOURCE)  # the next, made before a run that may list nothing
+        spare = Block([], [], [], [], _SOURCE, [])  # the next, made before a run that may list nothing
         #: The page a run stops at: its head where the run read it, and its deciding tags where found.
         handed: list[tuple[tuple[bytes, int, bool], list[str] | None]] = []
+        #: What the decision notes of a page a run listed: its place in the block, its relpath, the
+        #: languages its head gives two URLs (or None), and whether its cluster does not name it.
+        noted: list[tuple[int, str, tuple[str, ...] | None, bool]] = []
         at, count = 0, len(listed)
         while at < count:
             if self.waiting:  # the next pages of a site whose heads say more: each by `decide`
@@ -249,13 +262,15 @@ class HeadRead:
                 at += wait
                 continue
             into = spare if block is None else block
-            stop = run(constants, listed, at, into.locs, into.xmls, into.keys, into.texts, handed)
+            stop = run(constants, listed, at, into.locs, into.xmls, into.keys, into.texts, handed, noted)
+            if noted:
+                _noted(into.notes, noted)  # type: ignore[arg-type]  # a list: made so above
             if stop > at:
                 self.backoff = 0
                 if block is None:
                     block = into
                     gathered.append(block)
-                    spare = Block([], [], [], [], _SOURCE)
+                    spare = Block([], [], [], [], _SOURCE, [])
             if stop == count:
                 break
             read, tags = handed.pop() if handed else (None, None)
@@ -324,3 +339,13 @@ class HeadRead:
     def _note(notes: list[tuple[NoteKind, str]]) -> Note:
         """What the decision notes, into `notes`."""
         return lambda kind, example: notes.append((kind, example))
+
+
+def _noted(notes: list[tuple[int, NoteKind, str]], noted: list[tuple[int, str, tuple[str, ...] | None, bool]]) -> None:
+    """What `Decider.cluster` notes of each page a run listed (`noted`, then cleared), into its
+    block's `notes`: each language given two URLs, then a cluster that does not name the page."""
+    for at, relpath, conflicts, no_self in noted:
+        notes += [(at, *conflict_note(relpath, language)) for language in conflicts or ()]
+        if no_self:
+            notes.append((at, NoteKind.HREFLANG_NO_SELF, display(relpath)))
+    noted.clear()

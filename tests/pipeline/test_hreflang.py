@@ -395,7 +395,7 @@ def test_a_temporary_directory_that_fails_the_check_is_one_line_and_nothing_is_w
     langs = ["en", "de", "fr"]
     links = [(lang, f"/{lang}/p0.html") for lang in langs]  # the others' links not named back: dropped
     root = make_tree(tmp_path / "site", {f"{lang}/p{i}.html": _page(lang, *links) for lang in langs for i in range(20)})
-    monkeypatch.setattr(hreflang, "WINDOW_ROWS", 5)  # given up: every row spooled, the table asked
+    monkeypatch.setattr(hreflang, "WINDOW_ROWS", -1)  # given up at once: every row spooled, the table asked
     if where == "table":
         refuse_sqlite(monkeypatch)
         expected = r"\(.+\): interrupted; nothing new was published$"

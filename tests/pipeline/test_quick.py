@@ -152,10 +152,18 @@ def test_every_page_has_the_decision_s_outcome(tmp_path: Path, style: UrlStyle, 
 
 
 def each_page(gathered: list[Outcome | Block]) -> list[Any]:
-    """Each page of `gathered` on its own: a block's rows, with its lastmod source, and the outcomes."""
+    """Each page of `gathered` on its own: a block's rows, with its lastmod source and the notes of
+    each, and the outcomes (one that is a row and notes alone, as a block's row is)."""
     pages: list[Any] = []
     for item in gathered:
-        pages += [(row, item.source) for row in item.rows()] if isinstance(item, Block) else [item]
+        if isinstance(item, Block):
+            notes = [tuple(note[1:] for note in item.notes if note[0] == at) for at in range(len(item.locs))]
+            pages += [(row, item.source, notes[at]) for at, row in enumerate(item.rows())]
+        elif item.notes and item.row is not None and item.entry is None and not item.warnings:
+            assert (item.key, item.labels, item.row.section) == (None, None, "")
+            pages.append((item.row, item.lastmod_source, item.notes))
+        else:
+            pages.append(item)
     return pages
 
 

@@ -18,14 +18,16 @@ from hypothesis import strategies as st
 
 from sitemapgen import Config
 from sitemapgen.config.words import LastmodSource
-from sitemapgen.entry import Block
+from sitemapgen.entry import Block, each_row
 from sitemapgen.lastmod.chain import OddDates
-from sitemapgen.pages import kinds, scanner
+from sitemapgen.pages import head, kinds, scanner
+from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import read_head_at
 from sitemapgen.pages.walk import Walk
 from sitemapgen.pipeline import quick
 from sitemapgen.pipeline.blocks import Blocking
 from sitemapgen.pipeline.decide import Decider, Outcome
+from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.protocol import LastmodFormat
 from sitemapgen.skips import SkipReason
 from sitemapgen.urls import UrlStyle, url_path
@@ -33,6 +35,7 @@ from sitemapgen.urls import UrlStyle, url_path
 from .test_quick import each_page
 
 pytestmark = pytest.mark.skipif(quick.COMPILED_HEADS is None, reason="the compiled module is not built here")
+_scan: Any = load()  # the compiled module, where built
 
 #: Tags a head may hold, `{loc}` the page's URL as the build writes it, `{base}` the base URL,
 #: `{path}` the page's path from it, `{from_root}` from the root, `{other}` another page's URL,
@@ -159,13 +162,45 @@ def test_a_batch_is_each_page_decided(
         decider.abort()
 
 
+_LANG_PARTS = st.sampled_from(
+    [b"<html", b"<HTML", b" ", b"\t", b"\n", b"\x0b", b"\xa0", b"lang", b"LANG", b"xml:lang", b"=", b'"', b"'"]
+    + [b"en", b"de-DE", b"x" * 40, b">", b"<!-- ", b"_", b"\xc3\xa9"]
+)
+#: A start tag that may say a language: its name, what comes before the word, the word, the
+#: spaces and '=' after it, a quote, the value.
+_HTML_TAGS = st.tuples(
+    st.sampled_from([b"<html", b"<HTML", b"<Html", b"<htmlx", b"<html_", b"<html-", b"<htm", b"<html>"]),
+    st.sampled_from([b" ", b"\t", b"\x0b", b"\xa0", b" data-x='a>b'", b' class="x" ', b"-", b"", b" xml:"]),
+    st.sampled_from([b"lang", b"LANG", b"Lang", b"lan", b"langs"]),
+    st.sampled_from([b"=", b" = ", b"\n=\f", b"", b" "]),
+    st.sampled_from([b'"', b"'", b"", b"`"]),
+    st.sampled_from([b"en", b"de-DE", b"x" * 34, b"x" * 35, b"y" * 36, b"_en", b"-", b"", b"\xc3\xa9"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    before=st.lists(_LANG_PARTS, max_size=8),
+    tags=st.lists(_HTML_TAGS, max_size=3),
+    after=st.lists(_LANG_PARTS, max_size=8),
+    probe=st.integers(0, 120),
+)
+def test_a_run_finds_a_page_s_language_as_the_decision_does(
+    before: list[bytes], tags: list[tuple[bytes, ...]], after: list[bytes], probe: int
+) -> None:
+    """The `<html lang>` a run reads in a head is the one `head.html_lang` reads, in as many bytes."""
+    data = b"".join(before) + b"".join(b"".join(tag) + b'" x>' for tag in tags) + b"".join(after)
+    with mock.patch.object(head, "FRAGMENT_PROBE", probe):
+        assert _scan.html_lang(data, probe) == head.html_lang(data)
+
+
 def _site(root: Path) -> None:
     base = "https://example.com/"
     pages = {
         "index.html": f'<link rel="canonical" href="{base}">',
         "a.html": f'<link rel="canonical" href="{base}a.html"><meta property="article:modified_time" content="x">',
         "b.html": "",
-        "c.html": f'<link rel="alternate" hreflang="en" href="{base}x.html">',  # not naming c.html: the decision's
+        "c.html": f'<link rel="canonical" href="{base}x.html">',  # naming no file: the decision's
         "d/index.html": f'<link rel="canonical" href="{base}d/"><meta name="robots" content="index, follow">',
         "d/e.html": f'<link rel="canonical" href="{base}d/e.html">',
     }
@@ -288,14 +323,21 @@ def _clusters(root: Path) -> None:
         + f'<link hreflang="fr" rel="alternate" href="{base}fr/a.html">'  # the same link, written otherwise
         + _links(("EN", f"{base}twice.html")),  # the same language and URL, another case: both kept
         "two-urls.html": _links(("en", f"{base}two-urls.html"), ("fr", f"{base}fr/a.html"), ("FR", f"{base}x.html")),
-        "not-named.html": _links(("fr", f"{base}fr/a.html"), ("de", f"{base}de/a.html")),
+        "all-two.html": _links(("en", f"{base}x.html"), ("EN", f"{base}y.html")),  # no link left
+        "not-named.html": _links(("fr", f"{base}fr/a.html"), ("de", f"{base}de/a.html")),  # and no <html lang>
+        "named-de.html": _links(("fr", f"{base}fr/a.html"), ("DE", f"{base}de/a.html")),  # its language another's
+        "named-it.html": _links(("fr", f"{base}fr/a.html"), ("de", f"{base}de/a.html")),  # added in its language
+        "form/index.html": _links(("en", f"{base}form/index.html"), ("fr", f"{base}fr/a.html")),  # another form
+        "formal.html": _links(("en", f"{base}form/"), ("fr", f"{base}fr/a.html")),  # not its form
         "rooted.html": _links(("en", "/rooted.html"), ("fr", "/fr/a.html")),
         "no-language.html": _links(("en", f"{base}no-language.html"), ("e!", f"{base}fr/a.html")),
         "noindex.html": '<meta name="robots" content="noindex">' + _links(("en", f"{base}noindex.html")),
     }
+    languages = {"named-de.html": " lang='de'", "named-it.html": ' data-x="1" LANG = "it"'}
     for name, tags in pages.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(f"<html><head><title>t</title>{tags}</head><body></body></html>")
+        html = f"<html{languages.get(name, '')}>"
+        (root / name).write_text(f"{html}<head><title>t</title>{tags}</head><body></body></html>")
 
 
 def _listed_by_runs(batch: list[Outcome | Block]) -> list[str]:
@@ -311,10 +353,13 @@ def _listed_by_runs(batch: list[Outcome | Block]) -> list[str]:
     ],
 )
 def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: dict[str, Any]) -> None:
-    """A cluster of absolute links or links from the root naming the page, no language with two
-    URLs, is listed by the run itself, each page read once, each link once, in the head's order;
-    any other cluster, one with no language, is the decision's, and so is every cluster where the
-    decision adds an x-default or leaves links out."""
+    """A cluster of absolute links or links from the root is listed by the run itself, each page
+    read once, each link once, in the head's order, less each language given two URLs, which is
+    noted; and so is one naming no URL of the page where the page's <html lang> is none or one of
+    the cluster's (noted, kept as the head gives it). Any other cluster (one the decision adds the
+    page to in its language, one with a link that may name the page in another form, one with no
+    language) is the decision's, and so is every cluster where the decision adds an x-default or
+    leaves links out."""
     root = tmp_path / "public"
     _clusters(root)
     decider, heads, blocking = _heads(root, **overrides)
@@ -328,11 +373,30 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
         assert sorted(_listed_by_runs(batch)) == sorted(
             f"https://example.com/{name}"
             for name in ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html")
-            + ("twice.html", "rooted.html")
+            + ("twice.html", "two-urls.html", "all-two.html", "not-named.html", "named-de.html", "formal.html")
+            + ("rooted.html",)
             if not overrides
         )
         assert reading.call_args_list == []  # the pages handed back came with their heads
         assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+        # What the decision notes of a page a run lists goes with its block, by its place in it.
+        notes = [
+            (block.locs[at], kind.name, example)
+            for block in batch
+            if isinstance(block, Block)
+            for at, kind, example in block.notes
+        ]
+        assert sorted(notes) == sorted(
+            [
+                ("https://example.com/all-two.html", "HREFLANG_CONFLICT", "all-two.html names 'en' more than once"),
+                ("https://example.com/formal.html", "HREFLANG_NO_SELF", "formal.html"),
+                ("https://example.com/named-de.html", "HREFLANG_NO_SELF", "named-de.html"),
+                ("https://example.com/not-named.html", "HREFLANG_NO_SELF", "not-named.html"),
+                ("https://example.com/two-urls.html", "HREFLANG_CONFLICT", "two-urls.html names 'fr' more than once"),
+            ]
+            if not overrides
+            else []
+        )
     decider.abort()
     link = '<xhtml:link rel="alternate" hreflang="{}" href="https://example.com/{}"/>'
     if overrides:
@@ -370,8 +434,8 @@ def test_a_link_from_the_root_is_the_base_url_s_origin_and_its_path(tmp_path: Pa
     links += ' href="/docs/fr/{0}"><link rel="alternate" hreflang="it" href="/it/{0}">'
     for name in ("a.html", "fr/a.html"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        head = links.format(name.removeprefix("fr/"))
-        (root / name).write_text(f"<html><head><title>t</title>{head}</head><body></body></html>")
+        tags = links.format(name.removeprefix("fr/"))
+        (root / name).write_text(f"<html><head><title>t</title>{tags}</head><body></body></html>")
     decider, heads, blocking = _heads(root, base_url="https://example.com/docs/")
     candidates = _candidates(decider)
     with mock.patch.object(quick, "_WAIT_MOST", 0):
@@ -473,3 +537,39 @@ def test_a_link_is_kept_by_its_shape_only_where_it_holds_on_every_page(tmp_path:
         assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
     assert not any("\0\0" in known for known in heads.judge.known)
     decider.abort()
+
+
+def test_a_build_says_what_its_runs_noted_as_the_decision_says_it(tmp_path: Path) -> None:
+    """The notes of the pages runs list go with their blocks, split where the walk skips a page
+    among them, and the build counts and says them as it does the decision's, in the same words,
+    with the same examples, in the same order; the rows are the same bytes."""
+    root = tmp_path / "public"
+    homes = _links(("en", "/"), ("de", "/de/"), ("fr", "/fr/"))
+    same = _links(("en", "/"), ("en", "/de/"))  # a theme giving its own language to every version
+    for folder in ("", "de/", "fr/"):
+        for at, name in enumerate(("index.html", "a.html", "b.html", "b2/index.html", "c.html", "d.html")):
+            tags = same if folder == "fr/" and at > 2 else homes
+            (root / folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / folder / name).write_text(f"<html lang='en'><head><title>t</title>{tags}</head></html>")
+    config = Config(docroot=root, base_url="https://example.com/", lastmod=(LastmodSource.MTIME,), exclude=("b2/",))
+
+    def build() -> tuple[list[str], list[bytes]]:
+        said: list[str] = []
+        pipeline = Pipeline(config, None, warn=said.append, dry_run=True)
+        try:
+            rows = [row.xml for row in each_row(pipeline.rows(on_skip=lambda _: None))]
+        finally:
+            pipeline.abort()
+        return said, rows
+
+    with mock.patch.object(Block, "split", autospec=True, side_effect=Block.split) as split:
+        said, rows = build()
+    assert any(block.notes for block, _ in (call.args for call in split.call_args_list))  # a block of notes split
+    with mock.patch.object(quick, "COMPILED_HEADS", None):
+        assert build() == (said, rows)
+    assert said[:2] == [
+        "10 pages: hreflang links do not name the page itself, and no <html lang> says its language (or they"
+        " give it to another URL): kept as the head gives them; e.g. a.html",
+        "2 pages: hreflang gives one language two URLs or more: that language's links dropped; e.g. fr/c.html"
+        " names 'en' more than once",
+    ]
