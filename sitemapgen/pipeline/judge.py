@@ -90,13 +90,15 @@ class TagJudge:
         its URL is absolute or a path from the root (the same on every page: `signals._apply_hreflang`
         takes both so, the second after the page's origin, which is the base URL's on every page a
         run lists), as `head_block` takes it; else None. A path from the root is kept by its text
-        alone, once met twice: with another page's part in it, it may not be one (a ';' is a URL's
-        character, not a path's). An absolute URL is kept (`known`) by its shape where it ends with
+        alone: with another page's part in it, it may not be one (a ';' is a URL's character, not a
+        path's). An absolute URL is kept (`known`) by its shape where it ends with
         the part of the page's URL that the shape replaced and holds no character reference: the
         page's whole URL, or an end of its path from a '/', after a start that makes a URL of it
         with any such end, as every path's characters are a URL's (`_KEPT`): such a link holds on
         every page, the part its own; so most of a cluster's links are one shape for a whole site
-        (a language's folder, then the page's path). Else by its text, once met twice."""
+        (a language's folder, then the page's path). Else by its text. (By its text at once, not once
+        met twice as other tags are: a link is met on each page of its cluster, and a theme writes
+        its links to each language's home on every page of a small site.)"""
         said = found[0][1] if len(found) == 1 else ()
         if len(said) != 1 or said[0][0] is not _HREFLANG or (target := said[0][1].target) is None:
             return None
@@ -118,7 +120,7 @@ class TagJudge:
         return self._kept(text, lang, folded, href)
 
     def _kept(self, text: str, lang: str, folded: str, href: str) -> Link:
-        """The link to `href` that the tag `text` says, kept by its text once met twice."""
+        """The link to `href` that the tag `text` says, kept by its text."""
         link = (link_elements((Alternate(lang, href),)).encode(), folded, href)
-        keep(self.known, text, link, _KNOWN_MOST, self.met)
+        keep(self.known, text, link, _KNOWN_MOST, None)
         return link

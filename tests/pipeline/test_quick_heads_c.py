@@ -231,6 +231,25 @@ def test_a_run_lists_the_plain_pages_itself_reading_each_once(tmp_path: Path) ->
     decider.abort()
 
 
+def test_a_theme_s_links_to_each_language_s_home_are_judged_once(tmp_path: Path) -> None:
+    """A theme that links each language's home from the root on every page of a small site (as
+    Zensical's does): each link is judged on the first page it is met on, not again."""
+    root = tmp_path / "public"
+    homes = _links(("en", "/"), ("de", "/de/"), ("fr", "/fr/"))
+    for name in ("index.html", "a.html", "b.html", "de/index.html", "de/a.html", "fr/index.html", "fr/a.html"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"<html lang='{name[:2] if '/' in name else 'en'}'><head>{homes}</head></html>")
+    decider, heads, _ = _heads(root)
+    judged = mock.Mock(wraps=heads.judge)
+    constants: Any = heads.constants
+    heads.constants = (*constants[:-2], judged, constants[-1])
+    with mock.patch.object(quick, "_WAIT_MOST", 0):
+        batch = heads.batch(_candidates(decider))
+    assert len(_listed_by_runs(batch)) == 7
+    assert judged.call_count == 3
+    decider.abort()
+
+
 @pytest.mark.parametrize(
     "tag",
     [
