@@ -126,6 +126,11 @@ def conflict_note(relpath: str, language: str) -> tuple[NoteKind, str]:
     return NoteKind.HREFLANG_CONFLICT, f"{display(relpath)} names {language!r} more than once"
 
 
+def missing_note(relpath: str, canonical: str) -> tuple[NoteKind, str]:
+    """The note of the page at `relpath`, whose `canonical` no file answers."""
+    return NoteKind.CANONICAL_MISSING, f"{display(relpath)} names {canonical}"
+
+
 @dataclass(frozen=True, slots=True)
 class Skip:
     """A file or directory (`relpath` ending in ``/``) that was passed over, and why."""

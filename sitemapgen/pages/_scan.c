@@ -1768,13 +1768,32 @@ static Py_ssize_t met_once(PyObject *tag, Py_ssize_t n, PyObject *part, Py_ssize
     return again == -2 ? -2 : again == -1 ? at : -1;
 }
 
+/* Where `len` characters of `loc` from its start are met once in `tag` (n characters), after a
+ * quote (the start of a quoted value); -1 where they are not so in it; -2 with an exception set. */
+static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssize_t len) {
+    PyObject *part = PyUnicode_Substring(loc, 0, len);
+    if (part == NULL)
+        return -2;
+    Py_ssize_t at = PyUnicode_Find(tag, part, 0, n, 1), again = at < 1 ? -1 : PyUnicode_Find(tag, part, at + 1, n, 1);
+    Py_DECREF(part);
+    if (at == -2 || again == -2)
+        return -2;
+    if (at < 1 || again != -1)
+        return -1;
+    Py_UCS4 quote = PyUnicode_READ_CHAR(tag, at - 1);
+    return quote == '"' || quote == '\'' ? at : -1;
+}
+
 /* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and as
  * a whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of its
  * path (from `path` on: where the base URL's last '/' is) that is met once in it, followed by a
- * quote, replaced by two NULs. No tag a scan finds holds a NUL, so no shape is a tag's text, nor
- * one kind of shape the other. Py_None where neither is in it; NULL with an exception set. Where
- * the part replaced starts in `loc`: into *suffix. */
-static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, Py_ssize_t *suffix) {
+ * quote, replaced by two NULs; else, where `folder` (the URL is a folder's, not the base URL's),
+ * with the URL less its last '/', met once in it after a quote (the start of a value), replaced by
+ * a NUL and a 2 (see `head_block`: a canonical naming the folder as a file). No tag a scan finds
+ * holds a NUL, so no shape is a tag's text, nor one kind of shape another. Py_None where none is
+ * in it; NULL with an exception set. Where the part replaced starts in `loc` (-2: a folder's
+ * shape): into *suffix. */
+static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, int folder, Py_ssize_t *suffix) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(tag), len = PyUnicode_GET_LENGTH(loc);
     Py_ssize_t at = met_once(tag, n, loc, len, 1), from = 0;
     for (from = at >= 0 ? 0 : path; at == -1 && from < len; from++) {
@@ -1785,6 +1804,14 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, Py_ssiz
         Py_XDECREF(end);
         if (at >= 0)
             break;
+    }
+    if (at == -1 && folder && (at = opens_once(tag, n, loc, len - 1)) >= 0) {
+        *suffix = -2;
+        PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + len - 1, n);
+        PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%c%U", before, 0, 2, after) : NULL;
+        Py_XDECREF(before);
+        Py_XDECREF(after);
+        return shape;
     }
     if (at == -2)
         return NULL;
@@ -1822,6 +1849,9 @@ static int said_of(PyObject *value, Py_ssize_t suffix) {
     if (value == Py_True || value == Py_False)
         return value == Py_True;
     Py_ssize_t size = PyTuple_CheckExact(value) ? PyTuple_GET_SIZE(value) : 0;
+    if (size == 2 && suffix == -2 && PyTuple_CheckExact(PyTuple_GET_ITEM(value, 0)) &&
+        PyUnicode_Check(PyTuple_GET_ITEM(value, 1)))
+        return 1; /* by a folder's shape: a canonical naming the folder as a file, if no file answers it */
     int shaped = size == 4 && suffix >= 0; /* by its shape: one more part */
     if ((size == 3 || shaped) && PyBytes_Check(PyTuple_GET_ITEM(value, 0)) &&
         (shaped ? PyBytes_Check(PyTuple_GET_ITEM(value, 1)) : PyUnicode_Check(PyTuple_GET_ITEM(value, 1))) &&
@@ -1829,7 +1859,8 @@ static int said_of(PyObject *value, Py_ssize_t suffix) {
         return 1;
     PyErr_SetString(PyExc_TypeError, "head_block: a tag is known or judged True, False, (element: bytes, "
                                      "language: str, URL: str) or, by its shape, (before: bytes, after: bytes, "
-                                     "language: str, URL's start: str)");
+                                     "language: str, URL's start: str), or by a folder's, (ends: tuple, URL's end: "
+                                     "str)");
     return -1;
 }
 
@@ -1840,15 +1871,16 @@ static PyObject *known_as(const PageConstants *c, PyObject *key) {
     return key == NULL || key == Py_None ? NULL : Py_XNewRef(PyDict_GetItemWithError(c->known, key));
 }
 
-/* What `c->known` holds of a deciding tag on the page at `loc`, by its text or its shape
- * (`shape_of`, into *shape, a new reference, where it is not known by its text), a new
+/* What `c->known` holds of a deciding tag on the page at `loc` (`folder`: see `shape_of`), by its
+ * text or its shape (`shape_of`, into *shape, a new reference, where it is not known by its text), a new
  * reference, where the part of `loc` its shape replaced starts into *suffix (-1: by its text);
  * NULL where it holds neither, or with an exception set. */
-static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject **shape, Py_ssize_t *suffix) {
+static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, int folder, PyObject **shape,
+                          Py_ssize_t *suffix) {
     *shape = NULL;
     *suffix = -1;
     PyObject *known = known_as(c, tag);
-    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, suffix)) == NULL)
+    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, folder, suffix)) == NULL)
         return known;
     return known_as(c, *shape);
 }
@@ -1858,10 +1890,13 @@ static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, 
  * so (`known_of`), or judged so by `c->judge`, asked with the tag, the URL and the shape of each
  * tag not known, in order, once no tag is known to say more: 1, its links into `links`; 0 where a
  * tag says more, or the head is not one a scan answers for; -1 with an exception set. Its deciding
- * tags (`deciding_tags_utf8`'s answer, a new reference) into `*found` where a scan found them. */
+ * tags (`deciding_tags_utf8`'s answer, a new reference) into `*found` where a scan found them; a
+ * canonical naming the page's folder as a file (`folder`: see `shape_of`), what is known of it (a new
+ * reference), into `*missing`, where that is the only tag that may say a canonical. */
 static int says_nothing_more(const Told *told, const PageConstants *c, const char *data, Py_ssize_t n, PyObject *loc,
-                             PyObject **found, Links *links) {
+                             int folder, PyObject **found, Links *links, PyObject **missing) {
     *found = NULL;
+    *missing = NULL;
     links->count = 0;
     if (!surely_utf8((const Py_UCS1 *)data, n))
         return 0;
@@ -1879,9 +1914,11 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
     PyObject *said[MOST_TAGS] = {NULL}; /* what each tag says, where known or judged */
     PyObject *shapes[MOST_TAGS] = {NULL}; /* each tag's shape, where not known by its text */
     Py_ssize_t suffix[MOST_TAGS];
+    char by_text[MOST_TAGS] = {0}; /* known by its text (so no canonical naming the page: see `judge`) */
     int nothing = 1;
     for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
-        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, &shapes[t], &suffix[t]);
+        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, folder, &shapes[t], &suffix[t]);
+        by_text[t] = shapes[t] == NULL;
         if (said[t] != NULL)
             nothing = said_of(said[t], suffix[t]);
         else if (PyErr_Occurred())
@@ -1895,21 +1932,37 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
         if (said[t] != NULL)
             continue;
         PyObject *tag = PyList_GET_ITEM(tags, t);
-        if ((said[t] = known_as(c, tag)) != NULL)
+        if ((said[t] = known_as(c, tag)) != NULL) {
             suffix[t] = -1;
-        else if (!PyErr_Occurred() && (said[t] = known_as(c, shapes[t])) == NULL && !PyErr_Occurred())
+            by_text[t] = 1;
+        } else if (!PyErr_Occurred() && (said[t] = known_as(c, shapes[t])) == NULL && !PyErr_Occurred())
             said[t] = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shapes[t], NULL);
         nothing = said[t] == NULL ? -1 : said_of(said[t], suffix[t]);
     }
+    /* A canonical naming the folder as a file, once, and no other tag that may name a canonical
+     * (one not known by its text): two canonicals are the decision's to say. */
+    int others = 0;
+    for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
+        if (!PyTuple_CheckExact(said[t]) || PyTuple_GET_SIZE(said[t]) != 2)
+            others |= said[t] == Py_True && !by_text[t];
+        else if (*missing != NULL)
+            nothing = 0;
+        else
+            *missing = Py_NewRef(said[t]);
+    }
+    if (nothing == 1 && *missing != NULL && others)
+        nothing = 0;
     for (Py_ssize_t t = 0; t < count; t++) {
         Py_XDECREF(shapes[t]);
-        if (nothing == 1 && PyTuple_CheckExact(said[t])) {
+        if (nothing == 1 && PyTuple_CheckExact(said[t]) && PyTuple_GET_SIZE(said[t]) != 2) {
             links->link[links->count] = said[t]; /* the reference handed on */
             links->suffix[links->count++] = PyTuple_GET_SIZE(said[t]) == 4 ? suffix[t] : -1;
             continue;
         }
         Py_XDECREF(said[t]);
     }
+    if (nothing != 1)
+        Py_CLEAR(*missing);
     return nothing;
 }
 
@@ -2028,6 +2081,37 @@ static int cluster_of(const Links *links, PyObject *own, PyObject *stem, const c
     return in_it; /* else the decision adds the page in its language, or says it is none */
 }
 
+/* Whether no file answers a canonical naming the page's folder as a file, as `judge` knows it
+ * (`missing`: the ends, bytes, of the files a server answers it with, after the folder's path):
+ * 1; 0 where one is a regular file; -1 with an exception set. The folder's path: `root` (`root_len`
+ * bytes), then its relpath (`folder`, `len` bytes). */
+static int answered_by_none(const char *root, size_t root_len, const char *folder, size_t len, PyObject *missing) {
+    PyObject *ends = PyTuple_GET_ITEM(missing, 0);
+    int none = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ends) && none == 1; i++) {
+        PyObject *end = PyTuple_GET_ITEM(ends, i);
+        if (!PyBytes_Check(end) || (Py_ssize_t)strlen(PyBytes_AS_STRING(end)) != PyBytes_GET_SIZE(end)) {
+            PyErr_SetString(PyExc_TypeError, "head_block: a folder's shape is known as (ends: tuple of bytes, "
+                                             "each without a NUL, URL's end: str)");
+            return -1;
+        }
+        char *path = malloc(root_len + len + (size_t)PyBytes_GET_SIZE(end) + 1);
+        if (path == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(path, root, root_len);
+        memcpy(path + root_len, folder, len);
+        memcpy(path + root_len + len, PyBytes_AS_STRING(end), (size_t)PyBytes_GET_SIZE(end) + 1);
+        struct stat status;
+        Py_BEGIN_ALLOW_THREADS
+        none = stat(path, &status) != 0 || !S_ISREG(status.st_mode);
+        Py_END_ALLOW_THREADS
+        free(path);
+    }
+    return none;
+}
+
 /* The relpath's page, listed as `quick.MtimeOnly.batch` lists it (or, where `c->heads`,
  * `quick.HeadRead.decide`), appended to the block's lists (`lists`: locs, xmls, keys, texts): 1; 0
  * where it is not such a page, or not one this answers for (nothing appended; where its head was
@@ -2055,6 +2139,7 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     int ended = 0;
     long parts = 0;
     PyObject *loc_text = NULL, *found = NULL, *conflicts = NULL; /* the languages given two URLs, noted */
+    PyObject *missing = NULL, *canonical = NULL; /* a canonical no file answers: what is known of it, noted */
     int no_self = 0; /* noted: the cluster, kept as the head gives it, does not name the page */
     Links links = {.count = 0, .made = 0};
     char kept[MOST_TAGS];
@@ -2134,7 +2219,17 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
         goto done;
     }
     if (c->heads) { /* the head judged before the rest of the element is written */
-        int nothing = ended ? says_nothing_more(told, c, head, head_len, loc_text, &found, &links) : 0;
+        int folder = c->drop_index && index && name > 0; /* a folder's URL, not the base URL */
+        int nothing = ended ? says_nothing_more(told, c, head, head_len, loc_text, folder, &found, &links, &missing) : 0;
+        if (nothing == 1 && missing != NULL) { /* a canonical naming its folder as a file: no file may answer it */
+            nothing = !folder ? 0 : answered_by_none(c->root, (size_t)c->root_len, raw, (size_t)name - 1, missing);
+            PyObject *folder_part = nothing == 1 ? PyUnicode_Substring(loc_text, c->base_len, loc_len - 1) : NULL;
+            canonical = folder_part ? PyUnicode_FromFormat("%U%U%U", c->own_base, folder_part,
+                                                           PyTuple_GET_ITEM(missing, 1)) : NULL;
+            Py_XDECREF(folder_part);
+            if (nothing == 1 && canonical == NULL)
+                nothing = -1;
+        }
         if (nothing == 1 && links.count > 0) { /* its cluster, where it is one to list as the head gives it */
             PyObject *path_part = PyUnicode_Substring(loc_text, c->base_len, loc_len);
             PyObject *own = path_part ? PyUnicode_Concat(c->own_base, path_part) : NULL;
@@ -2192,8 +2287,8 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     double key = (double)seconds;
     if (!(c->low <= key && key <= c->high) || at - xml > c->room)
         goto hand; /* dated out of the plausible years, or too large for a block: the decision's */
-    if (conflicts != NULL || no_self) { /* what the decision notes of it, by its place in the block */
-        PyObject *note = Py_BuildValue("(nOOO)", PyList_GET_SIZE(lists[0]), relpath,
+    if (conflicts != NULL || no_self || canonical != NULL) { /* what the decision notes of it, by its place */
+        PyObject *note = Py_BuildValue("(nOOOO)", PyList_GET_SIZE(lists[0]), relpath, canonical ? canonical : Py_None,
                                        conflicts ? conflicts : Py_None, no_self ? Py_True : Py_False);
         int appended = note == NULL ? -1 : PyList_Append(noted, note);
         Py_XDECREF(note);
@@ -2224,6 +2319,8 @@ hand:
 done:
     drop_links(&links);
     Py_XDECREF(conflicts);
+    Py_XDECREF(missing);
+    Py_XDECREF(canonical);
     Py_XDECREF(found);
     Py_XDECREF(loc_text);
     free(head);
@@ -2311,17 +2408,23 @@ PyDoc_STRVAR(head_block_doc,
              "64 tags (`deciding_tags_utf8`); then each deciding tag's text is looked up in\n"
              "`known`, or its shape: the text with the page's URL, where it is met once in it as a\n"
              "whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of\n"
-             "its path met once in it, followed by a quote, replaced by two NULs. Once none is False\n"
+             "its path met once in it, followed by a quote, replaced by two NULs; else, the URL a\n"
+             "folder's (not the base URL), with the URL less its last '/' met once in it after a quote,\n"
+             "replaced by a NUL and a 2. Once none is False\n"
              "there, each tag not in it is given to `judge(tag, url, shape or None)`, in order. Each\n"
              "must be True, or an hreflang link: by its text (its `<xhtml:link>` element, bytes; its\n"
              "language folded; its URL), or by its shape (its element before and after the part of\n"
-             "the URL the shape replaced, bytes; its language folded; its URL before that part). Its\n"
+             "the URL the shape replaced, bytes; its language folded; its URL before that part), or, by\n"
+             "a folder's shape, a canonical naming the folder as a file (the ends of the files that would\n"
+             "answer it after the folder's path, bytes; the end of its URL after the URL less its last\n"
+             "'/'): the page is listed where none of those is a regular file and no other tag not known\n"
+             "by its text is True (so may name another canonical). The links'\n"
              "elements, each once, less those of a language given two URLs, go in the page's after its\n"
              "lastmod, where one URL is the page's own (`own_base` and the URL's path), or none is and\n"
              "none may be the page's in another form, and the page's `<html lang>` (`html_lang`, in the\n"
              "first `probe` bytes) is none or one of theirs. What the decision notes of a page listed\n"
-             "so (its place in the block, its relpath, the languages given two URLs or None, whether\n"
-             "no link names it), is appended to `noted`.\n"
+             "so (its place in the block, its relpath, the canonical no file answers or None, the\n"
+             "languages given two URLs or None, whether no link names it) is appended to `noted`.\n"
              "Python says what each tag means, and what is known of it on every page (`judge` fills\n"
              "`known`): this spells no word of it.\n"
              "The page it stops at, where its head was read, has that read, as `read_head` gives it,\n"

@@ -39,7 +39,7 @@ from sitemapgen.pipeline.forms import Forms, given_clusters
 from sitemapgen.pipeline.pathrules import PathRules
 from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
-from sitemapgen.skips import NoteKind, Skip, SkipReason, conflict_note, display
+from sitemapgen.skips import NoteKind, Skip, SkipReason, conflict_note, display, missing_note
 from sitemapgen.urls import normalize_url, page_url, resolve_href, served_files
 from sitemapgen.util.parallel import Wire
 from sitemapgen.util.safeio import open_regular_stat, read_page
@@ -361,7 +361,7 @@ class Decider:
             if redirected == page.relpath:
                 return None, loc  # its own file after a redirect: listed under the URL that answers
             if redirected is None:
-                note(NoteKind.CANONICAL_MISSING, f"{display(page.relpath)} names {canonical}")
+                note(*missing_note(page.relpath, canonical))
                 return None, loc
         return Skip(page.relpath, SkipReason.CANONICAL, f"to {canonical}"), loc
 

@@ -9,11 +9,14 @@ where it holds on every page of the build.
 
 from __future__ import annotations
 
+import os
+from urllib.parse import unquote_to_bytes
+
 from sitemapgen.entry import Alternate, link_elements
 from sitemapgen.pages.scanner import Read, keep, read_found
 from sitemapgen.pages.signals import SIGNALS, canonical_said
 from sitemapgen.pipeline.decide import Decider
-from sitemapgen.urls import page_origin, read_href
+from sitemapgen.urls import page_origin, read_href, served_files
 
 #: What `TagJudge.known` holds at most (full, it starts again; see `scanner.keep`).
 _KNOWN_MOST = 4_096
@@ -27,6 +30,13 @@ _LINKS = (_CANONICAL, _HREFLANG)
 #: before and after the part of the page's URL the shape replaced, its language folded, and its
 #: URL before that part.
 Link = tuple[bytes, str, str] | tuple[bytes, bytes, str, str]
+#: A canonical naming the page's folder as a file (Sphinx 7's dirhtml names ``/a/b.html`` for
+#: ``a/b/``), known by the folder's shape (see `_scan.head_block`): the ends of the files a server
+#: answers it with after the folder's path, and the end of its URL after the page's URL less its
+#: last '/'. The page is listed at its own URL, noted, where no such file is.
+Missing = tuple[tuple[bytes, ...], str]
+#: Where a folder's shape replaced the page's URL less its last '/' (see `Missing`).
+_FOLDER = "\0\2"
 
 
 class TagJudge:
@@ -40,8 +50,10 @@ class TagJudge:
         #: Whether the run makes a page's cluster where it is the links as the head gives them
         #: (`Decider.cluster` adding no x-default).
         self.clusters = config.hreflang and config.hreflang_x_default is None
+        self.check_canonical = config.check_canonical
+        self.style = config.url_style
         #: What is known of a deciding tag, by its text or its shape (see `__call__`).
-        self.known: dict[str, bool | Link] = {}
+        self.known: dict[str, bool | Link | Missing] = {}
         self.met: set[int] = set()  # the hashes of the tags met once (see `scanner.keep`)
         #: The tags read since the last page a run handed back, by their texts: that page's are
         #: among them, and are not read again (`quick.HeadRead.batch` clears it).
@@ -59,7 +71,7 @@ class TagJudge:
                 start = at + 1
         return found + read_found(tags[start:]) if start < len(tags) else found
 
-    def __call__(self, text: str, loc: str, shape: str | None) -> bool | Link:
+    def __call__(self, text: str, loc: str, shape: str | None) -> bool | Link | Missing:
         """Whether the deciding tag `text` says nothing on the page at `loc` that its row would show,
         as `quick.HeadRead` takes a head (nothing, a modified time, a canonical naming the page), or the
         hreflang link it says alone (`_link`); `shape`: the tag with a part of `loc` replaced (see
@@ -69,6 +81,12 @@ class TagJudge:
         page's URL written whole names the page so: so does each tag of that shape on its own page,
         the rest of its text the same."""
         found = self.fresh[text] = read_found([text])
+        if shape is not None and _FOLDER in shape:  # the page's URL less its last '/', and more
+            missing = self._missing(found, text, loc, shape)
+            if missing is not None:
+                keep(self.known, shape, missing, _KNOWN_MOST, None)
+                return missing
+            shape = None
         link = self._link(found, text, loc, shape) if self.clusters else None
         if link is not None:
             return link
@@ -124,3 +142,42 @@ class TagJudge:
         link = (link_elements((Alternate(lang, href),)).encode(), folded, href)
         keep(self.known, text, link, _KNOWN_MOST, None)
         return link
+
+    def _missing(self, found: list[Read], text: str, loc: str, shape: str) -> Missing | None:
+        """What the canonical the one tag `found` (`text`) says alone on the page at `loc` (a folder's
+        URL), written as that URL less its last '/' and an end (`_folder_end`), is on every page of
+        that shape (`shape`: see `_scan.head_block`), where the decision leaves the canonical out
+        as no file's (`Decider._canonical`) unless one of the files a server answers it with is
+        there: the ends of those after the folder's path, and of the URL (see `Missing`); else
+        None. Such a URL is normal on every page as on this one (its normal form is the URL as
+        written, on this one), and names the files of its folder's path and those ends on each."""
+        said = canonical_said(found, loc)
+        end = _folder_end(found, text, loc, shape) if self.check_canonical and said is not None else None
+        own = self.own_base + loc[len(self.base_url) :]
+        if end is None or said is None or said[0] != own[:-1] + end:
+            return None
+        served = served_files(said[0], self.own_base, self.style)
+        folder = os.fsdecode(unquote_to_bytes(loc[len(self.base_url) : -1]))
+        files = () if served is None else (*served.direct, *served.redirected)
+        # Each beside the folder, not in it (so never the page): the folder's path, then more of a name.
+        if not files or not all(
+            file.startswith(folder) and file[len(folder) : len(folder) + 1] not in ("", "/") for file in files
+        ):
+            return None
+        return tuple(os.fsencode(file[len(folder) :]) for file in files), end
+
+
+def _folder_end(found: list[Read], text: str, loc: str, shape: str) -> str | None:
+    """The end of the URL the one tag `found` (`text`) says alone as its canonical, written as the
+    URL `loc` less its last '/' and that end, which holds no '/' first, no '%', no quote and no
+    character reference, and ends the value (`shape`: the tag, that URL replaced); else None."""
+    said = found[0][1] if len(found) == 1 else ()
+    if len(said) != 1 or said[0][0] is not _CANONICAL or "&" in text:
+        return None
+    folder = loc[:-1]
+    written: str = said[0][1].text
+    end = written[len(folder) :]
+    if not (written.startswith(folder) and end and end[0] != "/" and not any(c in end for c in "%'\"")):
+        return None
+    at = shape.index(_FOLDER) + len(_FOLDER)
+    return end if shape[at : at + len(end)] == end and shape[at + len(end) : at + len(end) + 1] in ("'", '"') else None

@@ -17,7 +17,8 @@ on, what their head says, and nothing else:
   nothing their rows show (no tag, a modified time, a canonical naming the page) but a cluster
   of hreflang links (absolute, or from the root) the decision takes as they are, less any
   language given two URLs, or not naming the page where its ``<html lang>`` does not make it
-  another version (each noted, the notes going with the block), in one call of it
+  another version, and a canonical naming the page's folder as a file no file answers (Sphinx
+  7's dirhtml; each noted, the notes going with the block), in one call of it
   (`_scan.head_block`), which asks this module what a tag it has not met says
   (`judge.TagJudge`), keeps what holds on every page, and hands back the page it stops at
   with its head read.
@@ -53,10 +54,14 @@ from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import Decider, Note, Outcome
 from sitemapgen.pipeline.judge import TagJudge
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
-from sitemapgen.skips import NoteKind, conflict_note, display
+from sitemapgen.skips import NoteKind, conflict_note, display, missing_note
 from sitemapgen.urls import UrlStyle, url_path
 
 _new = tuple.__new__
+#: What the decision notes of a page a run listed: its place in the block, its relpath, the
+#: canonical no file answers (or None), the languages its head gives two URLs (or None), and
+#: whether its cluster does not name it.
+_Noted = tuple[int, str, str | None, tuple[str, ...] | None, bool]
 _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` does not hold
 _SOURCE = LastmodSource.MTIME.value
 _WAIT_MOST = 64  # the most pages `HeadRead.batch` decides without a run after a page its run handed back
@@ -249,9 +254,7 @@ class HeadRead:
         spare = Block([], [], [], [], _SOURCE, [])  # the next, made before a run that may list nothing
         #: The page a run stops at: its head where the run read it, and its deciding tags where found.
         handed: list[tuple[tuple[bytes, int, bool], list[str] | None]] = []
-        #: What the decision notes of a page a run listed: its place in the block, its relpath, the
-        #: languages its head gives two URLs (or None), and whether its cluster does not name it.
-        noted: list[tuple[int, str, tuple[str, ...] | None, bool]] = []
+        noted: list[_Noted] = []
         at, count = 0, len(listed)
         while at < count:
             if self.waiting:  # the next pages of a site whose heads say more: each by `decide`
@@ -341,10 +344,13 @@ class HeadRead:
         return lambda kind, example: notes.append((kind, example))
 
 
-def _noted(notes: list[tuple[int, NoteKind, str]], noted: list[tuple[int, str, tuple[str, ...] | None, bool]]) -> None:
-    """What `Decider.cluster` notes of each page a run listed (`noted`, then cleared), into its
-    block's `notes`: each language given two URLs, then a cluster that does not name the page."""
-    for at, relpath, conflicts, no_self in noted:
+def _noted(notes: list[tuple[int, NoteKind, str]], noted: list[_Noted]) -> None:
+    """What the decision notes of each page a run listed (`noted`, then cleared), into its block's
+    `notes`, in the decision's order: a canonical no file answers (`Decider.head_skip`), each
+    language given two URLs, then a cluster that does not name the page (`Decider.cluster`)."""
+    for at, relpath, canonical, conflicts, no_self in noted:
+        if canonical is not None:
+            notes.append((at, *missing_note(relpath, canonical)))
         notes += [(at, *conflict_note(relpath, language)) for language in conflicts or ()]
         if no_self:
             notes.append((at, NoteKind.HREFLANG_NO_SELF, display(relpath)))

@@ -40,7 +40,8 @@ _scan: Any = load()  # the compiled module, where built
 #: Tags a head may hold, `{loc}` the page's URL as the build writes it, `{base}` the base URL,
 #: `{path}` the page's path from it, `{from_root}` from the root, `{other}` another page's URL,
 #: `{first}` and `{first_url}` the first page's path from the root and URL (`{first_url_ref}` with
-#: character references): each way a tag may name the page, or seem to.
+#: character references), `{folder}` the page's URL less a last '/': each way a tag may name the
+#: page, or seem to.
 TAGS = (
     '<link rel="canonical" href="{loc}">',
     "<link rel='canonical' href='{loc}'>",
@@ -50,6 +51,9 @@ TAGS = (
     '<link rel="canonical alternate" href="{loc}">',
     '<link rel="canonical" href="/{path}">',
     '<link rel="canonical" href="{other}">',
+    '<link rel="canonical" href="{folder}.html">',  # a folder named as a file (Sphinx 7's dirhtml)
+    "<link rel='canonical' href='{folder}.html' data-x=\"{folder}\">",  # the folder twice
+    '<link rel="canonical" href="{folder}/index.html">',  # the page's own file
     '<link rel="canonical" href="{first}" data-x="{loc}">',  # the page's URL, but not as its href
     '<link rel="canonical" href="{loc}" data-x="{loc}">',
     '<link data-x="{loc}" rel="canonical" href="{first_url}">',  # the page's URL twice on the first page
@@ -79,7 +83,7 @@ TAGS = (
 )
 _NAMES = st.sampled_from(
     ["index.html", "a.html", "b.html", "b c.htm", "\u00e9.html", "d/index.html", "d/x.html", "e,noindex.html"]
-    + ["f&g.html", "it's.html", "search.html", "404/index.html", "x=y.html", "a;b.html"]
+    + ["f&g.html", "it's.html", "search.html", "404/index.html", "x=y.html", "a;b.html", "d.html", "e/f/index.html"]
 )
 _TAG_LISTS = st.lists(st.sampled_from(range(len(TAGS))), max_size=3)
 #: A page's own tags, after its site's (a template's, the same on every page), and how its head ends.
@@ -147,6 +151,7 @@ def test_a_batch_is_each_page_decided(
         tags, shape = pages[name]
         path = url_path(name, style)
         fields = {"loc": base + path, "base": base, "path": path, "from_root": urlsplit(base + path).path, **first}
+        fields["folder"] = fields["loc"].removesuffix("/")
         fields["other"] = base + url_path(names[(i + 1) % len(names)], style)
         (root / name).write_bytes(_page(template + tags, shape, fields))
         os.utime(root / name, ns=(1_600_000_000 * 10**9 + i * 86_399 * 10**9,) * 2)
@@ -228,6 +233,54 @@ def test_a_run_lists_the_plain_pages_itself_reading_each_once(tmp_path: Path) ->
     assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
     # One shape for every page naming itself so as its canonical; the link, met once, not kept.
     assert heads.judge.known == {'<link rel="canonical" href="\0">': True}
+    decider.abort()
+
+
+@pytest.mark.parametrize(
+    "overrides", [pytest.param({}, id="checked"), pytest.param({"check_canonical": False}, id="not-checked")]
+)
+def test_a_folder_named_as_a_file_no_file_answers_is_listed_by_the_run_noted(
+    tmp_path: Path, overrides: dict[str, Any]
+) -> None:
+    """Sphinx 7's dirhtml names each page's folder as a file (``/a.html`` for ``a/``): where no file
+    answers that canonical, the run lists the page at its own URL and notes it, as the decision does,
+    the tag judged once for the site; where one does (``c.html``), or the page names another
+    canonical too, it is the decision's."""
+    root = tmp_path / "public"
+    base = "https://example.com/docs/"
+    for name in ("a", "b", "c", "d", "e/f", "g", "h", "i", "j", "k"):
+        end = "html#top" if name == "k" else "html"  # k's is not the URL as written
+        head = f'<link rel="canonical" href="{base}{name}.{end}" />'
+        head += '<link rel="alternate" href="/other.html">' if name == "g" else ""  # not a canonical: no say
+        head += f'<link rel="canonical" href="{base}x.html">' if name == "d" else ""  # two canonicals
+        head += f'<link rel="canonical" href="{base}h/">' if name == "h" else ""  # the other its own URL
+        head += f'<link rel="canonical" href="{base}i.htm">' if name == "i" else ""  # the other as a file too
+        (root / name).mkdir(parents=True)
+        (root / name / "index.html").write_text(f"<html><head><title>t</title>{head}</head></html>")
+    (root / "c.html").write_text("<html><head><title>c</title></head></html>")
+    (root / "j.html").mkdir()
+    (root / "j.html" / "index.html").write_text("<html><head><title>j</title></head></html>")  # after a redirect
+    decider, heads, blocking = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY, **overrides)
+    judged = mock.Mock(wraps=heads.judge)
+    constants: Any = heads.constants
+    heads.constants = (*constants[:-2], judged, constants[-1])
+    candidates = _candidates(decider)
+    with mock.patch.object(quick, "_WAIT_MOST", 0):
+        batch = heads.batch(candidates)
+    assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+    notes = [(block.locs[at], example) for block in batch if isinstance(block, Block) for at, _, example in block.notes]
+    if overrides:
+        assert notes == []
+        decider.abort()
+        return
+    assert sorted(_listed_by_runs(batch)) == [
+        f"{base}{name}" for name in ("a/", "b/", "c.html", "e/f/", "g/", "j.html/")
+    ]
+    assert notes == [
+        (f"{base}{name}/", f"{name}/index.html names {base}{name}.html") for name in ("a", "b", "e/f", "g")
+    ]
+    canonicals = [call.args[0] for call in judged.call_args_list if call.args[0].startswith('<link rel="canonical"')]
+    assert len(canonicals) == 5  # a's (one shape for every page), the second of d, h and i, and k's
     decider.abort()
 
 
