@@ -1787,13 +1787,16 @@ static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssiz
 /* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and as
  * a whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of its
  * path (from `path` on: where the base URL's last '/' is) that is met once in it, followed by a
- * quote, replaced by two NULs; else, where `folder` (the URL is a folder's, not the base URL's),
- * with the URL less its last '/', met once in it after a quote (the start of a value), replaced by
- * a NUL and a 2 (see `head_block`: a canonical naming the folder as a file). No tag a scan finds
- * holds a NUL, so no shape is a tag's text, nor one kind of shape another. Py_None where none is
- * in it; NULL with an exception set. Where the part replaced starts in `loc` (-2: a folder's
- * shape): into *suffix. */
-static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, int folder, Py_ssize_t *suffix) {
+ * quote, replaced by two NULs; else with `file` (an index page's URL with its file's name, or
+ * NULL), met once in it as a whole quoted value, replaced by a NUL and a 3 (see `head_block`: a
+ * canonical naming the page's own file); else, where `folder` (the URL is a folder's, not the base
+ * URL's), with the URL less its last '/', met once in it after a quote (the start of a value),
+ * replaced by a NUL and a 2 (a canonical naming the folder as a file). No tag a scan finds holds a
+ * NUL, so no shape is a tag's text, nor one kind of shape another. Py_None where none is in it;
+ * NULL with an exception set. Where the part replaced starts in `loc` (-3: a file's shape, -2: a
+ * folder's): into *suffix. */
+static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, PyObject *file, int folder,
+                          Py_ssize_t *suffix) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(tag), len = PyUnicode_GET_LENGTH(loc);
     Py_ssize_t at = met_once(tag, n, loc, len, 1), from = 0;
     for (from = at >= 0 ? 0 : path; at == -1 && from < len; from++) {
@@ -1804,6 +1807,15 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, int fol
         Py_XDECREF(end);
         if (at >= 0)
             break;
+    }
+    Py_ssize_t file_len = file ? PyUnicode_GET_LENGTH(file) : 0;
+    if (at == -1 && file != NULL && (at = met_once(tag, n, file, file_len, 1)) >= 0) {
+        *suffix = -3;
+        PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + file_len, n);
+        PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%c%U", before, 0, 3, after) : NULL;
+        Py_XDECREF(before);
+        Py_XDECREF(after);
+        return shape;
     }
     if (at == -1 && folder && (at = opens_once(tag, n, loc, len - 1)) >= 0) {
         *suffix = -2;
@@ -1852,6 +1864,8 @@ static int said_of(PyObject *value, Py_ssize_t suffix) {
     if (size == 2 && suffix == -2 && PyTuple_CheckExact(PyTuple_GET_ITEM(value, 0)) &&
         PyUnicode_Check(PyTuple_GET_ITEM(value, 1)))
         return 1; /* by a folder's shape: a canonical naming the folder as a file, if no file answers it */
+    if (size == 1 && suffix == -3 && PyUnicode_Check(PyTuple_GET_ITEM(value, 0)))
+        return 1; /* by a file's shape: a canonical naming the page's own file, listed under it */
     int shaped = size == 4 && suffix >= 0; /* by its shape: one more part */
     if ((size == 3 || shaped) && PyBytes_Check(PyTuple_GET_ITEM(value, 0)) &&
         (shaped ? PyBytes_Check(PyTuple_GET_ITEM(value, 1)) : PyUnicode_Check(PyTuple_GET_ITEM(value, 1))) &&
@@ -1860,7 +1874,7 @@ static int said_of(PyObject *value, Py_ssize_t suffix) {
     PyErr_SetString(PyExc_TypeError, "head_block: a tag is known or judged True, False, (element: bytes, "
                                      "language: str, URL: str) or, by its shape, (before: bytes, after: bytes, "
                                      "language: str, URL's start: str), or by a folder's, (ends: tuple, URL's end: "
-                                     "str)");
+                                     "str), or by a file's, (name: str,)");
     return -1;
 }
 
@@ -1871,16 +1885,16 @@ static PyObject *known_as(const PageConstants *c, PyObject *key) {
     return key == NULL || key == Py_None ? NULL : Py_XNewRef(PyDict_GetItemWithError(c->known, key));
 }
 
-/* What `c->known` holds of a deciding tag on the page at `loc` (`folder`: see `shape_of`), by its
+/* What `c->known` holds of a deciding tag on the page at `loc` (`file`, `folder`: see `shape_of`), by its
  * text or its shape (`shape_of`, into *shape, a new reference, where it is not known by its text), a new
  * reference, where the part of `loc` its shape replaced starts into *suffix (-1: by its text);
  * NULL where it holds neither, or with an exception set. */
-static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, int folder, PyObject **shape,
-                          Py_ssize_t *suffix) {
+static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject *file, int folder,
+                          PyObject **shape, Py_ssize_t *suffix) {
     *shape = NULL;
     *suffix = -1;
     PyObject *known = known_as(c, tag);
-    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, folder, suffix)) == NULL)
+    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, file, folder, suffix)) == NULL)
         return known;
     return known_as(c, *shape);
 }
@@ -1891,10 +1905,11 @@ static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, 
  * tag not known, in order, once no tag is known to say more: 1, its links into `links`; 0 where a
  * tag says more, or the head is not one a scan answers for; -1 with an exception set. Its deciding
  * tags (`deciding_tags_utf8`'s answer, a new reference) into `*found` where a scan found them; a
- * canonical naming the page's folder as a file (`folder`: see `shape_of`), what is known of it (a new
- * reference), into `*missing`, where that is the only tag that may say a canonical. */
+ * canonical naming the page's folder as a file, or its own file (`file`, `folder`: see `shape_of`),
+ * what is known of it (a new reference), into `*missing`, where that is the only tag that may say a
+ * canonical. */
 static int says_nothing_more(const Told *told, const PageConstants *c, const char *data, Py_ssize_t n, PyObject *loc,
-                             int folder, PyObject **found, Links *links, PyObject **missing) {
+                             PyObject *file, int folder, PyObject **found, Links *links, PyObject **missing) {
     *found = NULL;
     *missing = NULL;
     links->count = 0;
@@ -1917,7 +1932,7 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
     char by_text[MOST_TAGS] = {0}; /* known by its text (so no canonical naming the page: see `judge`) */
     int nothing = 1;
     for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
-        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, folder, &shapes[t], &suffix[t]);
+        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, file, folder, &shapes[t], &suffix[t]);
         by_text[t] = shapes[t] == NULL;
         if (said[t] != NULL)
             nothing = said_of(said[t], suffix[t]);
@@ -1939,11 +1954,11 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
             said[t] = PyObject_CallFunctionObjArgs(c->judge, tag, loc, shapes[t], NULL);
         nothing = said[t] == NULL ? -1 : said_of(said[t], suffix[t]);
     }
-    /* A canonical naming the folder as a file, once, and no other tag that may name a canonical
-     * (one not known by its text): two canonicals are the decision's to say. */
+    /* A canonical naming the folder as a file, or the page's own file, once, and no other tag that
+     * may name a canonical (one not known by its text): two canonicals are the decision's to say. */
     int others = 0;
     for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
-        if (!PyTuple_CheckExact(said[t]) || PyTuple_GET_SIZE(said[t]) != 2)
+        if (!PyTuple_CheckExact(said[t]) || PyTuple_GET_SIZE(said[t]) > 2)
             others |= said[t] == Py_True && !by_text[t];
         else if (*missing != NULL)
             nothing = 0;
@@ -1954,7 +1969,7 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
         nothing = 0;
     for (Py_ssize_t t = 0; t < count; t++) {
         Py_XDECREF(shapes[t]);
-        if (nothing == 1 && PyTuple_CheckExact(said[t]) && PyTuple_GET_SIZE(said[t]) != 2) {
+        if (nothing == 1 && PyTuple_CheckExact(said[t]) && PyTuple_GET_SIZE(said[t]) > 2) {
             links->link[links->count] = said[t]; /* the reference handed on */
             links->suffix[links->count++] = PyTuple_GET_SIZE(said[t]) == 4 ? suffix[t] : -1;
             continue;
@@ -2140,6 +2155,7 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     long parts = 0;
     PyObject *loc_text = NULL, *found = NULL, *conflicts = NULL; /* the languages given two URLs, noted */
     PyObject *missing = NULL, *canonical = NULL; /* a canonical no file answers: what is known of it, noted */
+    PyObject *listed = NULL; /* the URL the page is listed under where its canonical names its own file */
     int no_self = 0; /* noted: the cluster, kept as the head gives it, does not name the page */
     Links links = {.count = 0, .made = 0};
     char kept[MOST_TAGS];
@@ -2220,8 +2236,13 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     }
     if (c->heads) { /* the head judged before the rest of the element is written */
         int folder = c->drop_index && index && name > 0; /* a folder's URL, not the base URL */
-        int nothing = ended ? says_nothing_more(told, c, head, head_len, loc_text, folder, &found, &links, &missing) : 0;
-        if (nothing == 1 && missing != NULL) { /* a canonical naming its folder as a file: no file may answer it */
+        /* An index page's URL with its file's name: the URL its own file is named by. */
+        PyObject *file = c->drop_index && index ? PyUnicode_FromFormat("%U%s", loc_text, raw + name) : NULL;
+        int nothing = c->drop_index && index && file == NULL ? -1
+                      : ended ? says_nothing_more(told, c, head, head_len, loc_text, file, folder, &found, &links, &missing)
+                              : 0;
+        Py_XDECREF(file);
+        if (nothing == 1 && missing != NULL && PyTuple_GET_SIZE(missing) == 2) { /* its folder as a file */
             nothing = !folder ? 0 : answered_by_none(c->root, (size_t)c->root_len, raw, (size_t)name - 1, missing);
             PyObject *folder_part = nothing == 1 ? PyUnicode_Substring(loc_text, c->base_len, loc_len - 1) : NULL;
             canonical = folder_part ? PyUnicode_FromFormat("%U%U%U", c->own_base, folder_part,
@@ -2229,9 +2250,22 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
             Py_XDECREF(folder_part);
             if (nothing == 1 && canonical == NULL)
                 nothing = -1;
+        } else if (nothing == 1 && missing != NULL) { /* its own file: listed under the URL that names it */
+            PyObject *named = PyTuple_GET_ITEM(missing, 0);
+            Py_ssize_t more = n - name;
+            if (!c->drop_index || !index || !PyUnicode_IS_ASCII(named) || PyUnicode_GET_LENGTH(named) != more ||
+                memcmp(PyUnicode_1BYTE_DATA(named), raw + name, (size_t)more) != 0 || loc_len + more > c->max_url)
+                nothing = 0;
+            else {
+                memcpy(at, raw + name, (size_t)more);
+                at += more;
+                loc_len += more;
+                listed = PyUnicode_DecodeASCII(loc, loc_len, NULL);
+                nothing = listed == NULL ? -1 : 1;
+            }
         }
         if (nothing == 1 && links.count > 0) { /* its cluster, where it is one to list as the head gives it */
-            PyObject *path_part = PyUnicode_Substring(loc_text, c->base_len, loc_len);
+            PyObject *path_part = PyUnicode_Substring(listed ? listed : loc_text, c->base_len, loc_len);
             PyObject *own = path_part ? PyUnicode_Concat(c->own_base, path_part) : NULL;
             PyObject *stem_part = own ? PyUnicode_Substring(loc_text, c->base_len, stem) : NULL;
             PyObject *own_stem = stem_part ? PyUnicode_Concat(c->own_base, stem_part) : NULL;
@@ -2297,9 +2331,9 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
             goto done;
         }
     }
-    PyObject *items[4] = {loc_text, PyBytes_FromStringAndSize(xml, at - xml), PyFloat_FromDouble(key),
+    PyObject *items[4] = {listed ? listed : loc_text, PyBytes_FromStringAndSize(xml, at - xml), PyFloat_FromDouble(key),
                           PyUnicode_DecodeASCII(text, text_len, NULL)};
-    Py_INCREF(loc_text);
+    Py_INCREF(items[0]);
     answered = 1;
     for (int i = 0; i < 4; i++) {
         if (answered == 1 && (items[i] == NULL || PyList_Append(lists[i], items[i]) < 0))
@@ -2321,6 +2355,7 @@ done:
     Py_XDECREF(conflicts);
     Py_XDECREF(missing);
     Py_XDECREF(canonical);
+    Py_XDECREF(listed);
     Py_XDECREF(found);
     Py_XDECREF(loc_text);
     free(head);
@@ -2408,17 +2443,19 @@ PyDoc_STRVAR(head_block_doc,
              "64 tags (`deciding_tags_utf8`); then each deciding tag's text is looked up in\n"
              "`known`, or its shape: the text with the page's URL, where it is met once in it as a\n"
              "whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of\n"
-             "its path met once in it, followed by a quote, replaced by two NULs; else, the URL a\n"
-             "folder's (not the base URL), with the URL less its last '/' met once in it after a quote,\n"
-             "replaced by a NUL and a 2. Once none is False\n"
+             "its path met once in it, followed by a quote, replaced by two NULs; else, an index page's,\n"
+             "with the URL and its file's name met once as a whole quoted value, replaced by a NUL and a\n"
+             "3; else, the URL a folder's (not the base URL), with the URL less its last '/' met once in\n"
+             "it after a quote, replaced by a NUL and a 2. Once none is False\n"
              "there, each tag not in it is given to `judge(tag, url, shape or None)`, in order. Each\n"
              "must be True, or an hreflang link: by its text (its `<xhtml:link>` element, bytes; its\n"
              "language folded; its URL), or by its shape (its element before and after the part of\n"
              "the URL the shape replaced, bytes; its language folded; its URL before that part), or, by\n"
              "a folder's shape, a canonical naming the folder as a file (the ends of the files that would\n"
              "answer it after the folder's path, bytes; the end of its URL after the URL less its last\n"
-             "'/'): the page is listed where none of those is a regular file and no other tag not known\n"
-             "by its text is True (so may name another canonical). The links'\n"
+             "'/'): the page is listed where none of those is a regular file, or, by a file's shape, a\n"
+             "canonical naming that file (its name, a 1-tuple): the page is listed under that URL; where\n"
+             "no other tag not known by its text is True (so may name another canonical). The links'\n"
              "elements, each once, less those of a language given two URLs, go in the page's after its\n"
              "lastmod, where one URL is the page's own (`own_base` and the URL's path), or none is and\n"
              "none may be the page's in another form, and the page's `<html lang>` (`html_lang`, in the\n"

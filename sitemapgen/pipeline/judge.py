@@ -16,7 +16,7 @@ from sitemapgen.entry import Alternate, link_elements
 from sitemapgen.pages.scanner import Read, keep, read_found
 from sitemapgen.pages.signals import SIGNALS, canonical_said
 from sitemapgen.pipeline.decide import Decider
-from sitemapgen.urls import page_origin, read_href, served_files
+from sitemapgen.urls import INDEX_NAMES, page_origin, read_href, served_files
 
 #: What `TagJudge.known` holds at most (full, it starts again; see `scanner.keep`).
 _KNOWN_MOST = 4_096
@@ -35,8 +35,12 @@ Link = tuple[bytes, str, str] | tuple[bytes, bytes, str, str]
 #: answers it with after the folder's path, and the end of its URL after the page's URL less its
 #: last '/'. The page is listed at its own URL, noted, where no such file is.
 Missing = tuple[tuple[bytes, ...], str]
-#: Where a folder's shape replaced the page's URL less its last '/' (see `Missing`).
-_FOLDER = "\0\2"
+#: A canonical naming an index page's own file (Sphinx's ``/a/index.html`` for ``a/``), known by
+#: the file's shape (see `_scan.head_block`): the file's name. The page is listed under that URL.
+Declared = tuple[str]
+#: Where a folder's shape replaced the page's URL less its last '/' (see `Missing`), and a file's
+#: the page's URL and its file's name (see `Declared`).
+_FOLDER, _FILE = "\0\2", "\0\3"
 
 
 class TagJudge:
@@ -53,7 +57,7 @@ class TagJudge:
         self.check_canonical = config.check_canonical
         self.style = config.url_style
         #: What is known of a deciding tag, by its text or its shape (see `__call__`).
-        self.known: dict[str, bool | Link | Missing] = {}
+        self.known: dict[str, bool | Link | Missing | Declared] = {}
         self.met: set[int] = set()  # the hashes of the tags met once (see `scanner.keep`)
         #: The tags read since the last page a run handed back, by their texts: that page's are
         #: among them, and are not read again (`quick.HeadRead.batch` clears it).
@@ -71,7 +75,7 @@ class TagJudge:
                 start = at + 1
         return found + read_found(tags[start:]) if start < len(tags) else found
 
-    def __call__(self, text: str, loc: str, shape: str | None) -> bool | Link | Missing:
+    def __call__(self, text: str, loc: str, shape: str | None) -> bool | Link | Missing | Declared:
         """Whether the deciding tag `text` says nothing on the page at `loc` that its row would show,
         as `quick.HeadRead` takes a head (nothing, a modified time, a canonical naming the page), or the
         hreflang link it says alone (`_link`); `shape`: the tag with a part of `loc` replaced (see
@@ -79,29 +83,42 @@ class TagJudge:
         met twice (most tags are a page's own, met on no other page), what a tag says that names no
         canonical, or says more; by its shape, that a tag whose canonical or hreflang link is the
         page's URL written whole names the page so: so does each tag of that shape on its own page,
-        the rest of its text the same."""
+        the rest of its text the same. A tag of a folder's or a file's shape may be a canonical
+        naming the page's folder as a file, or its own file (`_named`)."""
         found = self.fresh[text] = read_found([text])
-        if shape is not None and _FOLDER in shape:  # the page's URL less its last '/', and more
-            missing = self._missing(found, text, loc, shape)
-            if missing is not None:
-                keep(self.known, shape, missing, _KNOWN_MOST, None)
-                return missing
-            shape = None
+        named = self._named(found, text, loc, shape)
+        if named is not None:
+            return named
+        shape = None if shape is None or _FOLDER in shape or _FILE in shape else shape  # else as a tag of none
         link = self._link(found, text, loc, shape) if self.clusters else None
-        if link is not None:
-            return link
+        return link if link is not None else self._fine(found, text, loc, shape)
+
+    def _fine(self, found: list[Read], text: str, loc: str, shape: str | None) -> bool:
+        """Whether the tag `text` (`found`) says nothing on the page at `loc` that its row would
+        show, kept where that holds on every page (see `__call__`)."""
         said = canonical_said(found, loc)
         fine = said is not None and said[0] in (None, self.own_base + loc[len(self.base_url) :])
         hrefs = {apply: value for apply, value in found[0][1] if apply in _LINKS} if found else {}
         # (A value with a character reference is not as written: the page's URL in the tag may not be its href.)
-        if (shape is not None and "\0\0" not in shape and "&" not in text) and (
+        whole = shape is not None and "\0\0" not in shape and "&" not in text
+        if whole and (
             (said is None and getattr(hrefs.get(_HREFLANG), "href", None) == loc)
             or (fine and getattr(hrefs.get(_CANONICAL), "text", None) == loc)
         ):
-            keep(self.known, shape, fine, _KNOWN_MOST, None)
+            keep(self.known, shape or "", fine, _KNOWN_MOST, None)
         elif said is None or _CANONICAL not in hrefs:  # else what its canonical means depends on the page
             keep(self.known, text, fine, _KNOWN_MOST, self.met)
         return fine
+
+    def _named(self, found: list[Read], text: str, loc: str, shape: str | None) -> Missing | Declared | None:
+        """What the tag `text`, of a folder's or a file's shape, says on every page of it (`_missing`,
+        `_declared`), kept by its shape; else None."""
+        if shape is None or (_FOLDER not in shape and _FILE not in shape):
+            return None
+        named = self._missing(found, text, loc, shape) if _FOLDER in shape else self._declared(found, text, loc, shape)
+        if named is not None:
+            keep(self.known, shape, named, _KNOWN_MOST, None)
+        return named
 
     def _link(self, found: list[Read], text: str, loc: str, shape: str | None) -> Link | None:
         """The hreflang link that the one tag `found` (`text`) says alone on the page at `loc`, where
@@ -165,6 +182,25 @@ class TagJudge:
         ):
             return None
         return tuple(os.fsencode(file[len(folder) :]) for file in files), end
+
+    def _declared(self, found: list[Read], text: str, loc: str, shape: str) -> Declared | None:
+        """What the canonical the one tag `found` (`text`) says alone on the page at `loc` (an index
+        page's folder URL), written as that URL and its file's name (`shape`: see
+        `_scan.head_block`), is on every page of that shape, where the decision lists the page under
+        it (`Decider._canonical`: the page's own file): the name (see `Declared`); else None."""
+        said = canonical_said(found, loc)
+        at = shape.index(_FILE)
+        written = text[at : at + len(text) - len(shape) + len(_FILE)]
+        name = written[len(loc) :]
+        tag = found[0][1] if len(found) == 1 else ()
+        if not self.check_canonical or said is None or len(tag) != 1 or tag[0][0] is not _CANONICAL or "&" in text:
+            return None
+        if not written.startswith(loc) or name not in INDEX_NAMES or tag[0][1].text != written:
+            return None
+        own = self.own_base + loc[len(self.base_url) :]
+        served = served_files(said[0] or "", self.own_base, self.style)
+        path = os.fsdecode(unquote_to_bytes(loc[len(self.base_url) :])) + name
+        return (name,) if said[0] == own + name and served is not None and served.direct[:1] == (path,) else None
 
 
 def _folder_end(found: list[Read], text: str, loc: str, shape: str) -> str | None:

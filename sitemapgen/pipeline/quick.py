@@ -17,8 +17,9 @@ on, what their head says, and nothing else:
   nothing their rows show (no tag, a modified time, a canonical naming the page) but a cluster
   of hreflang links (absolute, or from the root) the decision takes as they are, less any
   language given two URLs, or not naming the page where its ``<html lang>`` does not make it
-  another version, and a canonical naming the page's folder as a file no file answers (Sphinx
-  7's dirhtml; each noted, the notes going with the block), in one call of it
+  another version, a canonical naming the page's folder as a file no file answers (Sphinx 7's
+  dirhtml), and one naming an index page's own file (Sphinx's ``/a/index.html``, listed under
+  it; each noted as the decision notes it, the notes going with the block), in one call of it
   (`_scan.head_block`), which asks this module what a tag it has not met says
   (`judge.TagJudge`), keeps what holds on every page, and hands back the page it stops at
   with its head read.

@@ -236,6 +236,19 @@ def test_a_run_lists_the_plain_pages_itself_reading_each_once(tmp_path: Path) ->
     decider.abort()
 
 
+def _batch_judged(decider: Decider, heads: quick.HeadRead, blocking: Blocking) -> tuple[list[Any], mock.Mock]:
+    """The batch of every candidate, each page given to a run (no backoff), checked against the
+    decision page for page; and the judge's calls."""
+    judged = mock.Mock(wraps=heads.judge)
+    constants: Any = heads.constants
+    heads.constants = (*constants[:-2], judged, constants[-1])
+    candidates = _candidates(decider)
+    with mock.patch.object(quick, "_WAIT_MOST", 0):
+        batch = heads.batch(candidates)
+    assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+    return batch, judged
+
+
 @pytest.mark.parametrize(
     "overrides", [pytest.param({}, id="checked"), pytest.param({"check_canonical": False}, id="not-checked")]
 )
@@ -261,13 +274,7 @@ def test_a_folder_named_as_a_file_no_file_answers_is_listed_by_the_run_noted(
     (root / "j.html").mkdir()
     (root / "j.html" / "index.html").write_text("<html><head><title>j</title></head></html>")  # after a redirect
     decider, heads, blocking = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY, **overrides)
-    judged = mock.Mock(wraps=heads.judge)
-    constants: Any = heads.constants
-    heads.constants = (*constants[:-2], judged, constants[-1])
-    candidates = _candidates(decider)
-    with mock.patch.object(quick, "_WAIT_MOST", 0):
-        batch = heads.batch(candidates)
-    assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+    batch, judged = _batch_judged(decider, heads, blocking)
     notes = [(block.locs[at], example) for block in batch if isinstance(block, Block) for at, _, example in block.notes]
     if overrides:
         assert notes == []
@@ -281,6 +288,43 @@ def test_a_folder_named_as_a_file_no_file_answers_is_listed_by_the_run_noted(
     ]
     canonicals = [call.args[0] for call in judged.call_args_list if call.args[0].startswith('<link rel="canonical"')]
     assert len(canonicals) == 5  # a's (one shape for every page), the second of d, h and i, and k's
+    decider.abort()
+
+
+@pytest.mark.parametrize(
+    "overrides", [pytest.param({}, id="checked"), pytest.param({"check_canonical": False}, id="not-checked")]
+)
+def test_an_index_page_naming_its_own_file_is_listed_by_the_run_under_that_url(
+    tmp_path: Path, overrides: dict[str, Any]
+) -> None:
+    """Sphinx names an index page's own file as its canonical (``/a/index.html`` for ``a/``): the run
+    lists the page under it, as the decision does, the tag judged once for the site; two canonicals,
+    another file's name, or a link to the page's folder URL, are the decision's."""
+    root = tmp_path / "public"
+    base = "https://example.com/docs/"
+    heads = {
+        "index.html": f'<link rel="canonical" href="{base}index.html">',
+        "a/index.html": f'<link rel="canonical" href="{base}a/index.html">',
+        "b/index.html": f'<link rel="canonical" href="{base}b/index.html"><link rel="canonical" href="{base}b/">',
+        "c/index.htm": f'<link rel="canonical" href="{base}c/index.html">',  # not its file
+        "d/index.html": f'<link rel="canonical" href="{base}d/index.html">' + _links(("en", f"{base}d/")),
+        "e/f/index.html": f"<link rel='canonical' href='{base}e/f/index.html'>",
+    }
+    for name, tags in heads.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"<html><head><title>t</title>{tags}</head></html>")
+    decider, heads_read, blocking = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY, **overrides)
+    batch, judged = _batch_judged(decider, heads_read, blocking)
+    if overrides:  # the canonicals are not read: each page listed at its own URL
+        assert all(loc.endswith("/") for loc in _listed_by_runs(batch))
+        decider.abort()
+        return
+    assert sorted(_listed_by_runs(batch)) == [
+        f"{base}{name}" for name in ("a/index.html", "e/f/index.html", "index.html")
+    ]
+    canonicals = [call.args[0] for call in judged.call_args_list if call.args[0].startswith("<link rel")]
+    # The root's (one shape for all but e/f's, quoted otherwise), b's second, c's, d's link, e/f's.
+    assert len(canonicals) == 5
     decider.abort()
 
 
