@@ -1611,7 +1611,6 @@ static void iso_day(long long days, char *out) {
     digits(out + 8, day, 2);
 }
 
-/* One call's constants of `mtime_block` or `head_block` (see their docs), read from its tuple. */
 static inline int lang_space(unsigned char ch) { /* Python's \s in a bytes pattern */
     return ch == ' ' || (ch >= '\t' && ch <= '\r');
 }
@@ -1674,6 +1673,7 @@ static PyObject *html_lang(PyObject *module, PyObject *const *args, Py_ssize_t n
     return at < 0 ? Py_NewRef(Py_None) : PyUnicode_DecodeASCII(PyBytes_AS_STRING(args[0]) + at, len, NULL);
 }
 
+/* One call's constants of `mtime_block` or `head_block` (see their docs), read from its tuple. */
 typedef struct {
     const char *root, *base, *frame[4], *kept, *escaped;
     Py_ssize_t root_len, base_len, frame_len[4], max_url, room;
@@ -2394,8 +2394,8 @@ static PyObject *page_block(const Told *told, PyObject *const *args, int heads, 
     return PyLong_FromSsize_t(at);
 }
 
-/* Whether the block's arguments (the candidates and the four lists from args[3], and `handed`
- * where `heads`) are lists. */
+/* Whether the block's arguments (the candidates and the four lists from args[3], and `handed` and
+ * `noted` where `heads`) are lists. */
 static int block_lists(PyObject *const *args, Py_ssize_t nargs, int heads) {
     if (nargs != (heads ? 9 : 7))
         return 0;
