@@ -8,8 +8,9 @@ sends a run of them as one `Block` (columns, not an `Outcome` and a `Row` each),
 process, which is one CPU for the whole build, counts it and passes it on whole
 (`pipeline.flow`), through the hreflang stage and the deploy memory to the writer. The pages
 that need words (a skip, a warning, a note, a date to settle) go as before, in their place; but
-a compiled run (`quick.HeadRead`) lists pages whose only words are notes of their hreflang
-clusters (a theme's, the same on every page of a site) in its block, the notes with it. The
+a compiled run (`quick.HeadRead`) lists pages whose only words are notes of their heads (a
+theme's hreflang cluster, Sphinx 7's canonical: the same on every page of a site) in its block,
+the notes with it. The
 same happens to the outcomes of the batches decided in the main process, so the output is the
 same bytes whatever the number of workers.
 """
