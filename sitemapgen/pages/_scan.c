@@ -1611,10 +1611,6 @@ static void iso_day(long long days, char *out) {
     digits(out + 8, day, 2);
 }
 
-static inline int lang_space(unsigned char ch) { /* Python's \s in a bytes pattern */
-    return ch == ' ' || (ch >= '\t' && ch <= '\r');
-}
-
 static inline int lang_char(unsigned char ch) {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-';
 }
@@ -1622,27 +1618,25 @@ static inline int lang_char(unsigned char ch) {
 /* The `<html lang>` of head bytes, as `head.html_lang` finds it (its pattern, searched in the first
  * `probe` bytes): where it starts in `data` and its length (1 to 35) into `*len`; -1 where none. */
 static Py_ssize_t html_lang_at(const char *data, Py_ssize_t n, Py_ssize_t probe, Py_ssize_t *len) {
-    const unsigned char *s = (const unsigned char *)data;
+    const Py_UCS1 *s = (const Py_UCS1 *)data;
     if (n > probe)
         n = probe;
     for (Py_ssize_t i = 0; i + 5 <= n; i++) {
-        if (s[i] != '<' || (s[i + 1] | 32) != 'h' || (s[i + 2] | 32) != 't' || (s[i + 3] | 32) != 'm' ||
-            (s[i + 4] | 32) != 'l')
+        if (s[i] != '<' || !spells(s, n, i, "<html"))
             continue;
         Py_ssize_t j = i + 5;
         if (j < n && ((lang_char(s[j]) && s[j] != '-') || s[j] == '_'))
             continue; /* no word boundary after `<html` */
         for (Py_ssize_t k = j; k < n && s[k] != '>'; k++) { /* the first `\slang\s*=\s*["']?` in the tag */
-            if (!lang_space(s[k]) || k + 5 > n || (s[k + 1] | 32) != 'l' || (s[k + 2] | 32) != 'a' ||
-                (s[k + 3] | 32) != 'n' || (s[k + 4] | 32) != 'g')
+            if (!byte_space(s[k]) || !spells(s, n, k + 1, "lang"))
                 continue;
             Py_ssize_t m = k + 5;
-            while (m < n && lang_space(s[m]))
+            while (m < n && byte_space(s[m]))
                 m++;
             if (m >= n || s[m] != '=')
                 continue;
             m++;
-            while (m < n && lang_space(s[m]))
+            while (m < n && byte_space(s[m]))
                 m++;
             if (m < n && (s[m] == '"' || s[m] == '\''))
                 m++;
@@ -1787,7 +1781,7 @@ static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssiz
 /* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and as
  * a whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of its
  * path (from `path` on: where the base URL's last '/' is) that is met once in it, followed by a
- * quote, replaced by two NULs; else with `file` (an index page's URL with its file's name, or
+ * quote, replaced by two NULs; else with the URL and `name` (an index page's file's name, or
  * NULL), met once in it as a whole quoted value, replaced by a NUL and a 3 (see `head_block`: a
  * canonical naming the page's own file); else, where `folder` (the URL is a folder's, not the base
  * URL's), with the URL less its last '/', met once in it after a quote (the start of a value),
@@ -1795,7 +1789,7 @@ static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssiz
  * NUL, so no shape is a tag's text, nor one kind of shape another. Py_None where none is in it;
  * NULL with an exception set. Where the part replaced starts in `loc` (-3: a file's shape, -2: a
  * folder's): into *suffix. */
-static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, PyObject *file, int folder,
+static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, const char *name, int folder,
                           Py_ssize_t *suffix) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(tag), len = PyUnicode_GET_LENGTH(loc);
     Py_ssize_t at = met_once(tag, n, loc, len, 1), from = 0;
@@ -1808,14 +1802,19 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, PyObjec
         if (at >= 0)
             break;
     }
-    Py_ssize_t file_len = file ? PyUnicode_GET_LENGTH(file) : 0;
-    if (at == -1 && file != NULL && (at = met_once(tag, n, file, file_len, 1)) >= 0) {
-        *suffix = -3;
-        PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + file_len, n);
-        PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%c%U", before, 0, 3, after) : NULL;
-        Py_XDECREF(before);
-        Py_XDECREF(after);
-        return shape;
+    if (at == -1 && name != NULL) { /* the URL its file is named by, made only where it is looked for */
+        PyObject *file = PyUnicode_FromFormat("%U%s", loc, name);
+        Py_ssize_t file_len = file ? PyUnicode_GET_LENGTH(file) : 0;
+        at = file ? met_once(tag, n, file, file_len, 1) : -2;
+        Py_XDECREF(file);
+        if (at >= 0) {
+            *suffix = -3;
+            PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + file_len, n);
+            PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%c%U", before, 0, 3, after) : NULL;
+            Py_XDECREF(before);
+            Py_XDECREF(after);
+            return shape;
+        }
     }
     if (at == -1 && folder && (at = opens_once(tag, n, loc, len - 1)) >= 0) {
         *suffix = -2;
@@ -1885,16 +1884,16 @@ static PyObject *known_as(const PageConstants *c, PyObject *key) {
     return key == NULL || key == Py_None ? NULL : Py_XNewRef(PyDict_GetItemWithError(c->known, key));
 }
 
-/* What `c->known` holds of a deciding tag on the page at `loc` (`file`, `folder`: see `shape_of`), by its
+/* What `c->known` holds of a deciding tag on the page at `loc` (`name`, `folder`: see `shape_of`), by its
  * text or its shape (`shape_of`, into *shape, a new reference, where it is not known by its text), a new
  * reference, where the part of `loc` its shape replaced starts into *suffix (-1: by its text);
  * NULL where it holds neither, or with an exception set. */
-static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, PyObject *file, int folder,
+static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, const char *name, int folder,
                           PyObject **shape, Py_ssize_t *suffix) {
     *shape = NULL;
     *suffix = -1;
     PyObject *known = known_as(c, tag);
-    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, file, folder, suffix)) == NULL)
+    if (known != NULL || PyErr_Occurred() || (*shape = shape_of(tag, loc, c->base_len - 1, name, folder, suffix)) == NULL)
         return known;
     return known_as(c, *shape);
 }
@@ -1905,11 +1904,11 @@ static PyObject *known_of(const PageConstants *c, PyObject *tag, PyObject *loc, 
  * tag not known, in order, once no tag is known to say more: 1, its links into `links`; 0 where a
  * tag says more, or the head is not one a scan answers for; -1 with an exception set. Its deciding
  * tags (`deciding_tags_utf8`'s answer, a new reference) into `*found` where a scan found them; a
- * canonical naming the page's folder as a file, or its own file (`file`, `folder`: see `shape_of`),
+ * canonical naming the page's folder as a file, or its own file (`name`, `folder`: see `shape_of`),
  * what is known of it (a new reference), into `*missing`, where that is the only tag that may say a
  * canonical. */
 static int says_nothing_more(const Told *told, const PageConstants *c, const char *data, Py_ssize_t n, PyObject *loc,
-                             PyObject *file, int folder, PyObject **found, Links *links, PyObject **missing) {
+                             const char *name, int folder, PyObject **found, Links *links, PyObject **missing) {
     *found = NULL;
     *missing = NULL;
     links->count = 0;
@@ -1932,7 +1931,7 @@ static int says_nothing_more(const Told *told, const PageConstants *c, const cha
     char by_text[MOST_TAGS] = {0}; /* known by its text (so no canonical naming the page: see `judge`) */
     int nothing = 1;
     for (Py_ssize_t t = 0; t < count && nothing == 1; t++) {
-        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, file, folder, &shapes[t], &suffix[t]);
+        said[t] = known_of(c, PyList_GET_ITEM(tags, t), loc, name, folder, &shapes[t], &suffix[t]);
         by_text[t] = shapes[t] == NULL;
         if (said[t] != NULL)
             nothing = said_of(said[t], suffix[t]);
@@ -2236,12 +2235,9 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     }
     if (c->heads) { /* the head judged before the rest of the element is written */
         int folder = c->drop_index && index && name > 0; /* a folder's URL, not the base URL */
-        /* An index page's URL with its file's name: the URL its own file is named by. */
-        PyObject *file = c->drop_index && index ? PyUnicode_FromFormat("%U%s", loc_text, raw + name) : NULL;
-        int nothing = c->drop_index && index && file == NULL ? -1
-                      : ended ? says_nothing_more(told, c, head, head_len, loc_text, file, folder, &found, &links, &missing)
-                              : 0;
-        Py_XDECREF(file);
+        const char *file = c->drop_index && index ? raw + name : NULL; /* an index page's name, dropped */
+        int nothing =
+            ended ? says_nothing_more(told, c, head, head_len, loc_text, file, folder, &found, &links, &missing) : 0;
         if (nothing == 1 && missing != NULL && PyTuple_GET_SIZE(missing) == 2) { /* its folder as a file */
             nothing = !folder ? 0 : answered_by_none(c->root, (size_t)c->root_len, raw, (size_t)name - 1, missing);
             PyObject *folder_part = nothing == 1 ? PyUnicode_Substring(loc_text, c->base_len, loc_len - 1) : NULL;

@@ -13,7 +13,7 @@ from unittest import mock
 from urllib.parse import urlsplit
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen import Config
@@ -184,6 +184,7 @@ _HTML_TAGS = st.tuples(
 
 
 @settings(max_examples=500, deadline=None)
+@example(before=[], tags=[(b"<html", b" ", b"lang", b"=", b'"', b"y" * 36)], after=[], probe=120)  # 35 kept
 @given(
     before=st.lists(_LANG_PARTS, max_size=8),
     tags=st.lists(_HTML_TAGS, max_size=3),
@@ -336,12 +337,8 @@ def test_a_theme_s_links_to_each_language_s_home_are_judged_once(tmp_path: Path)
     for name in ("index.html", "a.html", "b.html", "de/index.html", "de/a.html", "fr/index.html", "fr/a.html"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(f"<html lang='{name[:2] if '/' in name else 'en'}'><head>{homes}</head></html>")
-    decider, heads, _ = _heads(root)
-    judged = mock.Mock(wraps=heads.judge)
-    constants: Any = heads.constants
-    heads.constants = (*constants[:-2], judged, constants[-1])
-    with mock.patch.object(quick, "_WAIT_MOST", 0):
-        batch = heads.batch(_candidates(decider))
+    decider, heads, blocking = _heads(root)
+    batch, judged = _batch_judged(decider, heads, blocking)
     assert len(_listed_by_runs(batch)) == 7
     assert judged.call_count == 3
     decider.abort()
@@ -609,12 +606,8 @@ def test_a_site_s_clusters_are_judged_on_its_first_pages_only(tmp_path: Path) ->
         head += _links(("en", f"{base}{path}"), ("fr", f"{base}fr/{path}"), ("x-default", f"{base}{path}"))
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(f"<html><head>{head}</head><body></body></html>")
-    decider, heads, _ = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY)
-    judged = mock.Mock(wraps=heads.judge)
-    constants: Any = heads.constants
-    heads.constants = (*constants[:-2], judged, constants[-1])
-    with mock.patch.object(quick, "_WAIT_MOST", 0):
-        batch = heads.batch(_candidates(decider))
+    decider, heads, blocking = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY)
+    batch, judged = _batch_judged(decider, heads, blocking)
     assert len(_listed_by_runs(batch)) == 20
     # On the first English page, its canonical and three links; on the first French page, its three links.
     assert judged.call_count == 7
