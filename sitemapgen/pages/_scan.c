@@ -1778,6 +1778,19 @@ static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssiz
     return quote == '"' || quote == '\'' ? at : -1;
 }
 
+/* `tag` (n characters) with `len` of its characters from `at` replaced by a NUL, then the character
+ * `mark` where it is not -1 (a new reference); NULL with an exception set. */
+static PyObject *marked(PyObject *tag, Py_ssize_t n, Py_ssize_t at, Py_ssize_t len, int mark) {
+    PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + len, n);
+    PyObject *shape = NULL;
+    if (before && after)
+        shape = mark < 0 ? PyUnicode_FromFormat("%U%c%U", before, 0, after)
+                         : PyUnicode_FromFormat("%U%c%c%U", before, 0, mark, after);
+    Py_XDECREF(before);
+    Py_XDECREF(after);
+    return shape;
+}
+
 /* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and as
  * a whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of its
  * path (from `path` on: where the base URL's last '/' is) that is met once in it, followed by a
@@ -1809,34 +1822,19 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, const c
         Py_XDECREF(file);
         if (at >= 0) {
             *suffix = -3;
-            PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + file_len, n);
-            PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%c%U", before, 0, 3, after) : NULL;
-            Py_XDECREF(before);
-            Py_XDECREF(after);
-            return shape;
+            return marked(tag, n, at, file_len, 3);
         }
     }
     if (at == -1 && folder && (at = opens_once(tag, n, loc, len - 1)) >= 0) {
         *suffix = -2;
-        PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + len - 1, n);
-        PyObject *shape = before && after ? PyUnicode_FromFormat("%U%c%c%U", before, 0, 2, after) : NULL;
-        Py_XDECREF(before);
-        Py_XDECREF(after);
-        return shape;
+        return marked(tag, n, at, len - 1, 2);
     }
     if (at == -2)
         return NULL;
     if (at == -1)
         Py_RETURN_NONE;
     *suffix = from;
-    PyObject *before = PyUnicode_Substring(tag, 0, at), *after = PyUnicode_Substring(tag, at + len - from, n);
-    PyObject *shape = NULL;
-    if (before && after)
-        shape = from == 0 ? PyUnicode_FromFormat("%U%c%U", before, 0, after)
-                          : PyUnicode_FromFormat("%U%c%c%U", before, 0, 0, after);
-    Py_XDECREF(before);
-    Py_XDECREF(after);
-    return shape;
+    return marked(tag, n, at, len - from, from == 0 ? -1 : 0); /* the whole URL: one NUL; an end: two */
 }
 
 /* The most deciding tags of a head `head_block` answers for (a head with more is the decision's). */

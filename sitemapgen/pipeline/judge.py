@@ -97,7 +97,7 @@ class TagJudge:
         """Whether the tag `text` (`found`) says nothing on the page at `loc` that its row would
         show, kept where that holds on every page (see `__call__`)."""
         said = canonical_said(found, loc)
-        fine = said is not None and said[0] in (None, self.own_base + loc[len(self.base_url) :])
+        fine = said is not None and said[0] in (None, self._own(loc))
         hrefs = {apply: value for apply, value in found[0][1] if apply in _LINKS} if found else {}
         # (A value with a character reference is not as written: the page's URL in the tag may not be its href.)
         whole = shape is not None and "\0\0" not in shape and "&" not in text
@@ -170,11 +170,10 @@ class TagJudge:
         written, on this one), and names the files of its folder's path and those ends on each."""
         said = canonical_said(found, loc)
         end = _folder_end(found, text, loc, shape) if self.check_canonical and said is not None else None
-        own = self.own_base + loc[len(self.base_url) :]
-        if end is None or said is None or said[0] != own[:-1] + end:
+        if end is None or said is None or said[0] != self._own(loc)[:-1] + end:
             return None
         served = served_files(said[0], self.own_base, self.style)
-        folder = os.fsdecode(unquote_to_bytes(loc[len(self.base_url) : -1]))
+        folder = self._path(loc)[:-1]
         files = () if served is None else (*served.direct, *served.redirected)
         # Each beside the folder, not in it (so never the page): the folder's path, then more of a name.
         if not files or not all(
@@ -197,10 +196,17 @@ class TagJudge:
             return None
         if not written.startswith(loc) or name not in INDEX_NAMES or tag[0][1].text != written:
             return None
-        own = self.own_base + loc[len(self.base_url) :]
         served = served_files(said[0] or "", self.own_base, self.style)
-        path = os.fsdecode(unquote_to_bytes(loc[len(self.base_url) :])) + name
-        return (name,) if said[0] == own + name and served is not None and served.direct[:1] == (path,) else None
+        answers = served is not None and served.direct[:1] == (self._path(loc) + name,)  # its own file
+        return (name,) if said[0] == self._own(loc) + name and answers else None
+
+    def _own(self, loc: str) -> str:
+        """The page's URL `loc` as a head's URLs are normalized: the base URL so, then its path."""
+        return self.own_base + loc[len(self.base_url) :]
+
+    def _path(self, loc: str) -> str:
+        """The docroot path the page's URL `loc` names past the base URL (percent-decoded)."""
+        return os.fsdecode(unquote_to_bytes(loc[len(self.base_url) :]))
 
 
 def _folder_end(found: list[Read], text: str, loc: str, shape: str) -> str | None:
