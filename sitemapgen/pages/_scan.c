@@ -524,8 +524,9 @@ static inline int any_mark_bytes(const Py_UCS1 *s, Py_ssize_t from, Py_ssize_t e
             }                                                                                  \
             if (kind == NAME_TEXT) {                                              \
                 /* a title: its start tag and its text, which must run to its own end tag         \
-                 * ("</title", ASCII white space but \v, '>'); its name ended as html.parser's */ \
-                if (self_closing || s[name_end] == '\v')                                       \
+                 * ("</title", ASCII white space but \v, '>'); its name ended as html.parser's; no \
+                 * '/' before its '>', not even an unquoted value's (`labels._TITLE`'s test) */    \
+                if (self_closing || s[name_end] == '\v' || s[gt - 1] == '/')                    \
                     goto hand_back;                                                            \
                 Py_ssize_t u = NEXT_OPEN(s, gt + 1, n);                                        \
                 if (u + 2 + name_len >= n || s[u + 1] != '/')                                  \

@@ -173,6 +173,7 @@ _EDGES = st.sampled_from(
 @given(st.lists(st.one_of(_piece(), _EDGES), max_size=12))
 @example(["<script>a</\xa0script>", "<meta name=robots content=noindex>", "</script>"])
 @example(["<meta name=robots content=noindex\u2003>"])
+@example(["<meta>", "<meta>", "<title name=robots/>", "</title>"])  # a title's '/' before '>', in a value
 def test_where_it_answers_it_answers_as_the_python_scanner(pieces: list[str]) -> None:
     _agrees("".join(pieces))
 
