@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 N ?= 200000
 
 # Dev tools and dependencies at the exact versions of constraints-dev.txt (pyproject.toml has
-# lower bounds only).
+# lower bounds, and typer's one upper bound).
 $(STAMP): pyproject.toml constraints-dev.txt sitemapgen/pages/_scan.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints-dev.txt -e '.[test,mkdocs,sphinx,pelican]'

@@ -25,8 +25,8 @@ _EXIT_ENVIRONMENT = 3
 #: errno.ENOMEM, without loading errno.
 _ENOMEM = 12
 #: The address space that loading the program and reading its command line take, with room to
-#: spare (what it measures: docs/performance.md). typer loads pydantic, whose compiled core does
-#: not raise MemoryError when an allocation fails: it aborts the process with a message of its own.
+#: spare (what it measures: docs/performance.md), so that no compiled extension meets the end of
+#: it while loading: one may abort the process with a message of its own, not raise MemoryError.
 _PROGRAM_ROOM = 32 << 20
 
 
