@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
+import sitemapgen
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.head import read_head_bytes
 from sitemapgen.pages.scanner import scan_tags_fast
@@ -345,7 +346,13 @@ def test_the_bench_prints_its_tables_and_which_targets_hold(tmp_path: Path) -> N
         "sitemapgen, heads on, pure Python (SITEMAPGEN_PURE_PYTHON=1)",  # as where no C compiler is
     }
     header = next(line for line in lines if "interleaved runs each, medians" in line)
-    assert header.endswith(("heads read with the compiled scanner (sitemapgen/pages/_scan.c)", "heads read in Python"))
+    scanner, compiled = header.rsplit("; ", 2)[-2:]
+    assert scanner.endswith(("heads read with the compiled scanner (sitemapgen/pages/_scan.c)", "heads read in Python"))
+    # Builds load the package as installed, its bytecode compiled (not from source each time, as
+    # where PYTHONDONTWRITEBYTECODE is set):
+    assert compiled == "modules compiled to bytecode first, as pip installs them"
+    program = Path(sitemapgen.__file__).parent / "cli" / "program.py"
+    assert Path(importlib.util.cache_from_source(str(program))).is_file()
     floor = rows["the floor: walk + read each head, 2 processes"].removesuffix(" |").split(" | ")
     assert (floor[5], floor[7]) == ("1.0", "1.0")  # × floor, CPU × floor
     start = next(i for i, line in enumerate(lines) if line.startswith("Targets (set for trees of 200,000 pages"))
