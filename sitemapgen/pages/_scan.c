@@ -1763,10 +1763,10 @@ static Py_ssize_t met_once(PyObject *tag, Py_ssize_t n, PyObject *part, Py_ssize
     return again == -2 ? -2 : again == -1 ? at : -1;
 }
 
-/* Where `len` characters of `loc` from its start are met once in `tag` (n characters), after a
- * quote (the start of a quoted value); -1 where they are not so in it; -2 with an exception set. */
-static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssize_t len) {
-    PyObject *part = PyUnicode_Substring(loc, 0, len);
+/* Where `len` characters of `loc` from `from` are met once in `tag` (n characters), after a quote
+ * (the start of a quoted value); -1 where they are not so in it; -2 with an exception set. */
+static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssize_t from, Py_ssize_t len) {
+    PyObject *part = PyUnicode_Substring(loc, from, from + len);
     if (part == NULL)
         return -2;
     Py_ssize_t at = PyUnicode_Find(tag, part, 0, n, 1), again = at < 1 ? -1 : PyUnicode_Find(tag, part, at + 1, n, 1);
@@ -1792,22 +1792,34 @@ static PyObject *marked(PyObject *tag, Py_ssize_t n, Py_ssize_t at, Py_ssize_t l
     return shape;
 }
 
+/* Where a start of the page's URL `len` characters long is the part a shape replaced (`shape_of`),
+ * as *suffix says it, and back: below -1, -2 and -3, which say a text's, a folder's and a file's. */
+#define START_SHAPE(len) (-4 - (len))
+#define START_LENGTH(suffix) (-4 - (suffix))
+
 /* A deciding tag's shape on the page at `loc`: its text with the page's URL, met once in it and as
  * a whole quoted value, replaced by a NUL; else with the longest end of the URL from a '/' of its
  * path (from `path` on: where the base URL's last '/' is) that is met once in it, followed by a
- * quote, replaced by two NULs; else with the URL and `name` (an index page's file's name, or
- * NULL), met once in it as a whole quoted value, replaced by a NUL and a 3 (see `head_block`: a
- * canonical naming the page's own file); else, where `folder` (the URL is a folder's, not the base
- * URL's), with the URL less its last '/', met once in it after a quote (the start of a value),
- * replaced by a NUL and a 2 (a canonical naming the folder as a file). No tag a scan finds holds a
- * NUL, so no shape is a tag's text, nor one kind of shape another. Py_None where none is in it;
- * NULL with an exception set. Where the part replaced starts in `loc` (-3: a file's shape, -2: a
- * folder's): into *suffix. */
+ * quote, and holds no ';', replaced by two NULs; else with the URL and `name` (an index page's
+ * file's name, or NULL), met once in it as a whole quoted value, replaced by a NUL and a 3 (see
+ * `head_block`: a canonical naming the page's own file); else, where `folder` (the URL is a
+ * folder's, not the base URL's), with the URL less its last '/', met once in it after a quote (the
+ * start of a value), replaced by a NUL and a 2 (a canonical naming the folder as a file); else
+ * with the longest start of the URL to a '/' past `path`, written whole or as a path from the root
+ * (then with no ';'), met once in it after a quote, replaced by a NUL and a 4 (an hreflang link to
+ * a URL under the page's folders: a language's home). No tag a scan finds holds a NUL, so no shape
+ * is a tag's text, nor one kind of shape another. Py_None where none is in it; NULL with an
+ * exception set. Where the part replaced starts in `loc` (-3: a file's shape, -2: a folder's; a
+ * start's: `START_SHAPE` of its length): into *suffix. */
 static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, const char *name, int folder,
                           Py_ssize_t *suffix) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(tag), len = PyUnicode_GET_LENGTH(loc);
     Py_ssize_t at = met_once(tag, n, loc, len, 1), from = 0;
-    for (from = at >= 0 ? 0 : path; at == -1 && from < len; from++) {
+    /* An end holds no ';': as a path from the root, `urls.read_href` does not take it (see below). */
+    Py_ssize_t semicolon = at == -1 ? PyUnicode_FindChar(loc, ';', 0, len, -1) : -1;
+    if (semicolon == -2)
+        at = -2;
+    for (from = at >= 0 ? 0 : Py_MAX(path, semicolon + 1); at == -1 && from < len; from++) {
         if (PyUnicode_READ_CHAR(loc, from) != '/')
             continue;
         PyObject *end = PyUnicode_Substring(loc, from, len);
@@ -1826,9 +1838,34 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, const c
             return marked(tag, n, at, file_len, 3);
         }
     }
-    if (at == -1 && folder && (at = opens_once(tag, n, loc, len - 1)) >= 0) {
-        *suffix = -2;
-        return marked(tag, n, at, len - 1, 2);
+    if (at == -1 && folder) { /* (one whose value goes on with a '/' is a start's, as below) */
+        Py_ssize_t opens = opens_once(tag, n, loc, 0, len - 1);
+        if (opens >= 0 && opens + len - 1 < n && PyUnicode_READ_CHAR(tag, opens + len - 1) != '/') {
+            *suffix = -2;
+            return marked(tag, n, opens, len - 1, 2);
+        }
+        at = opens == -2 ? -2 : -1;
+    }
+    /* The longest start to a '/', written whole, else as a path from the root: the page's origin
+     * left out, and no ';', which no path from the root of a head holds (`urls.read_href`), so that
+     * where one page's href is such a path, so is every page's of the same shape. */
+    Py_ssize_t scheme = at == -1 ? PyUnicode_FindChar(loc, '/', 0, len, 1) : -1;
+    Py_ssize_t origin = scheme >= 0 ? PyUnicode_FindChar(loc, '/', scheme + 2, len, 1) : -1;
+    if (scheme == -2 || origin == -2)
+        at = -2;
+    for (int rooted = 0; rooted < 2 && at == -1; rooted++) {
+        Py_ssize_t first = rooted ? origin : 0; /* where the part starts in `loc` */
+        Py_ssize_t first_semicolon = rooted && first >= 0 ? PyUnicode_FindChar(loc, ';', first, len, 1) : -1;
+        if (first_semicolon == -2)
+            at = -2;
+        for (Py_ssize_t end = len - 1; at == -1 && first >= 0 && end > path; end--) {
+            if (PyUnicode_READ_CHAR(loc, end) != '/' || (first_semicolon >= 0 && first_semicolon < end))
+                continue;
+            if ((at = opens_once(tag, n, loc, first, end + 1 - first)) >= 0) {
+                *suffix = START_SHAPE(end + 1);
+                return marked(tag, n, at, end + 1 - first, 4);
+            }
+        }
     }
     if (at == -2)
         return NULL;
@@ -1852,9 +1889,10 @@ typedef struct {
 
 /* What a deciding tag's value in `c->known`, or `c->judge`'s answer, says (see `head_block`): 1
  * where nothing its page's row would show (True) or an hreflang link (a tuple: by the tag's text,
- * its element, its language folded and its URL; by its shape (`suffix` >= 0), the element before
- * and after the part of the page's URL the shape replaced, its language folded and its URL before
- * that part), 0 where more (False), -1 with TypeError. */
+ * its element, its language folded and its URL; by its shape (`suffix` >= 0: an end's; below -3: a
+ * start's), the element before and after the part of the page's URL the shape replaced, its
+ * language folded and its URL before that part (an end's) or after it (a start's)), 0 where more
+ * (False), -1 with TypeError. */
 static int said_of(PyObject *value, Py_ssize_t suffix) {
     if (value == Py_True || value == Py_False)
         return value == Py_True;
@@ -1864,7 +1902,7 @@ static int said_of(PyObject *value, Py_ssize_t suffix) {
         return 1; /* by a folder's shape: a canonical naming the folder as a file, if no file answers it */
     if (size == 1 && suffix == -3 && PyUnicode_Check(PyTuple_GET_ITEM(value, 0)))
         return 1; /* by a file's shape: a canonical naming the page's own file, listed under it */
-    int shaped = size == 4 && suffix >= 0; /* by its shape: one more part */
+    int shaped = size == 4 && (suffix >= 0 || suffix <= START_SHAPE(1)); /* by its shape: one more part */
     if ((size == 3 || shaped) && PyBytes_Check(PyTuple_GET_ITEM(value, 0)) &&
         (shaped ? PyBytes_Check(PyTuple_GET_ITEM(value, 1)) : PyUnicode_Check(PyTuple_GET_ITEM(value, 1))) &&
         PyUnicode_Check(PyTuple_GET_ITEM(value, size - 2)) && PyUnicode_Check(PyTuple_GET_ITEM(value, size - 1)))
@@ -1985,15 +2023,19 @@ static int made_links(Links *links, PyObject *loc) {
     for (links->made = 0; links->made < links->count; links->made++) {
         int i = links->made;
         PyObject *link = links->link[i], *first = PyTuple_GET_ITEM(link, 0);
-        if (links->suffix[i] < 0) {
+        if (links->suffix[i] == -1) { /* by its text */
             links->element[i] = Py_NewRef(first);
             links->href[i] = Py_NewRef(PyTuple_GET_ITEM(link, 2));
             continue;
         }
-        Py_ssize_t from = links->suffix[i], len = PyUnicode_GET_LENGTH(loc) - from;
-        PyObject *after = PyTuple_GET_ITEM(link, 1), *end = PyUnicode_Substring(loc, from, from + len);
-        links->href[i] = end ? PyUnicode_Concat(PyTuple_GET_ITEM(link, 3), end) : NULL;
-        Py_XDECREF(end);
+        /* The part of `loc` replaced: an end from `suffix`, or a start (its URL's, then the rest). */
+        int start = links->suffix[i] <= START_SHAPE(1);
+        Py_ssize_t from = start ? 0 : links->suffix[i];
+        Py_ssize_t len = start ? START_LENGTH(links->suffix[i]) : PyUnicode_GET_LENGTH(loc) - from;
+        PyObject *after = PyTuple_GET_ITEM(link, 1), *part = PyUnicode_Substring(loc, from, from + len);
+        PyObject *other = PyTuple_GET_ITEM(link, 3);
+        links->href[i] = part ? (start ? PyUnicode_Concat(part, other) : PyUnicode_Concat(other, part)) : NULL;
+        Py_XDECREF(part);
         links->element[i] = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(first) + len + PyBytes_GET_SIZE(after));
         if (links->href[i] == NULL || links->element[i] == NULL) {
             Py_CLEAR(links->href[i]);

@@ -10,6 +10,7 @@ where it holds on every page of the build.
 from __future__ import annotations
 
 import os
+import re
 from urllib.parse import unquote_to_bytes
 
 from sitemapgen.entry import Alternate, link_elements
@@ -38,9 +39,13 @@ Missing = tuple[tuple[bytes, ...], str]
 #: A canonical naming an index page's own file (Sphinx's ``/a/index.html`` for ``a/``), known by
 #: the file's shape (see `_scan.head_block`): the file's name. The page is listed under that URL.
 Declared = tuple[str]
-#: Where a folder's shape replaced the page's URL less its last '/' (see `Missing`), and a file's
-#: the page's URL and its file's name (see `Declared`).
-_FOLDER, _FILE = "\0\2", "\0\3"
+#: Where a folder's shape replaced the page's URL less its last '/' (see `Missing`), a file's
+#: the page's URL and its file's name (see `Declared`), and a start's a start of the page's URL to a
+#: '/' (see `TagJudge._started`).
+_FOLDER, _FILE, _START = "\0\2", "\0\3", "\0\4"
+#: What a URL may go on with after a start of the page's URL, for its link to be kept by its shape:
+#: characters no URL's normal form changes in a path (no '%', no query), and no dot segment.
+_PLAIN_REST = re.compile(r"[A-Za-z0-9._~/-]*")
 
 
 class TagJudge:
@@ -91,7 +96,9 @@ class TagJudge:
             return named
         shape = None if shape is None or _FOLDER in shape or _FILE in shape else shape  # else as a tag of none
         link = self._link(found, text, loc, shape) if self.clusters else None
-        return link if link is not None else self._fine(found, text, loc, shape)
+        if link is not None:
+            return link
+        return self._fine(found, text, loc, None if shape is None or _START in shape else shape)
 
     def _fine(self, found: list[Read], text: str, loc: str, shape: str | None) -> bool:
         """Whether the tag `text` (`found`) says nothing on the page at `loc` that its row would
@@ -124,35 +131,111 @@ class TagJudge:
         """The hreflang link that the one tag `found` (`text`) says alone on the page at `loc`, where
         its URL is absolute or a path from the root (the same on every page: `signals._apply_hreflang`
         takes both so, the second after the page's origin, which is the base URL's on every page a
-        run lists), as `head_block` takes it; else None. A path from the root is kept by its text
-        alone: with another page's part in it, it may not be one (a ';' is a URL's character, not a
-        path's). An absolute URL is kept (`known`) by its shape where it ends with
-        the part of the page's URL that the shape replaced and holds no character reference: the
-        page's whole URL, or an end of its path from a '/', after a start that makes a URL of it
-        with any such end, as every path's characters are a URL's (`_KEPT`): such a link holds on
-        every page, the part its own; so most of a cluster's links are one shape for a whole site
-        (a language's folder, then the page's path). Else by its text. (By its text at once, not once
-        met twice as other tags are: a link is met on each page of its cluster, and a theme writes
-        its links to each language's home on every page of a small site.)"""
+        run lists), as `head_block` takes it; else None. An absolute URL is kept (`known`) by its
+        shape where that holds on every page: the page's whole URL or an end of it (`_whole_or_end`),
+        or a start of it (`_started`); else by its text. A path from the root is kept by its text,
+        and by its shape, a start's or an end's, where that holds on every page (`_from_root`).
+        (By its text at once, not once met twice as other tags are: a link is met on each page of
+        its cluster, and a theme writes its links to each language's home on every page of a site.)"""
         said = found[0][1] if len(found) == 1 else ()
         if len(said) != 1 or said[0][0] is not _HREFLANG or (target := said[0][1].target) is None:
             return None
         lang, folded, href = said[0][1].lang, said[0][1].folded, target.fixed
         if href is None and target.rooted and (origin := page_origin(loc)) is not None:
-            return self._kept(text, lang, folded, origin + target.text)
+            link = (lang, folded, origin + target.text)
+            return self._from_root(text, shape, link=link, written=target.text, loc=loc)
         if href is None:
             return None
-        if shape is not None and "&" not in text:
-            at = shape.index("\0")
-            whole = shape[at + 1 : at + 2] != "\0"
-            part = text[at : at + len(text) - len(shape) + (1 if whole else 2)]
-            start = href[: len(href) - len(part)]
-            if href.endswith(part) and (start == "" if whole else read_href(start + "/").fixed is not None):
-                before, after = link_elements((Alternate(lang, start + "\0"),)).encode().split(b"\0")
-                shaped = (before, after, folded, start)
-                keep(self.known, shape, shaped, _KNOWN_MOST, None)
-                return shaped
-        return self._kept(text, lang, folded, href)
+        link = (lang, folded, href)
+        if shape is not None and _START in shape:
+            kept = self._kept(text, *link)  # by its text too: its URL on any page
+            return self._started(text, shape, link=link, written=href, loc=loc) or kept
+        return self._whole_or_end(text, shape, link=link) or self._kept(text, *link)
+
+    def _whole_or_end(self, text: str, shape: str | None, *, link: tuple[str, str, str]) -> Link | None:
+        """The `link` (its language, folded, and absolute URL) that the tag `text` says, kept by its
+        `shape` where it ends with the part of the page's URL that the shape replaced and holds no
+        character reference: the page's whole URL, or an end of its path from a '/', after a start
+        that makes a URL of it with any such end, as every path's characters are a URL's (`_KEPT`):
+        such a link holds on every page, the part its own; so most of a cluster's links are one
+        shape for a whole site (a language's folder, then the page's path). Else None."""
+        if shape is None or "&" in text:
+            return None
+        lang, folded, href = link
+        at = shape.index("\0")
+        whole = shape[at + 1 : at + 2] != "\0"
+        part = text[at : at + len(text) - len(shape) + (1 if whole else 2)]
+        start = href[: len(href) - len(part)]
+        if not href.endswith(part) or (start != "" if whole else read_href(start + "/").fixed is None):
+            return None
+        before, after = link_elements((Alternate(lang, start + "\0"),)).encode().split(b"\0")
+        shaped = (before, after, folded, start)
+        keep(self.known, shape, shaped, _KNOWN_MOST, None)
+        return shaped
+
+    def _from_root(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str, loc: str) -> Link:
+        """The `link` (its language, folded, and URL: the page's origin, then `written`) that the tag
+        `text` says, written as a path from the root: kept by its text (it is that URL on any page
+        of a run), and by its `shape` where that is a start's (`_started`) or an end's (`_ended`)
+        and holds on every page, which it is then known by."""
+        kept = self._kept(text, *link)
+        started = self._started(text, shape, link=link, written=written, loc=loc)
+        return started or self._ended(text, shape, link=link, written=written) or kept
+
+    def _started(
+        self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str, loc: str
+    ) -> Link | None:
+        """The `link` (its language, folded, and URL) that the tag `text` says, written as `written`
+        (the URL whole, or its path from the root), kept by its `shape` where that is a start's: a
+        start of the page's URL `loc` to a '/' (or of its path from the root), after a quote,
+        replaced. It is kept where the value is that start, then a rest, and the URL is so on every
+        page: every start of a page's URL that holds the base URL is normal (a path's characters
+        are a URL's, and the run makes no shape of a path from the root with a ';', which
+        `urls.read_href` does not take), and the rest holds only characters that no URL's normal
+        form changes, and no dot segment. So the links of a theme's language switcher to each
+        language's home (``/site/de/``) are known once a language for every site of a generator,
+        not once a site. Else None."""
+        if shape is None or _START not in shape:
+            return None
+        lang, folded, href = link
+        at = shape.index(_START)
+        part = text[at : at + len(text) - len(shape) + len(_START)]
+        rest = written[len(part) :]
+        end = at + len(written)  # where the value ends, written so
+        if not written.startswith(part) or text[at + len(part) : end] != rest or text[end : end + 1] != text[at - 1]:
+            return None
+        if "&" in text or _PLAIN_REST.fullmatch(rest) is None or {".", ".."} & set(rest.split("/")):
+            return None
+        if not href.endswith(rest) or not loc.startswith(href[: len(href) - len(rest)]):
+            return None
+        before, after = link_elements((Alternate(lang, "\0" + rest),)).encode().split(b"\0")
+        shaped = (before, after, folded, rest)
+        keep(self.known, shape, shaped, _KNOWN_MOST, None)
+        return shaped
+
+    def _ended(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str) -> Link | None:
+        """The `link` (its language, folded, and URL) that the tag `text` says, written as `written`,
+        a path from the root, kept by its `shape` where that is an end's (an end of the page's URL
+        from a '/' of its path, then a quote, replaced): the value as written, a start (none, or a
+        path from the root with no '/' at its end), then that end. Every page's end is a path's
+        (with no ';', as the run makes them), so the value is a path from the root on every page,
+        and its URL the page's origin, the start, the page's end. So a page's link to itself
+        written from the root (Zensical's) is one shape for a whole site. Else None."""
+        if shape is None or "\0\0" not in shape or "&" in text:
+            return None
+        lang, folded, href = link
+        at = shape.index("\0\0")
+        part = text[at : at + len(text) - len(shape) + 2]
+        start = written[: len(written) - len(part)]
+        if not written.endswith(part) or text[at - len(start) : at] != start:
+            return None
+        if start and (start[0] != "/" or start[-1] == "/" or {".", ".."} & set(start.split("/"))):
+            return None  # (a path from the root on every page, the end any page's)
+        url = href[: len(href) - len(part)]  # the origin, then that rest
+        before, after = link_elements((Alternate(lang, url + "\0"),)).encode().split(b"\0")
+        shaped = (before, after, folded, url)
+        keep(self.known, shape, shaped, _KNOWN_MOST, None)
+        return shaped
 
     def _kept(self, text: str, lang: str, folded: str, href: str) -> Link:
         """The link to `href` that the tag `text` says, kept by its text."""

@@ -40,8 +40,8 @@ _scan: Any = load()  # the compiled module, where built
 #: Tags a head may hold, `{loc}` the page's URL as the build writes it, `{base}` the base URL,
 #: `{path}` the page's path from it, `{from_root}` from the root, `{other}` another page's URL,
 #: `{first}` and `{first_url}` the first page's path from the root and URL (`{first_url_ref}` with
-#: character references), `{folder}` the page's URL less a last '/': each way a tag may name the
-#: page, or seem to.
+#: character references), `{folder}` the page's URL less a last '/', `{parent}` its URL to the '/'
+#: before its last name: each way a tag may name the page, or seem to.
 TAGS = (
     '<link rel="canonical" href="{loc}">',
     "<link rel='canonical' href='{loc}'>",
@@ -71,6 +71,14 @@ TAGS = (
     '<link rel="alternate" hreflang="e!" href="{loc}">',  # no language
     '<link rel="alternate" hreflang="fr" href="{base}fr/{path}">',  # a language's folder, then the page's path
     '<link rel="alternate" hreflang="de" href="https:/{from_root}">',  # an end of the page's URL: no URL on each page
+    '<link rel="alternate" hreflang="es" href="{parent}es/">',  # a language's home in the page's folder
+    '<link rel="alternate" hreflang="es" href="{parent_from_root}es/">',  # the same, from the root
+    '<link rel="alternate" hreflang="es" href="/x{from_root}">',  # from the root: a folder, then the page's path
+    '<link rel="alternate" hreflang="es" href="{loc}es/x.html">',  # under the page's URL
+    '<link rel="alternate" hreflang="es" href="{parent}../es/">',  # a dot segment: not in normal form
+    '<link rel="alternate" hreflang="es" href="{parent}es/?q=1">',  # a query
+    "<link rel='alternate' hreflang='es' href='{parent}' data-x='{parent}es/'>",  # a start twice
+    '<link data-x="{parent}es/" rel="alternate" hreflang="es" href="{base}es/">',  # the start elsewhere
     '<meta property="article:modified_time" content="2020-01-02T03:04:05Z">',
     '<meta name="robots" content="index, follow">',
     '<meta name="robots" content="noindex">',
@@ -84,6 +92,7 @@ TAGS = (
 _NAMES = st.sampled_from(
     ["index.html", "a.html", "b.html", "b c.htm", "\u00e9.html", "d/index.html", "d/x.html", "e,noindex.html"]
     + ["f&g.html", "it's.html", "search.html", "404/index.html", "x=y.html", "a;b.html", "d.html", "e/f/index.html"]
+    + ["g;h/index.html", "g;h/i/j.html"]  # a ';' in a folder: no path from the root holds one (`urls.read_href`)
 )
 _TAG_LISTS = st.lists(st.sampled_from(range(len(TAGS))), max_size=3)
 #: A page's own tags, after its site's (a template's, the same on every page), and how its head ends.
@@ -152,6 +161,8 @@ def test_a_batch_is_each_page_decided(
         path = url_path(name, style)
         fields = {"loc": base + path, "base": base, "path": path, "from_root": urlsplit(base + path).path, **first}
         fields["folder"] = fields["loc"].removesuffix("/")
+        fields["parent"] = fields["folder"][: fields["folder"].rfind("/") + 1]
+        fields["parent_from_root"] = urlsplit(fields["parent"]).path
         fields["other"] = base + url_path(names[(i + 1) % len(names)], style)
         (root / name).write_bytes(_page(template + tags, shape, fields))
         os.utime(root / name, ns=(1_600_000_000 * 10**9 + i * 86_399 * 10**9,) * 2)
@@ -612,6 +623,69 @@ def test_a_site_s_clusters_are_judged_on_its_first_pages_only(tmp_path: Path) ->
     # On the first English page, its canonical and three links; on the first French page, its three links.
     assert judged.call_count == 7
     decider.abort()
+
+
+@pytest.mark.parametrize("start", ["https://example.com", ""], ids=["whole", "from-the-root"])
+def test_the_links_to_each_copy_s_language_homes_are_judged_on_the_first_copy_only(tmp_path: Path, start: str) -> None:
+    """Copies of a site, each in a folder of its own, whose pages link to each language's home in
+    their copy (a theme's language switcher: ``/s1/fr/``, no page there), and to themselves, as
+    URLs or paths from the root (as Zensical writes them): each link is one shape for every page
+    of every copy (the start of the page's URL to its copy's folder, then the language's folder;
+    the page's own URL, or path), judged once; and the run lists every page as the decision does."""
+    root = tmp_path / "public"
+    for copy in range(3):
+        for name in ("index.html", "guide/index.html", "guide/install/index.html", "api/index.html"):
+            page = f"s{copy}/{name}"
+            url = f"{start}/{page.removesuffix('index.html')}"
+            head = _links(("en", url), ("fr", f"{start}/s{copy}/fr/"), ("de", f"{start}/s{copy}/de/"))
+            (root / page).parent.mkdir(parents=True, exist_ok=True)
+            (root / page).write_text(f"<html><head>{head}</head><body></body></html>")
+    decider, heads, blocking = _heads(root, url_style=UrlStyle.DIRECTORY)
+    batch, judged = _batch_judged(decider, heads, blocking)
+    assert len(_listed_by_runs(batch)) == 12
+    # On the first page, its own link (the page's URL whole) and the two homes: three shapes in all.
+    assert judged.call_count == 3
+    assert sum("\0\4" in known for known in heads.judge.known) == 2
+    decider.abort()
+
+
+_COPY_NAMES = st.sampled_from(
+    ["s0/index.html", "s0/a/index.html", "s0/a/b.html", "s1/a/b/index.html", "s;1/index.html", "s;1/a/index.html"]
+    + ["\u00e9/a/index.html", "s 2/a.html", "s&3/a/index.html", "x/y;z/index.html", "x/y;z/w/index.html", "i.html"]
+)
+#: What a link goes on with after its copy's folder: a language's home, a page, or what no URL's
+#: normal form keeps as written (a dot segment, a query, a '%', a ';', a character not a URL's).
+_RESTS = st.sampled_from(["fr/", "", "de/x.html", "../fr/", "./", "fr/?q=1", "fr/%41/", "fr//", "a;b/", "\u00e9/"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    names=st.lists(_COPY_NAMES, min_size=1, max_size=6, unique=True),
+    rests=st.lists(_RESTS, min_size=1, max_size=3, unique=True),
+    start=st.sampled_from(["https://example.com", ""]),
+    own=st.booleans(),
+    style=st.sampled_from([UrlStyle.DIRECTORY, UrlStyle.INDEX]),
+)
+def test_links_to_a_copy_s_folder_decide_as_the_decision(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str], rests: list[str], start: str, own: bool, style: UrlStyle
+) -> None:
+    """Pages whose links name a start of their URL (their copy's folder), then more, as URLs or
+    paths from the root, whatever their names hold (a ';', a '&', a space, a letter not ASCII):
+    every page of a run is what the decision makes of it, with what was judged on others."""
+    root = tmp_path_factory.mktemp("public")
+    for name in names:
+        path = url_path(name, style)
+        folder = path[: path.find("/") + 1]  # the page's copy's, or none
+        links = [(("fr", "de", "es")[i], f"{start}/{folder}{rest}") for i, rest in enumerate(rests)]
+        head = _links(*links, *([("en", f"{start}/{path}")] if own else []))
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"<html lang='en'><head>{head}</head><body></body></html>")
+    decider, heads, blocking = _heads(root, url_style=style)
+    try:
+        for _ in range(2):  # the second time with what the first kept
+            _batch_judged(decider, heads, blocking)
+    finally:
+        decider.abort()
 
 
 @pytest.mark.parametrize(
