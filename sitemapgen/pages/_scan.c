@@ -1763,6 +1763,15 @@ static Py_ssize_t met_once(PyObject *tag, Py_ssize_t n, PyObject *part, Py_ssize
     return again == -2 ? -2 : again == -1 ? at : -1;
 }
 
+/* Where `len` characters of `loc` from `from` are first met in `tag` (n characters); -1 where they
+ * are not in it; -2 with an exception set. */
+static Py_ssize_t contains(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssize_t from, Py_ssize_t len) {
+    PyObject *part = PyUnicode_Substring(loc, from, from + len);
+    Py_ssize_t at = part == NULL ? -2 : PyUnicode_Find(tag, part, 0, n, 1);
+    Py_XDECREF(part);
+    return at;
+}
+
 /* Where `len` characters of `loc` from `from` are met once in `tag` (n characters), after a quote
  * (the start of a quoted value); -1 where they are not so in it; -2 with an exception set. */
 static Py_ssize_t opens_once(PyObject *tag, Py_ssize_t n, PyObject *loc, Py_ssize_t from, Py_ssize_t len) {
@@ -1853,12 +1862,17 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, const c
     Py_ssize_t origin = scheme >= 0 ? PyUnicode_FindChar(loc, '/', scheme + 2, len, 1) : -1;
     if (scheme == -2 || origin == -2)
         at = -2;
-    for (int rooted = 0; rooted < 2 && at == -1; rooted++) {
+    /* (Each start holds the shortest: where that is not in the tag at all, no start is.) */
+    Py_ssize_t shortest = at == -1 && path + 1 < len ? PyUnicode_FindChar(loc, '/', path + 1, len, 1) : -1;
+    if (shortest == -2)
+        at = -2;
+    for (int rooted = 0; rooted < 2 && at == -1 && shortest >= 0; rooted++) {
         Py_ssize_t first = rooted ? origin : 0; /* where the part starts in `loc` */
         Py_ssize_t first_semicolon = rooted && first >= 0 ? PyUnicode_FindChar(loc, ';', first, len, 1) : -1;
-        if (first_semicolon == -2)
+        Py_ssize_t met = first >= 0 ? contains(tag, n, loc, first, shortest + 1 - first) : -1;
+        if (first_semicolon == -2 || met == -2)
             at = -2;
-        for (Py_ssize_t end = len - 1; at == -1 && first >= 0 && end > path; end--) {
+        for (Py_ssize_t end = len - 1; at == -1 && met >= 0 && end > path; end--) {
             if (PyUnicode_READ_CHAR(loc, end) != '/' || (first_semicolon >= 0 && first_semicolon < end))
                 continue;
             if ((at = opens_once(tag, n, loc, first, end + 1 - first)) >= 0) {
