@@ -164,14 +164,11 @@ class TagJudge:
         lang, folded, href = link
         at = shape.index("\0")
         whole = shape[at + 1 : at + 2] != "\0"
-        part = text[at : at + len(text) - len(shape) + (1 if whole else 2)]
+        part = _replaced(text, shape, "\0" if whole else "\0\0")
         start = href[: len(href) - len(part)]
         if not href.endswith(part) or (start != "" if whole else read_href(start + "/").fixed is None):
             return None
-        before, after = link_elements((Alternate(lang, start + "\0"),)).encode().split(b"\0")
-        shaped = (before, after, folded, start)
-        keep(self.known, shape, shaped, _KNOWN_MOST, None)
-        return shaped
+        return self._shaped(shape, lang, folded, marked=start + "\0", other=start)
 
     def _from_root(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str, loc: str) -> Link:
         """The `link` (its language, folded, and URL: the page's origin, then `written`) that the tag
@@ -199,7 +196,7 @@ class TagJudge:
             return None
         lang, folded, href = link
         at = shape.index(_START)
-        part = text[at : at + len(text) - len(shape) + len(_START)]
+        part = _replaced(text, shape, _START)
         rest = written[len(part) :]
         end = at + len(written)  # where the value ends, written so
         if not written.startswith(part) or text[at + len(part) : end] != rest or text[end : end + 1] != text[at - 1]:
@@ -208,10 +205,7 @@ class TagJudge:
             return None
         if not href.endswith(rest) or not loc.startswith(href[: len(href) - len(rest)]):
             return None
-        before, after = link_elements((Alternate(lang, "\0" + rest),)).encode().split(b"\0")
-        shaped = (before, after, folded, rest)
-        keep(self.known, shape, shaped, _KNOWN_MOST, None)
-        return shaped
+        return self._shaped(shape, lang, folded, marked="\0" + rest, other=rest)
 
     def _ended(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str) -> Link | None:
         """The `link` (its language, folded, and URL) that the tag `text` says, written as `written`,
@@ -225,15 +219,21 @@ class TagJudge:
             return None
         lang, folded, href = link
         at = shape.index("\0\0")
-        part = text[at : at + len(text) - len(shape) + 2]
+        part = _replaced(text, shape, "\0\0")
         start = written[: len(written) - len(part)]
         if not written.endswith(part) or text[at - len(start) : at] != start:
             return None
         if start and (start[0] != "/" or start[-1] == "/" or {".", ".."} & set(start.split("/"))):
             return None  # (a path from the root on every page, the end any page's)
         url = href[: len(href) - len(part)]  # the origin, then that rest
-        before, after = link_elements((Alternate(lang, url + "\0"),)).encode().split(b"\0")
-        shaped = (before, after, folded, url)
+        return self._shaped(shape, lang, folded, marked=url + "\0", other=url)
+
+    def _shaped(self, shape: str, lang: str, folded: str, *, marked: str, other: str) -> Link:
+        """The link of `lang` (`folded`) kept by its `shape`: its element before and after where
+        `marked` (its URL, a NUL for the part of the page's URL the shape replaced) holds the NUL,
+        and `other`, the rest of its URL (see `Link`)."""
+        before, after = link_elements((Alternate(lang, marked),)).encode().split(b"\0")
+        shaped = (before, after, folded, other)
         keep(self.known, shape, shaped, _KNOWN_MOST, None)
         return shaped
 
@@ -271,8 +271,7 @@ class TagJudge:
         `_scan.head_block`), is on every page of that shape, where the decision lists the page under
         it (`Decider._canonical`: the page's own file): the name (see `Declared`); else None."""
         said = canonical_said(found, loc)
-        at = shape.index(_FILE)
-        written = text[at : at + len(text) - len(shape) + len(_FILE)]
+        written = _replaced(text, shape, _FILE)
         name = written[len(loc) :]
         tag = found[0][1] if len(found) == 1 else ()
         if not self.check_canonical or said is None or len(tag) != 1 or tag[0][0] is not _CANONICAL or "&" in text:
@@ -290,6 +289,12 @@ class TagJudge:
     def _path(self, loc: str) -> str:
         """The docroot path the page's URL `loc` names past the base URL (percent-decoded)."""
         return os.fsdecode(unquote_to_bytes(loc[len(self.base_url) :]))
+
+
+def _replaced(text: str, shape: str, mark: str) -> str:
+    """What the `mark` of `shape` (the tag `text`, a part of the page's URL replaced) stands for."""
+    at = shape.index(mark)
+    return text[at : at + len(text) - len(shape) + len(mark)]
 
 
 def _folder_end(found: list[Read], text: str, loc: str, shape: str) -> str | None:
