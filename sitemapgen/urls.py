@@ -384,7 +384,7 @@ def served_files(url: str, base_url: str, style: UrlStyle) -> Served | None:
     rest = path_past_base(url, base_url)
     if rest is None:
         return None
-    name = os.fsdecode(unquote_to_bytes(rest))
+    name = rest if _PLAIN.fullmatch(rest) else os.fsdecode(unquote_to_bytes(rest))  # most need no decoding
     segments = name.split("/")
     if "\0" in name or ".." in segments or "." in segments or "" in segments[:-1]:
         return Served(())

@@ -12,11 +12,18 @@ static server in the URL style (`urls.served_files`), answers the URL with,
 directly as one of the page's own forms or after a redirect within the site; its
 URL is the one `Host.place` (or the URL style) lists it under. A URL no file
 answers (a 404) names no page, nor does a URL with a query.
+
+A theme may link the home of each language a site is set up for from every page,
+whether that language was built or not: each home not built is a folder no file
+answers, asked about from many pages. Once a folder's index files are found
+missing, its parent is listed (`_Listings`), and a folder that listing lacks is
+known to hold no file without a `stat` for each of its index names.
 """
 
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 from urllib.parse import unquote_to_bytes
@@ -24,7 +31,18 @@ from urllib.parse import unquote_to_bytes
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Alternate
 from sitemapgen.hosts.base import Host, page_forms
-from sitemapgen.urls import encoded_path, is_page_name, normalize_url, page_url, path_past_base, served_files
+from sitemapgen.urls import (
+    INDEX_NAMES,
+    encoded_path,
+    is_page_name,
+    normalize_url,
+    page_url,
+    path_past_base,
+    served_files,
+)
+
+_LISTINGS = 64  # folders whose listings are kept, the oldest let go first
+_LISTED_MOST = 1_024  # names a listing keeps: a bigger folder is not kept (each name asked by `stat`)
 
 
 class Form(NamedTuple):
@@ -43,6 +61,7 @@ class Forms:
         self.host = host
         self.root = os.path.join(config.docroot, "")
         self.own_base = normalize_url(config.base_url)
+        self.listings = _Listings()
 
     def page_of(self, href: str) -> tuple[str, bool] | None:
         """The docroot relpath of the page `href` (absolute, normalized) names, and whether
@@ -62,7 +81,7 @@ class Forms:
                 if named is not None and os.fsdecode(unquote_to_bytes(named)) in page_forms(direct)
                 else None
             )
-        redirected = self._first_page(served.redirected)
+        redirected = self._first_page(served.redirected) if served.redirected else None
         return None if redirected is None else (redirected, True)
 
     def listed(self, href: str) -> Form | None:
@@ -88,11 +107,70 @@ class Forms:
 
     def _first_page(self, relpaths: tuple[str, ...]) -> str | None:
         """The first of `relpaths` that is a page file in the docroot: the one a server answers with."""
-        root = self.root
+        root, listings = self.root, self.listings
         for relpath in relpaths:  # a loop: a generator's frame costs more than most of these lookups
-            if is_page_name(relpath) and os.path.isfile(root + relpath):
+            if is_page_name(relpath) and not listings.lack(relpath) and os.path.isfile(root + relpath):
                 return relpath
+        if relpaths and all(relpath.endswith(INDEX_NAMES) for relpath in relpaths):
+            listings.list_parent(root, relpaths[0])  # a folder with no index: likely no folder
         return None
+
+
+class _Listings:
+    """The names in a few folders of the docroot, each listed once a subfolder of it was asked
+    for and had no index file (see the module's docstring), kept as a case-insensitive file
+    system may find them: a listing that lacks a name lacks it there too."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, frozenset[str] | None] = {}  # folder (relpath, no '/'): its names; None: not kept
+
+    def lack(self, relpath: str) -> bool:
+        """Whether the folder of `relpath`'s folder is listed and lacks that folder (so `relpath`)."""
+        folder = relpath.rpartition("/")[0]
+        if not folder or not self.names:
+            return False
+        parent, _, name = folder.rpartition("/")
+        names = self.names.get(parent)
+        return names is not None and _trusted(name) and _caseless(name) not in names
+
+    def list_parent(self, root: str, relpath: str) -> None:
+        """List the folder of `relpath`'s folder, unless it is listed already (or not kept)."""
+        folder = relpath.rpartition("/")[0]
+        if not folder:
+            return
+        parent = folder.rpartition("/")[0]
+        if parent in self.names:
+            return
+        if len(self.names) >= _LISTINGS:
+            del self.names[next(iter(self.names))]
+        names: set[str] = set()
+        try:
+            with os.scandir(os.path.join(root, parent)) as entries:
+                for entry in entries:
+                    if len(names) == _LISTED_MOST:
+                        self.names[parent] = None
+                        return
+                    names.add(_caseless(entry.name))
+        except FileNotFoundError:
+            pass  # no such folder: it lacks every name
+        except OSError:
+            self.names[parent] = None  # unreadable: each name is asked by `stat`, as before
+            return
+        self.names[parent] = frozenset(names)
+
+
+def _trusted(name: str) -> bool:
+    """Whether a listing that lacks `name` lacks the file it names: not where a file system may
+    find it by another spelling than the listing's (Windows' short names and trailing dots)."""
+    return "~" not in name and not name.endswith((".", " "))
+
+
+def _caseless(name: str) -> str:
+    """`name` as a case-insensitive file system compares it (Unicode's canonical caseless match,
+    which also holds the two normalizations macOS may find one name by)."""
+    if name.isascii():
+        return name.lower()
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
 
 
 def given_clusters(config: Config, base_url: str) -> dict[str, tuple[Alternate, ...]]:

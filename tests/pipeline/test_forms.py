@@ -9,14 +9,19 @@ cluster stays reciprocal, and a link to a URL no file answers is still dropped.
 
 from __future__ import annotations
 
+import os
+import random
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
 
+from sitemapgen import Config
+from sitemapgen.pipeline.forms import Forms
+
 from .. import hostservers, hostsite
 from ..conftest import BASE, CliRunner
-from ..helpers import make_tree, published, static_server
+from ..helpers import html, make_tree, published, static_server
 
 HOSTS = ("plain", "netlify", "cloudflare", "vercel", "firebase", "serve")
 
@@ -198,3 +203,70 @@ def test_each_hosts_own_server_answers_each_link_as_published(tmp_path: Path, cl
                 assert len(hops) == 1 or hops[-2][1] == path, (host, written, hops)
                 moved += path != "/" + written
     assert moved > 0
+
+
+#: A docroot's folders under ``p/``, spelled as file systems may find them by other spellings:
+#: in another case, composed and decomposed, a Windows short name, a trailing dot.
+_FOLDERS = ("en", "DA", "caf\u00e9", "cafe\u0301x", "long~1", "dot.", "sp ace", "only-htm", "no-index", "deep/er")
+
+
+def _folder_tree(root: Path) -> Path:
+    files = {f"p/{name}/index.htm" if name == "only-htm" else f"p/{name}/index.html": html(name) for name in _FOLDERS}
+    del files["p/no-index/index.html"]
+    files["p/no-index/a.html"] = html("a")
+    files["p/file"] = "not a folder"
+    return make_tree(root, files)
+
+
+def test_folders_no_file_answers_are_found_by_their_parent_s_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page linking each language's home, one of them built: once one home is found missing,
+    its parent is listed, and the other homes are known missing without a `stat` of their files."""
+    from sitemapgen.pipeline.forms import Form
+
+    root = _folder_tree(tmp_path / "site")
+    looked: list[str] = []
+    isfile = os.path.isfile
+
+    def counted(path: str) -> bool:
+        looked.append(path)
+        return isfile(path)
+
+    monkeypatch.setattr(os.path, "isfile", counted)
+    found = Forms(Config(docroot=root, base_url=BASE), None)
+    homes = ["da", "de", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "sv", "tr", "uk", "zh"]
+    assert [found.listed(f"{BASE}p/{lang}x/") for lang in homes] == [None] * len(homes)
+    assert len(looked) == 2  # the first home's index.html and index.htm; the rest none
+    assert found.listed(BASE + "p/en/") == Form(BASE + "p/en/", False)
+
+
+def test_forms_that_keep_listings_answer_as_forms_that_look_for_each_file(tmp_path: Path) -> None:
+    """Whatever is asked, in whatever order, a URL's answer is the one of forms that look for its
+    files afresh: a listing never says a folder is missing that a `stat` would find."""
+    root = _folder_tree(tmp_path / "site")
+    names = [*_FOLDERS, "da", "Da", "CAF%C3%89", "caf%C3%A9", "cafe%CC%81x", "long~1", "dot", "missing", "file"]
+    urls = [f"{BASE}p/{quote(name)}{end}" for name in names for end in ("/", "", "/index.html", "/x/")]
+    urls += [f"{BASE}gone/{name}/" for name in ("a", "b")] + [BASE, BASE + "p/"]
+    rng = random.Random("listings")
+    for style in ("directory", "extensionless", "index"):
+        config = Config(docroot=root, base_url=BASE, url_style=style)  # type: ignore[arg-type]
+        for _ in range(20):
+            kept = Forms(config, None)
+            for url in rng.sample(urls, len(urls)):
+                assert kept.listed(url) == Forms(config, None).listed(url), (style, url)
+
+
+def test_a_listing_lacks_a_name_only_where_no_spelling_of_it_is_there(tmp_path: Path) -> None:
+    """A case-insensitive file system finds ``da/`` as ``DA/`` and ``café`` composed as it is
+    decomposed; Windows finds a short name and a name less its trailing dot: a listing lacks
+    none of these, only a name no spelling of which it holds."""
+    from sitemapgen.pipeline.forms import _Listings
+
+    root = _folder_tree(tmp_path / "site")
+    listings = _Listings()
+    listings.list_parent(str(root), "p/missing/index.html")
+    lacked = ["de", "cafe", "missing", "dot"]
+    not_lacked = ["da", "Da", "DA", "CAFÉ", "cafe\u0301", "caf\u00e9x", "LONG~1", "other~1", "dot.", "SP ACE"]
+    assert [listings.lack(f"p/{name}/index.html") for name in lacked + not_lacked] == [True] * 4 + [False] * 10
+    assert not listings.lack("q/de/index.html")  # a folder not listed: asked by `stat`
