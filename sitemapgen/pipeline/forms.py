@@ -23,7 +23,6 @@ known to hold no file without a `stat` for each of its index names.
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 from urllib.parse import unquote_to_bytes
@@ -126,20 +125,16 @@ class _Listings:
 
     def lack(self, relpath: str) -> bool:
         """Whether the folder of `relpath`'s folder is listed and lacks that folder (so `relpath`)."""
-        folder = relpath.rpartition("/")[0]
-        if not folder or not self.names:
+        if not self.names or (place := _folder_of(relpath)) is None:
             return False
-        parent, _, name = folder.rpartition("/")
+        parent, name = place
         names = self.names.get(parent)
         return names is not None and _trusted(name) and _caseless(name) not in names
 
     def list_parent(self, root: str, relpath: str) -> None:
         """List the folder of `relpath`'s folder, unless it is listed already (or not kept)."""
-        folder = relpath.rpartition("/")[0]
-        if not folder:
-            return
-        parent = folder.rpartition("/")[0]
-        if parent in self.names:
+        place = _folder_of(relpath)
+        if place is None or (parent := place[0]) in self.names:
             return
         if len(self.names) >= _LISTINGS:
             del self.names[next(iter(self.names))]
@@ -159,6 +154,15 @@ class _Listings:
         self.names[parent] = frozenset(names)
 
 
+def _folder_of(relpath: str) -> tuple[str, str] | None:
+    """The folder that holds `relpath`'s folder, and that folder's name; None at the docroot."""
+    folder = relpath.rpartition("/")[0]
+    if not folder:
+        return None
+    parent, _, name = folder.rpartition("/")
+    return parent, name
+
+
 def _trusted(name: str) -> bool:
     """Whether a listing that lacks `name` lacks the file it names: not where a file system may
     find it by another spelling than the listing's (Windows' short names and trailing dots)."""
@@ -170,6 +174,8 @@ def _caseless(name: str) -> str:
     which also holds the two normalizations macOS may find one name by)."""
     if name.isascii():
         return name.lower()
+    import unicodedata  # only for a name that is not ASCII: not loaded at each build's start
+
     return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
 
 
