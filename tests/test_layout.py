@@ -153,7 +153,7 @@ def test_the_faces_import_no_more_than_a_build_needs() -> None:
 
 #: The order the README's development section draws: each folder imports only what comes before it.
 DATA_ORDER = (
-    *("protocol", "_version", "_types", "errors", "urls", "skips", "entry"),
+    *("protocol", "_version", "_types", "errors", "urls", "hrefs", "skips", "entry"),
     *("util", "config", "deploy", "hosts", "pages", "lastmod", "pipeline", "output", "live", "commands"),
     *("cli", "integrations", "__main__", "sphinx", "pelican"),
 )

@@ -10,13 +10,12 @@ from hypothesis import strategies as st
 
 from sitemapgen import urls
 from sitemapgen.errors import ConfigError
+from sitemapgen.hrefs import normalize_url
 from sitemapgen.urls import (
     Served,
     UrlStyle,
     normalize_base_url,
-    normalize_url,
     page_url,
-    resolve_href,
     served_files,
     url_path,
 )
@@ -111,6 +110,19 @@ def test_a_path_is_encoded_as_quote_encodes_its_raw_bytes(segments: list[bytes])
     path's bytes, whatever they are (UTF-8 or not, with '%', '#' or '?')."""
     raw = b"/".join(segments)
     assert url_path(os.fsdecode(raw), UrlStyle.INDEX) == quote(raw, safe="/!$&'()*+,;=:@")
+
+
+@given(
+    st.one_of(
+        st.lists(segment, min_size=1, max_size=4).map(lambda segments: url_path(os.fsdecode(b"/".join(segments)))),
+        st.text(alphabet="aZ09-._~/%Cc3A9ff é", max_size=20),
+    )
+)
+@example("caf%C3%A9/%ff%FE/a%2Fb%zz%")
+def test_a_url_path_is_decoded_to_the_bytes_a_server_decodes_it_to(path: str) -> None:
+    """`decoded_path` (which leaves a path with nothing to decode as it is) gives the file name a
+    static server decodes any path to, bytes that are not UTF-8 as surrogate escapes."""
+    assert urls.decoded_path(path) == os.fsdecode(unquote_to_bytes(path))
 
 
 @given(st.text(min_size=1, max_size=30).filter(lambda t: "\0" not in t and "/" not in t and t not in (".", "..")))
@@ -233,47 +245,6 @@ def test_a_page_url_is_served_by_its_own_file(segments: list[str]) -> None:
         served = served_files(normalize_url(page_url(base, relpath, style)), base, style)
         assert served is not None
         assert relpath in served.direct
-
-
-_SEGMENT = st.one_of(
-    st.sampled_from([".", "..", "", "a", "de", "fr", "index.html", "%C3%A9t%C3%A9", "a:b", "x;y=1", "~u"]),
-    st.text(alphabet="abcXYZ019-._~!$&'()*+,;=:@", min_size=1, max_size=6),
-)
-
-
-@given(
-    segments=st.lists(_SEGMENT, min_size=1, max_size=6),
-    absolute=st.booleans(),
-    page=st.sampled_from(
-        [
-            "https://example.org/",
-            "https://example.org/de/",
-            "https://example.org/de/install/page.html",
-            "http://h:8080/a/b",
-        ]
-    ),
-)
-def test_path_references_resolve_as_urljoin_does(segments: list[str], absolute: bool, page: str) -> None:
-    """The fast join of path references (hreflang links) gives what urljoin and normalize_url give."""
-    href = ("/" if absolute else "") + "/".join(segments)
-    assume(href.strip())  # an empty href is no link (resolve_href says None), where urljoin gives the page
-    assert resolve_href(href, page) == urls._resolved(href, page)
-
-
-@given(
-    href=st.one_of(
-        st.builds(lambda s: "/" + "/".join(s), st.lists(_SEGMENT, min_size=1, max_size=5)),
-        st.builds("/".join, st.lists(_SEGMENT, min_size=1, max_size=5)),
-        st.sampled_from(["https://example.org/de/", "  /de/ ", "//other.org/x", "HTTPS://Example.org/A", "", "?q=1"]),
-        st.text(max_size=12),
-    ),
-    page=st.sampled_from(
-        ["https://example.org/", "https://example.org/de/install/page.html", "http://h:8080/a/b", "https://E.org/%7e/"]
-    ),
-)
-def test_an_href_read_once_resolves_as_resolve_href_on_every_page(href: str, page: str) -> None:
-    """Head reading settles what it can of an href once (read_href) and the rest per page."""
-    assert urls.read_href(href).resolve(page) == resolve_href(href, page)
 
 
 TRICKY_NAMES = [

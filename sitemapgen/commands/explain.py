@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import urlsplit
 
 from sitemapgen._types import Warn
 from sitemapgen.commands.explain_documents import document_lines, not_a_document
@@ -30,12 +30,13 @@ from sitemapgen.entry import Alternate, format_lastmod, format_priority
 from sitemapgen.errors import SitemapgenError
 from sitemapgen.hosts.base import Host
 from sitemapgen.hosts.load import effective_config
+from sitemapgen.hrefs import normalize_url
 from sitemapgen.output.outdir import check_docroot
 from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.forms import Forms
 from sitemapgen.skips import Skip, SkipReason, display
-from sitemapgen.urls import Served, is_page_name, normalize_url, served_files
+from sitemapgen.urls import Served, decoded_path, is_page_name, served_files
 
 logger = logging.getLogger("sitemapgen")
 
@@ -203,7 +204,7 @@ def _file_of(config: Config, host: Host | None, url: str) -> _Asked:
 
 def _named(url: str, base: str) -> str:
     """The docroot relpath `url`'s path names as it is (percent-decoded to the file name's bytes)."""
-    return os.fsdecode(unquote_to_bytes(urlsplit(url).path[len(urlsplit(base).path) :]))
+    return decoded_path(urlsplit(url).path[len(urlsplit(base).path) :])
 
 
 def _first_file(config: Config, relpaths: tuple[str, ...]) -> str | None:

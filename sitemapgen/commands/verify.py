@@ -230,10 +230,10 @@ def _pages(
     on_progress: Callable[[int, int], None] | None,
 ) -> None:
     """Each listed page (or the sample), then each page's cluster of alternates."""
+    from sitemapgen.hrefs import normalize_url
     from sitemapgen.live.pages import Answers, PageChecker, Seen, cluster_problems, elsewhere
     from sitemapgen.live.robots import Access, origin_of
     from sitemapgen.live.sitemaps import Listed, Listing, sample
-    from sitemapgen.urls import normalize_url
 
     site = origin_of(robots.url) + "/"
     with Listing(sitemaps.listed()) as listing:

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from sitemapgen.config.checks import check_bool, check_file_path, check_table, ordinal
 from sitemapgen.errors import ConfigError
-from sitemapgen.urls import resolve_href
+from sitemapgen.hrefs import resolve_href
 
 _KEYS = ("url", "file", "optional")
 #: The short form a flag takes: ``URL``, or ``FILE=URL`` (the file a local build wrote, served at URL).

@@ -15,9 +15,10 @@ from sitemapgen.config import checks, include, tables
 from sitemapgen.config.declare import Check
 from sitemapgen.config.words import GitPages, HostName, LastmodSource, SiteFacts
 from sitemapgen.errors import ConfigError, NeedsSetting
+from sitemapgen.hrefs import resolve_href
 from sitemapgen.protocol import LANGUAGE
 from sitemapgen.skips import Skip
-from sitemapgen.urls import UrlStyle, normalize_base_url, resolve_href
+from sitemapgen.urls import UrlStyle, normalize_base_url
 
 
 def one_of(kind: type[enum.Enum]) -> Check:

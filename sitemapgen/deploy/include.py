@@ -31,9 +31,9 @@ from sitemapgen.config.include import Include, origin
 from sitemapgen.deploy.source import Place, SourceError, directory, entries
 from sitemapgen.entry import Block, Row
 from sitemapgen.errors import EnvironmentFailure, SitemapgenError
+from sitemapgen.hrefs import normalize_url, resolve_href
 from sitemapgen.protocol import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemapgen.skips import plural
-from sitemapgen.urls import normalize_url, resolve_href
 
 if TYPE_CHECKING:
     from sitemapgen.deploy.changes import Changes

@@ -25,12 +25,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import urlsplit
 
 from sitemapgen.config.words import HostName
 from sitemapgen.hosts.files import HeaderRule, HostFiles, Origin, Redirect
 from sitemapgen.skips import Skip, SkipReason, display
-from sitemapgen.urls import INDEX_NAMES, Served, UrlStyle, encoded_path
+from sitemapgen.urls import INDEX_NAMES, Served, UrlStyle, decoded_path, encoded_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +203,7 @@ class Host:
         host's redirects within the site (five at most); None if `url` is not under `base_url`."""
         if not url.startswith(base_url):
             return None
-        path = "/" + os.fsdecode(unquote_to_bytes(urlsplit(url).path[len(urlsplit(base_url).path) :]))
+        path = "/" + decoded_path(urlsplit(url).path[len(urlsplit(base_url).path) :])
         answer = self.respond(path)
         if answer.fallback:  # nothing there: a canonical naming it names no page
             return Served(())

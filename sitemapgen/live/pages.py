@@ -18,12 +18,12 @@ from urllib.parse import urljoin
 
 from sitemapgen.config.words import DEFAULT_MAX_BYTES
 from sitemapgen.hosts.base import says_noindex
+from sitemapgen.hrefs import normalize_url
 from sitemapgen.lastmod.base import parse_datetime
 from sitemapgen.live.report import Finding
 from sitemapgen.live.robots import LiveRobots, origin_of
 from sitemapgen.live.sitemaps import Listed
 from sitemapgen.pages.head import facts_of_head, head_end
-from sitemapgen.urls import normalize_url
 from sitemapgen.util.fetch import Answer, Client, FetchError
 
 #: Tries of a page that answers 429 or 503 (the client honours Retry-After).

@@ -1824,7 +1824,7 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, const c
                           Py_ssize_t *suffix) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(tag), len = PyUnicode_GET_LENGTH(loc);
     Py_ssize_t at = met_once(tag, n, loc, len, 1), from = 0;
-    /* An end holds no ';': as a path from the root, `urls.read_href` does not take it (see below). */
+    /* An end holds no ';': as a path from the root, `hrefs.read_href` does not take it (see below). */
     Py_ssize_t semicolon = at == -1 ? PyUnicode_FindChar(loc, ';', 0, len, -1) : -1;
     if (semicolon == -2)
         at = -2;
@@ -1856,7 +1856,7 @@ static PyObject *shape_of(PyObject *tag, PyObject *loc, Py_ssize_t path, const c
         at = opens == -2 ? -2 : -1;
     }
     /* The longest start to a '/', written whole, else as a path from the root: the page's origin
-     * left out, and no ';', which no path from the root of a head holds (`urls.read_href`), so that
+     * left out, and no ';', which no path from the root of a head holds (`hrefs.read_href`), so that
      * where one page's href is such a path, so is every page's of the same shape. */
     Py_ssize_t scheme = at == -1 ? PyUnicode_FindChar(loc, '/', 0, len, 1) : -1;
     Py_ssize_t origin = scheme >= 0 ? PyUnicode_FindChar(loc, '/', scheme + 2, len, 1) : -1;

@@ -16,7 +16,7 @@ Each image is one URL (`choose`), the one a crawler wants, the largest rendition
 - a ``<picture>``: the largest candidate of its ``<source srcset>`` and its ``<img>``;
 - ``<meta property="og:image" content>``.
 
-Each URL is resolved as the page's other hrefs are (`urls.resolve_href`), against the
+Each URL is resolved as the page's other hrefs are (`hrefs.resolve_href`), against the
 page's ``<base href>`` if it has one; ``data:`` URIs, URLs that cannot be fetched as
 written, and images of 1x1 pixel (``width="1" height="1"``: tracking pixels) are left
 out, and each URL is listed once, where it first appears. What robots.txt disallows and
@@ -30,10 +30,10 @@ import os
 import re
 from typing import NamedTuple
 
+from sitemapgen.hrefs import resolve_href
 from sitemapgen.pages.encoding import decode_head
 from sitemapgen.pages.signals import RAW_TEXT
 from sitemapgen.protocol import MAX_URL_LENGTH
-from sitemapgen.urls import resolve_href
 from sitemapgen.util.safeio import read_page
 
 #: The most of a page read for its images: a page larger than this is read only so far, and said so.

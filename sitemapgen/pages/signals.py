@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from sitemapgen.entry import Alternate
+from sitemapgen.hrefs import Href, page_origin, read_href
 from sitemapgen.protocol import LANGUAGE
-from sitemapgen.urls import Href, page_origin, read_href
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ class _Found:
     """What the readers have found so far in one head (mutable while reading)."""
 
     page_url: str
-    #: The page URL's scheme and host, when it is in normal form (see urls.page_origin), once an
+    #: The page URL's scheme and host, when it is in normal form (see hrefs.page_origin), once an
     #: hreflang link asks (`origin_known`): most pages have none, and it costs a regex a page.
     origin: str | None = None
     origin_known: bool = False

@@ -30,6 +30,7 @@ import pathspec
 from sitemapgen._types import Warn
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Alternate, Block, Entry, Labels, Row, entry_room, row_of
+from sitemapgen.hrefs import normalize_url, resolve_href
 from sitemapgen.lastmod.chain import LastmodChain
 from sitemapgen.pages import kinds
 from sitemapgen.pages.head import read_head
@@ -40,7 +41,7 @@ from sitemapgen.pipeline.pathrules import PathRules
 from sitemapgen.pipeline.rules import RuleSet
 from sitemapgen.protocol import LANGUAGE, MAX_URL_LENGTH
 from sitemapgen.skips import NoteKind, Skip, SkipReason, conflict_note, display, missing_note
-from sitemapgen.urls import normalize_url, page_url, resolve_href, served_files
+from sitemapgen.urls import page_url, served_files
 from sitemapgen.util.parallel import Wire
 from sitemapgen.util.safeio import open_regular_stat, read_page
 

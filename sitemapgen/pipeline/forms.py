@@ -25,16 +25,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from typing import NamedTuple
-from urllib.parse import unquote_to_bytes
 
 from sitemapgen.config.settings import Config
 from sitemapgen.entry import Alternate
 from sitemapgen.hosts.base import Host, page_forms
+from sitemapgen.hrefs import normalize_url
 from sitemapgen.urls import (
     INDEX_NAMES,
+    decoded_path,
     encoded_path,
     is_page_name,
-    normalize_url,
     page_url,
     path_past_base,
     served_files,
@@ -75,11 +75,7 @@ class Forms:
         if direct is not None:
             # A host's rewrite may answer any path with a page: only the page's own forms are it.
             named = path_past_base(href, own_base)
-            return (
-                (direct, False)
-                if named is not None and os.fsdecode(unquote_to_bytes(named)) in page_forms(direct)
-                else None
-            )
+            return (direct, False) if named is not None and decoded_path(named) in page_forms(direct) else None
         redirected = self._first_page(served.redirected) if served.redirected else None
         return None if redirected is None else (redirected, True)
 

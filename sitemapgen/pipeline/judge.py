@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-from urllib.parse import unquote_to_bytes
 
 from sitemapgen.entry import Alternate, link_elements
+from sitemapgen.hrefs import page_origin, read_href
 from sitemapgen.pages.scanner import Read, keep, read_found
 from sitemapgen.pages.signals import SIGNALS, canonical_said
 from sitemapgen.pipeline.decide import Decider
-from sitemapgen.urls import INDEX_NAMES, page_origin, read_href, served_files
+from sitemapgen.urls import INDEX_NAMES, decoded_path, served_files
 
 #: What `TagJudge.known` holds at most (full, it starts again; see `scanner.keep`).
 _KNOWN_MOST = 4_096
@@ -188,7 +188,7 @@ class TagJudge:
         replaced. It is kept where the value is that start, then a rest, and the URL is so on every
         page: every start of a page's URL that holds the base URL is normal (a path's characters
         are a URL's, and the run makes no shape of a path from the root with a ';', which
-        `urls.read_href` does not take), and the rest holds only characters that no URL's normal
+        `hrefs.read_href` does not take), and the rest holds only characters that no URL's normal
         form changes, and no dot segment. So the links of a theme's language switcher to each
         language's home (``/site/de/``) are known once a language for every site of a generator,
         not once a site. Else None."""
@@ -288,7 +288,7 @@ class TagJudge:
 
     def _path(self, loc: str) -> str:
         """The docroot path the page's URL `loc` names past the base URL (percent-decoded)."""
-        return os.fsdecode(unquote_to_bytes(loc[len(self.base_url) :]))
+        return decoded_path(loc[len(self.base_url) :])
 
 
 def _replaced(text: str, shape: str, mark: str) -> str:

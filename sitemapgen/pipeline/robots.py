@@ -10,9 +10,10 @@ from protego import Protego
 
 from sitemapgen.config.settings import Config
 from sitemapgen.errors import ConfigError
+from sitemapgen.hrefs import normalize_url
 from sitemapgen.protocol import ROBOTS_FILE
 from sitemapgen.skips import Skip, SkipReason
-from sitemapgen.urls import at_host_root, normalize_url, page_url
+from sitemapgen.urls import at_host_root, page_url
 from sitemapgen.util.safeio import NotRegularFile, read_regular
 
 #: What Google reads of a robots.txt (RFC 9309 asks crawlers to read at least 500 KiB).

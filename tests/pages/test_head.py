@@ -10,6 +10,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from sitemapgen.entry import Alternate
+from sitemapgen.hrefs import normalize_url
 from sitemapgen.pages import head as head_module
 from sitemapgen.pages import scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
@@ -18,7 +19,7 @@ from sitemapgen.pages.labels import DESCRIPTION_LENGTH, TITLE_LENGTH, label
 from sitemapgen.pages.reference import MAX_TANGLE, scan_tags_bs4, tangle
 from sitemapgen.pages.scanner import may_decide, scan_tags_fast
 from sitemapgen.pages.signals import DECIDING_WORDS, HeadFacts
-from sitemapgen.urls import UrlStyle, normalize_base_url, normalize_url, page_url, url_path
+from sitemapgen.urls import UrlStyle, normalize_base_url, page_url, url_path
 
 from ..conftest import BASE, CliRunner, SiteFactory
 from ..helpers import locs
@@ -499,7 +500,7 @@ _normal_path_pieces = st.sampled_from([*"abcXYZ019AF-._~!$&'()*+,;=:@/", "%", "%
     st.lists(_normal_path_pieces, max_size=20),
 )
 def test_already_normal_urls_skip_normalizing_unchanged(scheme: str, host: str, path: list[str]) -> None:
-    from sitemapgen.urls import _NORMAL_URL
+    from sitemapgen.hrefs import _NORMAL_URL
 
     url = f"{scheme}{host}/{''.join(path)}"
     assume(_NORMAL_URL.fullmatch(url))  # not when a "%" starts no escape

@@ -92,7 +92,7 @@ TAGS = (
 _NAMES = st.sampled_from(
     ["index.html", "a.html", "b.html", "b c.htm", "\u00e9.html", "d/index.html", "d/x.html", "e,noindex.html"]
     + ["f&g.html", "it's.html", "search.html", "404/index.html", "x=y.html", "a;b.html", "d.html", "e/f/index.html"]
-    + ["g;h/index.html", "g;h/i/j.html"]  # a ';' in a folder: no path from the root holds one (`urls.read_href`)
+    + ["g;h/index.html", "g;h/i/j.html"]  # a ';' in a folder: no path from the root holds one (`hrefs.read_href`)
 )
 _TAG_LISTS = st.lists(st.sampled_from(range(len(TAGS))), max_size=3)
 #: A page's own tags, after its site's (a template's, the same on every page), and how its head ends.
