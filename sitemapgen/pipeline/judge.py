@@ -13,7 +13,7 @@ import os
 import re
 
 from sitemapgen.entry import Alternate, link_elements
-from sitemapgen.hrefs import page_origin, read_href
+from sitemapgen.hrefs import Href, page_origin, read_href
 from sitemapgen.pages.scanner import Read, keep, read_found
 from sitemapgen.pages.signals import SIGNALS, canonical_said
 from sitemapgen.pipeline.decide import Decider
@@ -31,6 +31,8 @@ _LINKS = (_CANONICAL, _HREFLANG)
 #: before and after the part of the page's URL the shape replaced, its language folded, and its
 #: URL before that part.
 Link = tuple[bytes, str, str] | tuple[bytes, bytes, str, str]
+#: What an hreflang link says on a page: a `Link`, or True where the row shows none (`hreflang = false`).
+Linked = Link | bool
 #: A canonical naming the page's folder as a file (Sphinx 7's dirhtml names ``/a/b.html`` for
 #: ``a/b/``), known by the folder's shape (see `_scan.head_block`): the ends of the files a server
 #: answers it with after the folder's path, and the end of its URL after the page's URL less its
@@ -59,6 +61,9 @@ class TagJudge:
         #: Whether the run makes a page's cluster where it is the links as the head gives them
         #: (`Decider.cluster` adding no x-default).
         self.clusters = config.hreflang and config.hreflang_x_default is None
+        #: Whether a row shows hreflang links: where it shows none (`hreflang = false`), a link that is
+        #: a URL on every page says nothing, and is known so by the shapes and texts `_link` keeps.
+        self.hreflang = config.hreflang
         self.check_canonical = config.check_canonical
         self.style = config.url_style
         #: What is known of a deciding tag, by its text or its shape (see `__call__`).
@@ -83,22 +88,23 @@ class TagJudge:
     def __call__(self, text: str, loc: str, shape: str | None) -> bool | Link | Missing | Declared:
         """Whether the deciding tag `text` says nothing on the page at `loc` that its row would show,
         as `quick.HeadRead` takes a head (nothing, a modified time, a canonical naming the page), or the
-        hreflang link it says alone (`_link`); `shape`: the tag with a part of `loc` replaced (see
-        `_scan.head_block`), or None. What holds on every page is kept (`known`): by its text, once
-        met twice (most tags are a page's own, met on no other page), what a tag says that names no
-        canonical, or says more; by its shape, that a tag whose canonical or hreflang link is the
-        page's URL written whole names the page so: so does each tag of that shape on its own page,
-        the rest of its text the same. A tag of a folder's or a file's shape may be a canonical
-        naming the page's folder as a file, or its own file (`_named`)."""
+        hreflang link it says alone (`_link`; True where the row shows none); `shape`: the tag with a
+        part of `loc` replaced (see `_scan.head_block`), or None. What holds on every page is kept
+        (`known`): by its text, once met twice (most tags are a page's own, met on no other page),
+        what a tag says that names no canonical, or says more; by its shape, that a tag whose
+        canonical or hreflang link is the page's URL written whole names the page so: so does each
+        tag of that shape on its own page, the rest of its text the same. A tag of a folder's or a
+        file's shape may be a canonical naming the page's folder as a file, or its own file (`_named`)."""
         found = self.fresh[text] = read_found([text])
         named = self._named(found, text, loc, shape)
         if named is not None:
             return named
         shape = None if shape is None or _FOLDER in shape or _FILE in shape else shape  # else as a tag of none
-        link = self._link(found, text, loc, shape) if self.clusters else None
+        link = self._link(found, text, loc, shape) if self.clusters or not self.hreflang else None
         if link is not None:
             return link
-        return self._fine(found, text, loc, None if shape is None or _START in shape else shape)
+        fine = found if self.hreflang else _unlinked(found)
+        return self._fine(fine, text, loc, None if shape is None or _START in shape else shape)
 
     def _fine(self, found: list[Read], text: str, loc: str, shape: str | None) -> bool:
         """Whether the tag `text` (`found`) says nothing on the page at `loc` that its row would
@@ -127,7 +133,7 @@ class TagJudge:
             keep(self.known, shape, named, _KNOWN_MOST, None)
         return named
 
-    def _link(self, found: list[Read], text: str, loc: str, shape: str | None) -> Link | None:
+    def _link(self, found: list[Read], text: str, loc: str, shape: str | None) -> Linked | None:
         """The hreflang link that the one tag `found` (`text`) says alone on the page at `loc`, where
         its URL is absolute or a path from the root (the same on every page: `signals._apply_hreflang`
         takes both so, the second after the page's origin, which is the base URL's on every page a
@@ -152,7 +158,7 @@ class TagJudge:
             return self._started(text, shape, link=link, written=href, loc=loc) or kept
         return self._whole_or_end(text, shape, link=link) or self._kept(text, *link)
 
-    def _whole_or_end(self, text: str, shape: str | None, *, link: tuple[str, str, str]) -> Link | None:
+    def _whole_or_end(self, text: str, shape: str | None, *, link: tuple[str, str, str]) -> Linked | None:
         """The `link` (its language, folded, and absolute URL) that the tag `text` says, kept by its
         `shape` where it ends with the part of the page's URL that the shape replaced and holds no
         character reference: the page's whole URL, or an end of its path from a '/', after a start
@@ -170,7 +176,7 @@ class TagJudge:
             return None
         return self._shaped(shape, lang, folded, marked=start + "\0", other=start)
 
-    def _from_root(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str, loc: str) -> Link:
+    def _from_root(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str, loc: str) -> Linked:
         """The `link` (its language, folded, and URL: the page's origin, then `written`) that the tag
         `text` says, written as a path from the root: kept by its text (it is that URL on any page
         of a run), and by its `shape` where that is a start's (`_started`) or an end's (`_ended`)
@@ -181,7 +187,7 @@ class TagJudge:
 
     def _started(
         self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str, loc: str
-    ) -> Link | None:
+    ) -> Linked | None:
         """The `link` (its language, folded, and URL) that the tag `text` says, written as `written`
         (the URL whole, or its path from the root), kept by its `shape` where that is a start's: a
         start of the page's URL `loc` to a '/' (or of its path from the root), after a quote,
@@ -207,7 +213,7 @@ class TagJudge:
             return None
         return self._shaped(shape, lang, folded, marked="\0" + rest, other=rest)
 
-    def _ended(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str) -> Link | None:
+    def _ended(self, text: str, shape: str | None, *, link: tuple[str, str, str], written: str) -> Linked | None:
         """The `link` (its language, folded, and URL) that the tag `text` says, written as `written`,
         a path from the root, kept by its `shape` where that is an end's (an end of the page's URL
         from a '/' of its path, then a quote, replaced): the value as written, a start (none, or a
@@ -228,18 +234,21 @@ class TagJudge:
         url = href[: len(href) - len(part)]  # the origin, then that rest
         return self._shaped(shape, lang, folded, marked=url + "\0", other=url)
 
-    def _shaped(self, shape: str, lang: str, folded: str, *, marked: str, other: str) -> Link:
+    def _shaped(self, shape: str, lang: str, folded: str, *, marked: str, other: str) -> Linked:
         """The link of `lang` (`folded`) kept by its `shape`: its element before and after where
         `marked` (its URL, a NUL for the part of the page's URL the shape replaced) holds the NUL,
-        and `other`, the rest of its URL (see `Link`)."""
-        before, after = link_elements((Alternate(lang, marked),)).encode().split(b"\0")
-        shaped = (before, after, folded, other)
+        and `other`, the rest of its URL (see `Link`); True where the row shows no link."""
+        shaped: Linked = True
+        if self.hreflang:
+            before, after = link_elements((Alternate(lang, marked),)).encode().split(b"\0")
+            shaped = (before, after, folded, other)
         keep(self.known, shape, shaped, _KNOWN_MOST, None)
         return shaped
 
-    def _kept(self, text: str, lang: str, folded: str, href: str) -> Link:
-        """The link to `href` that the tag `text` says, kept by its text."""
-        link = (link_elements((Alternate(lang, href),)).encode(), folded, href)
+    def _kept(self, text: str, lang: str, folded: str, href: str) -> Linked:
+        """The link to `href` that the tag `text` says, kept by its text; True where the row shows
+        no link."""
+        link: Linked = (link_elements((Alternate(lang, href),)).encode(), folded, href) if self.hreflang else True
         keep(self.known, text, link, _KNOWN_MOST, None)
         return link
 
@@ -289,6 +298,21 @@ class TagJudge:
     def _path(self, loc: str) -> str:
         """The docroot path the page's URL `loc` names past the base URL (percent-decoded)."""
         return decoded_path(loc[len(self.base_url) :])
+
+
+def _unlinked(found: list[Read]) -> list[Read]:
+    """`found` less the hreflang links that say nothing where the run copies none (`hreflang =
+    false`: `Decider.decide` reads no cluster): those whose URL is absolute or a path from the root,
+    which is a URL on every page; a link of another href may be ignored with a warning there."""
+    return [
+        (tag, tuple(pair for pair in said if pair[0] is not _HREFLANG or not _fixed(pair[1].target)))
+        for tag, said in found
+    ]
+
+
+def _fixed(target: Href | None) -> bool:
+    """Whether an hreflang link's `target` (None: no language) is a URL on every page."""
+    return target is not None and (target.fixed is not None or target.rooted)
 
 
 def _replaced(text: str, shape: str, mark: str) -> str:

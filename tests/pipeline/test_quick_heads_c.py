@@ -482,25 +482,25 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
     noted; and so is one naming no URL of the page where the page's <html lang> is none or one of
     the cluster's (noted, kept as the head gives it). Any other cluster (one the decision adds the
     page to in its language, one with a link that may name the page in another form, one with no
-    language) is the decision's, and so is every cluster where the decision adds an x-default or
-    leaves links out."""
+    language) is the decision's, and so is every cluster where the decision adds an x-default.
+    Where no row shows a link (hreflang off), a head's links say nothing, and its page is the
+    run's, but for a link the decision warns of (one of no language)."""
     root = tmp_path / "public"
     _clusters(root)
     decider, heads, blocking = _heads(root, **overrides)
     candidates = _candidates(decider)
+    listed = ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html")
+    listed += ("twice.html", "two-urls.html", "all-two.html", "not-named.html", "named-de.html", "formal.html")
+    listed += ("rooted.html",)
+    if overrides:
+        listed = ("named-it.html", "form/", *listed) if overrides == {"hreflang": False} else ()
     for _ in range(2):  # the second time with what the first kept
         with (
             mock.patch.object(quick, "read_head_at", wraps=read_head_at) as reading,
             mock.patch.object(quick, "_WAIT_MOST", 0),  # no page decided without a run (`HeadRead.backoff`)
         ):
             batch = heads.batch(candidates)
-        assert sorted(_listed_by_runs(batch)) == sorted(
-            f"https://example.com/{name}"
-            for name in ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html")
-            + ("twice.html", "two-urls.html", "all-two.html", "not-named.html", "named-de.html", "formal.html")
-            + ("rooted.html",)
-            if not overrides
-        )
+        assert sorted(_listed_by_runs(batch)) == sorted(f"https://example.com/{name}" for name in listed)
         assert reading.call_args_list == []  # the pages handed back came with their heads
         assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
         # What the decision notes of a page a run lists goes with its block, by its place in it.
@@ -605,9 +605,11 @@ def test_a_judgment_is_true_false_or_a_link(tmp_path: Path, judged: object) -> N
     decider.abort()
 
 
-def test_a_site_s_clusters_are_judged_on_its_first_pages_only(tmp_path: Path) -> None:
+@pytest.mark.parametrize("hreflang", [True, False], ids=["links-listed", "hreflang-off"])
+def test_a_site_s_clusters_are_judged_on_its_first_pages_only(tmp_path: Path, hreflang: bool) -> None:
     """Each link of an English and French site is one shape for the whole site (the page's own URL,
-    or a language's folder and the page's path), judged once: the run lists every page itself."""
+    or a language's folder and the page's path), judged once: the run lists every page itself;
+    where no row shows a link, too (each shape known to say nothing)."""
     root = tmp_path / "public"
     base = "https://example.com/docs/"
     names = [f"{section}/p{i}/index.html" for section in ("guide", "api") for i in range(5)]
@@ -617,11 +619,12 @@ def test_a_site_s_clusters_are_judged_on_its_first_pages_only(tmp_path: Path) ->
         head += _links(("en", f"{base}{path}"), ("fr", f"{base}fr/{path}"), ("x-default", f"{base}{path}"))
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(f"<html><head>{head}</head><body></body></html>")
-    decider, heads, blocking = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY)
+    decider, heads, blocking = _heads(root, base_url=base, url_style=UrlStyle.DIRECTORY, hreflang=hreflang)
     batch, judged = _batch_judged(decider, heads, blocking)
     assert len(_listed_by_runs(batch)) == 20
     # On the first English page, its canonical and three links; on the first French page, its three links.
     assert judged.call_count == 7
+    assert any(b"<xhtml:link" in row.xml for item in batch for row in item.rows()) is hreflang
     decider.abort()
 
 
