@@ -1681,11 +1681,13 @@ typedef struct {
     Py_ssize_t max_bytes, probe;
     Marks marks;
     PyObject *known, *judge, *own_base;
+    /* The x-default link the build adds to a cluster naming none (see `x_default_of`), or None. */
+    PyObject *x_default;
 } PageConstants;
 
 /* How many constants `mtime_block` takes, and how many more `head_block` does. */
 #define MTIME_CONSTANTS 16
-#define HEAD_CONSTANTS 6
+#define HEAD_CONSTANTS 7
 
 static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t *len) {
     PyObject *item = PyTuple_GET_ITEM(tuple, i);
@@ -1694,6 +1696,18 @@ static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t
     *text = PyBytes_AS_STRING(item);
     *len = PyBytes_GET_SIZE(item);
     return 0;
+}
+
+/* Whether `value` is an x-default constant (see `x_default_of`): None, or (folded language of an
+ * x-default link: str, its element where the build names a URL: bytes or None, the folded language
+ * whose link's URL it names: str, its element to the end of its language: bytes, where a link's
+ * language starts in its element: int). */
+static int x_default_given(PyObject *value) {
+    return value == Py_None ||
+           (PyTuple_CheckExact(value) && PyTuple_GET_SIZE(value) == 5 && PyUnicode_Check(PyTuple_GET_ITEM(value, 0)) &&
+            (PyTuple_GET_ITEM(value, 1) == Py_None || PyBytes_Check(PyTuple_GET_ITEM(value, 1))) &&
+            PyUnicode_Check(PyTuple_GET_ITEM(value, 2)) && PyBytes_Check(PyTuple_GET_ITEM(value, 3)) &&
+            PyLong_Check(PyTuple_GET_ITEM(value, 4)));
 }
 
 /* The constants of `tuple` into `c`, with `heads` those of `head_block`: 0, or -1 with a TypeError
@@ -1706,8 +1720,9 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
         bytes_at(tuple, 4, &c->frame[2], &c->frame_len[2]) < 0 ||
         bytes_at(tuple, 5, &c->frame[3], &c->frame_len[3]) < 0 || bytes_at(tuple, 6, &c->kept, &kept_len) < 0 ||
         bytes_at(tuple, 7, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 8)) ||
-        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 17)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 19)) ||
-                   !PyCallable_Check(PyTuple_GET_ITEM(tuple, 20)) || !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 21))))) {
+        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 17)) || !x_default_given(PyTuple_GET_ITEM(tuple, 19)) ||
+                   !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 20)) || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 21)) ||
+                   !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 22))))) {
         PyErr_SetString(PyExc_TypeError, usage);
         return -1;
     }
@@ -1732,9 +1747,10 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
             PyErr_SetString(PyExc_ValueError, "head_block: max_bytes and probe >= 0");
         if (PyErr_Occurred() || read_marks(PyTuple_GET_ITEM(tuple, 17), &c->marks) < 0)
             return -1;
-        c->known = PyTuple_GET_ITEM(tuple, 19);
-        c->judge = PyTuple_GET_ITEM(tuple, 20);
-        c->own_base = PyTuple_GET_ITEM(tuple, 21);
+        c->x_default = PyTuple_GET_ITEM(tuple, 19);
+        c->known = PyTuple_GET_ITEM(tuple, 20);
+        c->judge = PyTuple_GET_ITEM(tuple, 21);
+        c->own_base = PyTuple_GET_ITEM(tuple, 22);
     }
     if (c->drop_index < 0 || c->date_only < 0 || PyErr_Occurred())
         return -1;
@@ -2150,6 +2166,51 @@ static int cluster_of(const Links *links, PyObject *own, PyObject *stem, const c
     return in_it; /* else the decision adds the page in its language, or says it is none */
 }
 
+/* The x-default link `Decider._with_x_default` adds to a cluster (`links`, made, those `kept`, one
+ * at least), where the build adds one (`c->x_default`, see `x_default_given`) and no link kept is
+ * one: the element it names a URL with, or the element of the first link kept in the language it
+ * names, its language the x-default's. A new reference: bytes, or None where none is added; NULL
+ * with an exception set. */
+static PyObject *x_default_of(const PageConstants *c, const Links *links, const char *kept) {
+    if (c->x_default == Py_None)
+        return Py_NewRef(Py_None);
+    PyObject *own = PyTuple_GET_ITEM(c->x_default, 0), *element = PyTuple_GET_ITEM(c->x_default, 1);
+    PyObject *choice = PyTuple_GET_ITEM(c->x_default, 2);
+    int chosen = -1;
+    for (int i = 0; i < links->count; i++) {
+        if (!kept[i])
+            continue;
+        PyObject *language = PyTuple_GET_ITEM(links->link[i], PyTuple_GET_SIZE(links->link[i]) - 2);
+        int same = PyUnicode_Compare(language, own);
+        if (same == 0)
+            return Py_NewRef(Py_None); /* the head names one */
+        if (chosen < 0 && element == Py_None && PyUnicode_Compare(language, choice) == 0)
+            chosen = i;
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    if (element != Py_None)
+        return Py_NewRef(element);
+    if (chosen < 0)
+        return Py_NewRef(Py_None); /* no link in that language: none added */
+    PyObject *start = PyTuple_GET_ITEM(c->x_default, 3), *link = links->element[chosen];
+    Py_ssize_t from = PyLong_AsSsize_t(PyTuple_GET_ITEM(c->x_default, 4)), len = PyBytes_GET_SIZE(link);
+    const char *text = PyBytes_AS_STRING(link);
+    const char *quote = from >= 0 && from < len ? memchr(text + from, '"', (size_t)(len - from)) : NULL;
+    if (quote == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "head_block: a link's element holds no language where told");
+        return NULL;
+    }
+    Py_ssize_t rest = len - (quote - text);
+    PyObject *made = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(start) + rest);
+    if (made != NULL) {
+        memcpy(PyBytes_AS_STRING(made), PyBytes_AS_STRING(start), (size_t)PyBytes_GET_SIZE(start));
+        memcpy(PyBytes_AS_STRING(made) + PyBytes_GET_SIZE(start), quote, (size_t)rest);
+    }
+    return made;
+}
+
 /* Whether no file answers a canonical naming the page's folder as a file, as `judge` knows it
  * (`missing`: the ends, bytes, of the files a server answers it with, after the folder's path):
  * 1; 0 where one is a regular file; -1 with an exception set. The folder's path: `root` (`root_len`
@@ -2214,6 +2275,7 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     Links links = {.count = 0, .made = 0};
     char kept[MOST_TAGS];
     Py_ssize_t links_len = 0; /* the bytes of the links kept */
+    PyObject *x_default = NULL; /* the x-default link added to them (None: none) */
     /* The longest text: the path to open, or the element with every byte encoded (3 for 1). */
     size_t need = (size_t)(c->root_len + n + 1) +
                   (size_t)(c->frame_len[0] + c->frame_len[1] + c->frame_len[2] + c->frame_len[3]) +
@@ -2329,6 +2391,11 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
             Py_XDECREF(stem_part);
             Py_XDECREF(own);
             Py_XDECREF(path_part);
+            if (nothing == 1 && links_len > 0) {
+                x_default = x_default_of(c, &links, kept);
+                nothing = x_default == NULL ? -1 : 1;
+                links_len += x_default != NULL && x_default != Py_None ? PyBytes_GET_SIZE(x_default) : 0;
+            }
             size_t written = (size_t)(at - *buffer);
             if (nothing == 1 && grow((void **)buffer, size, need + (size_t)links_len, 1) < 0) {
                 PyErr_NoMemory();
@@ -2367,6 +2434,10 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
             at += PyBytes_GET_SIZE(element);
         }
     }
+    if (x_default != NULL && x_default != Py_None) {
+        memcpy(at, PyBytes_AS_STRING(x_default), (size_t)PyBytes_GET_SIZE(x_default));
+        at += PyBytes_GET_SIZE(x_default);
+    }
     memcpy(at, c->frame[3], (size_t)c->frame_len[3]);
     at += c->frame_len[3];
     double key = (double)seconds;
@@ -2403,6 +2474,7 @@ hand:
     }
 done:
     drop_links(&links);
+    Py_XDECREF(x_default);
     Py_XDECREF(conflicts);
     Py_XDECREF(missing);
     Py_XDECREF(canonical);
@@ -2488,7 +2560,10 @@ PyDoc_STRVAR(head_block_doc,
              "`quick.HeadRead.batch`: a page is listed only where its head says nothing that its row\n"
              "would show. `constants`: `mtime_block`'s (its `check` leaving out a page the decision must\n"
              "read some other way too), then the most bytes of a head, the scan's marks, `probe` (the\n"
-             "bytes a page's language is looked for in), `known` (a dict), `judge` and `own_base` (the\n"
+             "bytes a page's language is looked for in), the x-default link the build adds (None, or\n"
+             "(the folded language of an x-default link, its element where a URL is named or None, the\n"
+             "folded language whose link's URL it names, its element to its language's end, where a\n"
+             "link's language starts in its element)), `known` (a dict), `judge` and `own_base` (the\n"
              "base URL as a head's URLs are normalized). The head must be\n"
              "ended by an end of a head and certainly UTF-8, a scan must answer for it, finding at most\n"
              "64 tags (`deciding_tags_utf8`); then each deciding tag's text is looked up in\n"
@@ -2510,7 +2585,9 @@ PyDoc_STRVAR(head_block_doc,
              "elements, each once, less those of a language given two URLs, go in the page's after its\n"
              "lastmod, where one URL is the page's own (`own_base` and the URL's path), or none is and\n"
              "none may be the page's in another form, and the page's `<html lang>` (`html_lang`, in the\n"
-             "first `probe` bytes) is none or one of theirs. What the decision notes of a page listed\n"
+             "first `probe` bytes) is none or one of theirs; then the x-default link, where none of\n"
+             "them is one and one is in the language it names (or it names a URL). What the decision\n"
+             "notes of a page listed\n"
              "so (its place in the block, its relpath, the canonical no file answers or None, the\n"
              "languages given two URLs or None, whether no link names it) is appended to `noted`.\n"
              "Python says what each tag means, and what is known of it on every page (`judge` fills\n"

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 #: Says something of a listed page that the build counts and says once (`NoteKind`, example).
 Note = Callable[[NoteKind, str], None]
+#: The language of the link a cluster names its default with (`hreflang_x_default`), folded.
+X_DEFAULT = "x-default"
 
 
 class Outcome(NamedTuple):
@@ -280,12 +282,12 @@ class Decider:
         """`hreflang_x_default` added where the head names no x-default: that URL, or the
         cluster's link in that language (none in it: nothing added)."""
         choice = self.config.hreflang_x_default
-        if choice is None or any(a.hreflang.lower() == "x-default" for a in alternates):
+        if choice is None or any(a.hreflang.lower() == X_DEFAULT for a in alternates):
             return alternates
         if "://" in choice:
-            return (*alternates, Alternate("x-default", choice))
+            return (*alternates, Alternate(X_DEFAULT, choice))
         href = next((a.href for a in alternates if a.hreflang.lower() == choice.lower()), None)
-        return alternates if href is None else (*alternates, Alternate("x-default", href))
+        return alternates if href is None else (*alternates, Alternate(X_DEFAULT, href))
 
     def head_skip(self, page: Page, loc: str, head: HeadFacts, note: Note) -> tuple[Skip | None, str]:
         """What the head's signals mean for this page (not a page, noindex, redirect,

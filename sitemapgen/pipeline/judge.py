@@ -58,9 +58,6 @@ class TagJudge:
         config = decider.config
         self.base_url = config.base_url
         self.own_base = decider.own_base  # the base URL, normalized as a head's URLs are
-        #: Whether the run makes a page's cluster where it is the links as the head gives them
-        #: (`Decider.cluster` adding no x-default).
-        self.clusters = config.hreflang and config.hreflang_x_default is None
         #: Whether a row shows hreflang links: where it shows none (`hreflang = false`), a link that is
         #: a URL on every page says nothing, and is known so by the shapes and texts `_link` keeps.
         self.hreflang = config.hreflang
@@ -100,7 +97,7 @@ class TagJudge:
         if named is not None:
             return named
         shape = None if shape is None or _FOLDER in shape or _FILE in shape else shape  # else as a tag of none
-        link = self._link(found, text, loc, shape) if self.clusters or not self.hreflang else None
+        link = self._link(found, text, loc, shape)  # the run adds what x-default the build adds
         if link is not None:
             return link
         fine = found if self.hreflang else _unlinked(found)

@@ -52,7 +52,7 @@ from sitemapgen.pages.scanner import MARKS, Read, read_fast_utf8
 from sitemapgen.pages.signals import canonical_said
 from sitemapgen.pages.walk import Candidate, Page
 from sitemapgen.pipeline.blocks import Blocking, Gathered
-from sitemapgen.pipeline.decide import Decider, Note, Outcome
+from sitemapgen.pipeline.decide import X_DEFAULT, Decider, Note, Outcome
 from sitemapgen.pipeline.judge import TagJudge
 from sitemapgen.protocol import MAX_URL_LENGTH, LastmodFormat
 from sitemapgen.skips import NoteKind, conflict_note, display, missing_note
@@ -106,6 +106,20 @@ def _constants(decider: Decider, blocking: Blocking, check: Callable[[str], obje
         blocking.high,
         blocking.room,
     )
+
+
+def _x_default(choice: str | None) -> tuple[str, bytes | None, str, bytes, int] | None:
+    """What a run is told of the x-default link `Decider._with_x_default` adds to a cluster naming
+    none, where `hreflang_x_default` is `choice` (see `_scan.head_block`): the folded language of
+    an x-default link, the element where `choice` is a URL, the language whose link's URL it names
+    (folded), the element to its language's end, and where a link's language starts in its element."""
+    if choice is None:
+        return None
+    url = "://" in choice  # a URL, as the decision tells
+    element = link_elements((Alternate(X_DEFAULT, choice),)).encode() if url else None
+    start = link_elements((Alternate("\0", ""),)).encode().index(b"\0")
+    made = link_elements((Alternate(X_DEFAULT, ""),)).encode()[: start + len(X_DEFAULT)]
+    return X_DEFAULT, element, choice.lower(), made, start
 
 
 def _plain(config: Config, decider: Decider) -> bool:
@@ -237,6 +251,7 @@ class HeadRead:
                 self.max_bytes,
                 MARKS,
                 FRAGMENT_PROBE,
+                _x_default(config.hreflang_x_default),
                 self.judge.known,
                 self.judge,
                 self.own_base,

@@ -133,7 +133,7 @@ def _candidates(decider: Decider) -> list[tuple[str, bool]]:
     style=st.sampled_from([UrlStyle.DIRECTORY, UrlStyle.INDEX]),
     fmt=st.sampled_from(list(LastmodFormat)),
     hreflang=st.booleans(),
-    x_default=st.sampled_from([None, None, "en"]),
+    x_default=st.sampled_from([None, None, "en", "FR", "https://example.com/?a=1&b=2"]),
 )
 def test_a_batch_is_each_page_decided(
     tmp_path_factory: pytest.TempPathFactory,
@@ -473,6 +473,8 @@ def _listed_by_runs(batch: list[Outcome | Block]) -> list[str]:
     [
         pytest.param({}, id="as-the-head-gives-it"),
         pytest.param({"hreflang_x_default": "en"}, id="x-default-added"),
+        pytest.param({"hreflang_x_default": "FR"}, id="x-default-a-language-in-capitals"),
+        pytest.param({"hreflang_x_default": "https://example.com/?a=1&b=2"}, id="x-default-a-url"),
         pytest.param({"hreflang": False}, id="hreflang-off"),
     ],
 )
@@ -482,18 +484,18 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
     noted; and so is one naming no URL of the page where the page's <html lang> is none or one of
     the cluster's (noted, kept as the head gives it). Any other cluster (one the decision adds the
     page to in its language, one with a link that may name the page in another form, one with no
-    language) is the decision's, and so is every cluster where the decision adds an x-default.
+    language) is the decision's. Where the build adds an x-default, the run adds it as the
+    decision does, after the links, naming the URL of the cluster's link in that language.
     Where no row shows a link (hreflang off), a head's links say nothing, and its page is the
     run's, but for a link the decision warns of (one of no language)."""
     root = tmp_path / "public"
     _clusters(root)
     decider, heads, blocking = _heads(root, **overrides)
     candidates = _candidates(decider)
-    listed = ("a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html")
-    listed += ("twice.html", "two-urls.html", "all-two.html", "not-named.html", "named-de.html", "formal.html")
-    listed += ("rooted.html",)
-    if overrides:
-        listed = ("named-it.html", "form/", *listed) if overrides == {"hreflang": False} else ()
+    off = overrides == {"hreflang": False}
+    listed = ["a.html", "b.html", "c.html", "fr/a.html", "fr/b.html", "fr/c.html", "rooted.html"]
+    listed += ["twice.html", "two-urls.html", "all-two.html", "not-named.html", "named-de.html", "formal.html"]
+    listed += ["named-it.html", "form/"] if off else []
     for _ in range(2):  # the second time with what the first kept
         with (
             mock.patch.object(quick, "read_head_at", wraps=read_head_at) as reading,
@@ -518,14 +520,29 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
                 ("https://example.com/not-named.html", "HREFLANG_NO_SELF", "not-named.html"),
                 ("https://example.com/two-urls.html", "HREFLANG_CONFLICT", "two-urls.html names 'fr' more than once"),
             ]
-            if not overrides
+            if not off
             else []
         )
     decider.abort()
     link = '<xhtml:link rel="alternate" hreflang="{}" href="https://example.com/{}"/>'
-    if overrides:
+    rows = {row.loc: row.xml.decode() for item in batch if isinstance(item, Block) for row in item.rows()}
+    if off:
         assert not any(isinstance(value, tuple) for value in heads.judge.known.values())
+        assert not any("<xhtml:link" in xml for xml in rows.values())
         return
+    if overrides.get("hreflang_x_default", "en") != "en":  # as the decision adds it (above), in capitals or a URL
+        assert sum('hreflang="x-default"' in xml for xml in rows.values()) > 2
+        return
+    # The x-default added where a link is English: its URL, after the links; none where the head names one (b).
+    named = {"b.html", "fr/b.html"}
+    if overrides:
+        named |= {"a.html", "c.html", "fr/a.html", "fr/c.html", "rooted.html"}
+        named |= {"twice.html", "two-urls.html", "formal.html"}
+    assert {loc: xml.count('hreflang="x-default"') for loc, xml in rows.items() if "x-default" in xml} == {
+        f"https://example.com/{name}": 1 for name in named
+    }
+    x_default = link.format("x-default", "a.html") + "</url>\n"
+    assert rows["https://example.com/fr/a.html"].endswith(x_default) is bool(overrides)
     # A link naming the page is known by its shape; one naming its translation, by the start of its URL.
     tag, element = '<link rel="alternate" hreflang="{}" href="{}">'.format, b'<xhtml:link rel="alternate" hreflang='
     assert heads.judge.known[tag("en", "\0")] == (element + b'"en" href="', b'"/>', "en", "")
@@ -541,8 +558,7 @@ def test_a_run_lists_a_cluster_as_the_head_gives_it(tmp_path: Path, overrides: d
         "fr",
         "https://example.com/fr/a.html",
     )
-    rows = {row.loc: row.xml.decode() for item in batch if isinstance(item, Block) for row in item.rows()}
-    assert rows["https://example.com/twice.html"].count("<xhtml:link") == 3
+    assert rows["https://example.com/twice.html"].count("<xhtml:link") == 3 + bool(overrides)
     assert link.format("x-default", "b.html") in rows["https://example.com/fr/b.html"]
     assert link.format("it", "it&amp;c.html") in rows["https://example.com/fr/c.html"]
     # A link from the root: the base URL's origin, then its path.
