@@ -36,7 +36,7 @@ from sitemapgen.pipeline.decide import Outcome
 from sitemapgen.pipeline.flow import Pipeline
 from sitemapgen.pipeline.forms import Forms
 from sitemapgen.skips import Skip, SkipReason, display
-from sitemapgen.urls import Served, decoded_path, is_page_name, served_files
+from sitemapgen.urls import Served, decoded_path, is_page_name, path_past_base, served_files
 
 logger = logging.getLogger("sitemapgen")
 
@@ -195,16 +195,12 @@ def _file_of(config: Config, host: Host | None, url: str) -> _Asked:
     redirected = _first_file(config, served.redirected)
     if redirected is not None:
         return _Asked(redirected, f"{url}: answered with {display(redirected)} after a redirect")
-    other = _first_file(config, (_named(asked, base),)) if host is None and served.direct + served.redirected else None
+    named = path_past_base(asked, base) if host is None and served.direct + served.redirected else None
+    other = None if named is None else _first_file(config, (decoded_path(named),))
     if other is not None:  # a file that is not a page (robots.txt): its explanation says so
         return _Asked(other, f"{url}: answered with {display(other)}")
     how = _tried(served) if host is None else f" (as {host.name.value} serves the site)"
     return _Asked(url, None, f"{url}: not listed: no file in the docroot answers it{how}")
-
-
-def _named(url: str, base: str) -> str:
-    """The docroot relpath `url`'s path names as it is (percent-decoded to the file name's bytes)."""
-    return decoded_path(urlsplit(url).path[len(urlsplit(base).path) :])
 
 
 def _first_file(config: Config, relpaths: tuple[str, ...]) -> str | None:

@@ -25,12 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
-from urllib.parse import urlsplit
 
 from sitemapgen.config.words import HostName
 from sitemapgen.hosts.files import HeaderRule, HostFiles, Origin, Redirect
 from sitemapgen.skips import Skip, SkipReason, display
-from sitemapgen.urls import INDEX_NAMES, Served, UrlStyle, decoded_path, encoded_path
+from sitemapgen.urls import INDEX_NAMES, Served, UrlStyle, decoded_path, encoded_path, path_past_base
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,9 +200,10 @@ class Host:
     def served(self, url: str, base_url: str) -> Served | None:
         """The file that answers `url` (see `urls.served_files`): directly, or after the
         host's redirects within the site (five at most); None if `url` is not under `base_url`."""
-        if not url.startswith(base_url):
+        rest = path_past_base(url, base_url)
+        if rest is None:
             return None
-        path = "/" + decoded_path(urlsplit(url).path[len(urlsplit(base_url).path) :])
+        path = "/" + decoded_path(rest)
         answer = self.respond(path)
         if answer.fallback:  # nothing there: a canonical naming it names no page
             return Served(())
