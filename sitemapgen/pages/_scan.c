@@ -2166,7 +2166,7 @@ static int cluster_of(const Links *links, PyObject *own, PyObject *stem, const c
     return in_it; /* else the decision adds the page in its language, or says it is none */
 }
 
-/* The x-default link `Decider._with_x_default` adds to a cluster (`links`, made, those `kept`, one
+/* The x-default link `Decider.with_x_default` adds to a cluster (`links`, made, those `kept`, one
  * at least), where the build adds one (`c->x_default`, see `x_default_given`) and no link kept is
  * one: the element it names a URL with, or the element of the first link kept in the language it
  * names, its language the x-default's. A new reference: bytes, or None where none is added; NULL

@@ -276,9 +276,9 @@ class Decider:
             else:
                 note(NoteKind.HREFLANG_SELF_ADDED, f"{shown} as {language!r}")
                 alternates = (*alternates, Alternate(language, own))
-        return self._with_x_default(alternates)
+        return self.with_x_default(alternates)
 
-    def _with_x_default(self, alternates: tuple[Alternate, ...]) -> tuple[Alternate, ...]:
+    def with_x_default(self, alternates: tuple[Alternate, ...]) -> tuple[Alternate, ...]:
         """`hreflang_x_default` added where the head names no x-default: that URL, or the
         cluster's link in that language (none in it: nothing added)."""
         choice = self.config.hreflang_x_default

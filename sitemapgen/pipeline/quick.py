@@ -108,15 +108,16 @@ def _constants(decider: Decider, blocking: Blocking, check: Callable[[str], obje
     )
 
 
-def _x_default(choice: str | None) -> tuple[str, bytes | None, str, bytes, int] | None:
-    """What a run is told of the x-default link `Decider._with_x_default` adds to a cluster naming
-    none, where `hreflang_x_default` is `choice` (see `_scan.head_block`): the folded language of
-    an x-default link, the element where `choice` is a URL, the language whose link's URL it names
-    (folded), the element to its language's end, and where a link's language starts in its element."""
+def _x_default(decider: Decider) -> tuple[str, bytes | None, str, bytes, int] | None:
+    """What a run is told of the x-default link `Decider.with_x_default` adds to a cluster naming
+    none, where `hreflang_x_default` is set (see `_scan.head_block`): the folded language of an
+    x-default link, the element where the setting is a URL (what it adds to no link), the language
+    whose link's URL it names (folded), the element to its language's end, and where a link's
+    language starts in its element."""
+    choice = decider.config.hreflang_x_default
     if choice is None:
         return None
-    url = "://" in choice  # a URL, as the decision tells
-    element = link_elements((Alternate(X_DEFAULT, choice),)).encode() if url else None
+    element = link_elements(added).encode() if (added := decider.with_x_default(())) else None
     start = link_elements((Alternate("\0", ""),)).encode().index(b"\0")
     made = link_elements((Alternate(X_DEFAULT, ""),)).encode()[: start + len(X_DEFAULT)]
     return X_DEFAULT, element, choice.lower(), made, start
@@ -251,7 +252,7 @@ class HeadRead:
                 self.max_bytes,
                 MARKS,
                 FRAGMENT_PROBE,
-                _x_default(config.hreflang_x_default),
+                _x_default(decider),
                 self.judge.known,
                 self.judge,
                 self.own_base,
