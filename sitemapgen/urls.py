@@ -232,9 +232,11 @@ def served_files(url: str, base_url: str, style: UrlStyle) -> Served | None:
     name's bytes; a path with a ``..`` or ``.`` segment or a NUL names no file.
     """
     rest = path_past_base(url, base_url)
-    if rest is None:
-        return None
-    name = decoded_path(rest)
+    return None if rest is None else served_name(decoded_path(rest), style)
+
+
+def served_name(name: str, style: UrlStyle) -> Served:
+    """`served_files` of a URL whose path past the base URL is `name`, percent-decoded."""
     segments = name.split("/")
     if "\0" in name or ".." in segments or "." in segments or "" in segments[:-1]:
         return Served(())

@@ -37,7 +37,7 @@ from sitemapgen.urls import (
     is_page_name,
     page_url,
     path_past_base,
-    served_files,
+    served_name,
 )
 
 _LISTINGS = 64  # folders whose listings are kept, the oldest let go first
@@ -65,17 +65,16 @@ class Forms:
     def page_of(self, href: str) -> tuple[str, bool] | None:
         """The docroot relpath of the page `href` (absolute, normalized) names, and whether
         through a redirect; None if it names none of this site's pages."""
-        if not href.startswith(self.own_base) or "?" in href:
+        if "?" in href or (rest := path_past_base(href, self.own_base)) is None:
             return None
-        own_base, host = self.own_base, self.host
-        served = served_files(href, own_base, self.config.url_style) if host is None else host.served(href, own_base)
+        name, host = decoded_path(rest), self.host
+        served = served_name(name, self.config.url_style) if host is None else host.served(href, self.own_base)
         if served is None:
             return None
         direct = self._first_page(served.direct)
         if direct is not None:
             # A host's rewrite may answer any path with a page: only the page's own forms are it.
-            named = path_past_base(href, own_base)
-            return (direct, False) if named is not None and decoded_path(named) in page_forms(direct) else None
+            return (direct, False) if name in page_forms(direct) else None
         redirected = self._first_page(served.redirected) if served.redirected else None
         return None if redirected is None else (redirected, True)
 
