@@ -22,7 +22,7 @@ from typing import NamedTuple, TypeVar
 from sitemapgen.pages import labels as _labels
 from sitemapgen.pages.compiled import load
 from sitemapgen.pages.labels import TITLE, title_read, with_title
-from sitemapgen.pages.signals import DECIDING_WORDS, RAW_TEXT, SIGNAL_TAGS, Said, Tag, said_by
+from sitemapgen.pages.signals import DECIDING_WORDS, MARKS, RAW_TEXT, SIGNAL_TAGS, Said, Tag, said_by
 
 
 class _Compiled(NamedTuple):
@@ -198,8 +198,6 @@ def read_fast(text: str, labels: bool = False) -> list[Read] | None:
     return with_title(found, stripped) if labels else found
 
 
-#: What a tag that may decide holds (see `may_decide`): the deciding words, and '&'.
-MARKS = (*DECIDING_WORDS, "&")
 #: The same, labels asked for.
 _LABEL_MARKS = (*_labels.WORDS, "&")
 #: The readers of tags, by whether labels are asked for (see `signals.said_by`).
@@ -244,13 +242,13 @@ def _deciding_tags(text: str, lowered: str, labels: bool = False) -> list[Read]:
     return found
 
 
-def read_fast_utf8(data: bytes) -> list[Read] | None:
+def read_fast_utf8(data: bytes, marks: tuple[str, ...] = MARKS) -> list[Read] | None:
     """`read_fast` of the text head bytes decode to (`encoding.decode_head`), read from the bytes
     without decoding them, where the compiled scanner can tell (they are certainly UTF-8, and
-    plain); else None, and the caller decodes them."""
+    plain); else None, and the caller decodes them. `marks`: the tags' (`signals.marks_of`)."""
     if COMPILED is None:
         return None
-    tags = COMPILED.deciding_tags_utf8(data, MARKS)
+    tags = COMPILED.deciding_tags_utf8(data, marks)
     return None if tags is None else read_found(tags)
 
 

@@ -1,22 +1,18 @@
 """What the tags of a page's head mean: one table, one entry per signal.
 
-A signal is a kind of ``<meta>`` or ``<link>`` tag that can change whether or
-how a page is listed (noindex, canonical, redirect, hreflang, a modified
-time). Each entry names its tag, the words one of whose presence (lower-cased,
-in the tag's text) is necessary for the tag to carry the signal, and the code
-that reads it, in two steps: what the tag says (read once per tag text, as a
-site repeats its tags on every page) and what that means on one page (where
-its URL resolves relative hrefs). Head reading (`head.py`, `scanner.py`)
-derives its prefilters from those words: a head or tag holding none of them,
-and no ``&`` that could spell one, is never parsed. So adding a signal is one
-`Signal` entry and its two functions, and the prefilters follow; `tests/test_signals.py`
-checks both directions (every word reaches its reader; no reader acts on a tag
-without one). This is the one place a head's words are spelled: the compiled
-scanner (`_scan.c`) is told the tag names and `RAW_TEXT` at import, and the
-image finder skips `RAW_TEXT` too.
+A signal is a kind of ``<meta>`` or ``<link>`` tag that can change whether or how a page is
+listed (noindex, canonical, redirect, hreflang, a modified time). Each entry names its tag, the
+words one of which a tag's text (lower-cased) holds wherever it carries the signal, and the code
+that reads it, in two steps: what the tag says (read once per tag text, as a site repeats its
+tags on every page) and what that means on one page (where its URL resolves relative hrefs).
+Head reading (`head.py`, `scanner.py`) derives its prefilters from those words (`marks_of`): a
+head or tag holding none of them, and no ``&`` that could spell one, is never parsed. So adding
+a signal is one `Signal` entry and its two functions; `tests/test_signals.py` checks both
+directions (every word reaches its reader; no reader acts on a tag without one). This is the one
+place a head's words are spelled: the compiled scanner (`_scan.c`) is told the tag names and
+`RAW_TEXT` at import, and the image finder skips `RAW_TEXT` too.
 
-Deciding what the facts mean for a page (is a canonical "elsewhere"?) is the
-decision's job (`pipeline/decide.py`), not this module's.
+Deciding what the facts mean for a page (is a canonical "elsewhere"?) is `pipeline/decide.py`'s job.
 """
 
 from __future__ import annotations
@@ -269,8 +265,7 @@ def _apply_hreflang(link: _Hreflang, found: _Found) -> None:
         found.conflicted = True
 
 
-#: Every signal, in the order its tags are read. The deciding words of head
-#: reading are derived from this table (`DECIDING_WORDS`).
+#: Every signal, in the order its tags are read; head reading's marks come from it (`MARKS`).
 SIGNALS: tuple[Signal[Any], ...] = (
     Signal("noindex", "meta", ("robots", "googlebot"), _says_noindex, _apply_noindex),
     Signal("refresh", "meta", ("refresh",), _says_refresh, _apply_refresh),
@@ -292,13 +287,20 @@ def readers_of(signals: Iterable[Signal[Any]]) -> Readers:
 
 _READERS = readers_of(SIGNALS)
 
-#: Every word a deciding tag holds, from the table: what head reading looks for.
-DECIDING_WORDS: tuple[str, ...] = tuple(dict.fromkeys(word for s in SIGNALS for word in s.words))
+
+def marks_of(signals: Iterable[Signal[Any]]) -> tuple[str, ...]:
+    """What a tag that may carry one of `signals` holds: one of their words (each once), or, last,
+    a '&' that could spell one as a character reference."""
+    return (*dict.fromkeys(word for s in signals for word in s.words), "&")
+
+
+#: What a tag that may decide holds, from the table: what head reading looks for; and its words.
+MARKS = marks_of(SIGNALS)
+DECIDING_WORDS: tuple[str, ...] = MARKS[:-1]
 #: The tag names any signal lives in.
 SIGNAL_TAGS: tuple[str, ...] = tuple(_READERS)
-#: The elements whose content html.parser reads as raw text, not markup: every reader of a page
-#: (the head scanners, Python and C, and the image finder) skips each whole, so a tag inside one
-#: is none.
+#: The elements html.parser reads as raw text, not markup: every reader of a page (the head
+#: scanners, Python and C, and the image finder) skips each whole, so a tag inside one is none.
 RAW_TEXT: tuple[str, ...] = ("script", "style")
 
 

@@ -48,8 +48,8 @@ from sitemapgen.entry import Alternate, Block, dated_row, dated_xml, escape_xml,
 from sitemapgen.pages import kinds, scanner
 from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import FRAGMENT_PROBE, facts_of_read, html_lang, read_head_at
-from sitemapgen.pages.scanner import MARKS, Read, read_fast_utf8
-from sitemapgen.pages.signals import canonical_said
+from sitemapgen.pages.scanner import Read, read_fast_utf8
+from sitemapgen.pages.signals import SIGNALS, canonical_said, marks_of
 from sitemapgen.pages.walk import Candidate, Page
 from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import X_DEFAULT, Decider, Note, Outcome
@@ -67,6 +67,11 @@ _LAST_SECOND = 253_402_300_800  # 10000-01-01: the first second a `datetime` doe
 _SOURCE = LastmodSource.MTIME.value
 _WAIT_MOST = 64  # the most pages `HeadRead.batch` decides without a run after a page its run handed back
 
+#: What a tag that may say something a row dated by its mtime shows holds (see `signals.MARKS`):
+#: the words of every signal but the modified time, which only `lastmod = meta` reads. So a head's
+#: ``article:modified_time``, each page's own text, is not read, nor asked of the judge, page after
+#: page (see docs/performance.md).
+_MARKS = marks_of(s for s in SIGNALS if s.name != "modified")
 #: `_scan.mtime_block`: a run of a batch's pages listed in one call, as `MtimeOnly.batch` lists
 #: them (see `_scan.c`), where the compiled module is built (not on Windows); else None. (Tests
 #: set it to None to list them in Python.)
@@ -250,7 +255,7 @@ class HeadRead:
             self.constants = (
                 *constants,
                 self.max_bytes,
-                MARKS,
+                _MARKS,
                 FRAGMENT_PROBE,
                 _x_default(decider),
                 self.judge.known,
@@ -317,7 +322,7 @@ class HeadRead:
             if read is None:
                 return self.decider.decide(candidate)  # which says why
         data, mtime_ns, ended = read
-        found = read_fast_utf8(data) if tags is None else self.judge.read(tags)
+        found = read_fast_utf8(data, _MARKS) if tags is None else self.judge.read(tags)
         outcome = self._plain(relpath, data, found, mtime_ns, ended)
         if outcome is None:  # the decision's to say what else the page is, read again
             outcome = self.decider.decided(Page(relpath, path, mtime_ns), None, False)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from sitemapgen.pages import head, lister, scanner
 from sitemapgen.pages.encoding import decode_head, sniff_encoding
 from sitemapgen.pages.head import read_head_bytes
-from sitemapgen.pages.signals import RAW_TEXT, SIGNAL_TAGS
+from sitemapgen.pages.signals import MARKS, RAW_TEXT, SIGNAL_TAGS
 from sitemapgen.urls import INDEX_NAMES, PAGE_SUFFIXES
 
 from ..helpers import c_compiler
@@ -68,7 +68,7 @@ def _agrees(text: str) -> list[str] | None:
         scanner.forget_seen()
         assert pure is not None, text
         assert [tag for tag, _ in labelled] == [tag for tag, _ in pure], text
-    found = _scan.deciding_tags(text, scanner.MARKS)
+    found = _scan.deciding_tags(text, MARKS)
     if found is not None:
         python = _python_tags(text)
         assert python is not None, text
@@ -83,7 +83,7 @@ def _agrees_bytes(data: bytes) -> list[str] | None:
     """`_agrees` of the text head bytes decode to, read from the bytes (`read_fast_utf8`): where it
     answers, the bytes are read as UTF-8 (`sniff_encoding`), and it finds what the Python scanner
     finds in their text."""
-    found = _scan.deciding_tags_utf8(data, scanner.MARKS)
+    found = _scan.deciding_tags_utf8(data, MARKS)
     if found is not None:
         assert sniff_encoding(data) == ("utf-8", 0), data
         text = decode_head(data)
@@ -281,7 +281,7 @@ def test_from_bytes_it_answers_for_every_utf8_page_of_the_real_sites() -> None:
 _PLACES = range(36)
 
 
-@pytest.mark.parametrize("word", [*scanner.MARKS, "robot", "canonica", "\x06", "R\x0fBOTS"])
+@pytest.mark.parametrize("word", [*MARKS, "robot", "canonica", "\x06", "R\x0fBOTS"])
 def test_a_mark_at_any_place_of_a_tag_is_found_as_the_python_scanner_finds_it(word: str) -> None:
     # A mark in any case at every place, before the tag's end or at it; a word a mark only starts;
     # a byte that reads as a mark's first with its 0x20 bit set ("\x06" as "&"), and so on.
@@ -294,7 +294,7 @@ def test_a_mark_at_any_place_of_a_tag_is_found_as_the_python_scanner_finds_it(wo
                 found = _agrees(text)
                 assert found == _agrees_bytes(text.encode()), tag
                 if word.isprintable() or '"' in tag:  # else an unquoted value holds a control character
-                    assert found == ([tag] if word in scanner.MARKS else []), tag
+                    assert found == ([tag] if word in MARKS else []), tag
                 else:
                     assert found is None, tag
 
@@ -515,15 +515,15 @@ def test_a_scan_takes_its_names_from_the_signal_table() -> None:
     # `signals.SIGNALS` (or an element to `signals.RAW_TEXT`) is one edit.
     untold = _untold()
     with pytest.raises(RuntimeError, match="configure_heads"):
-        untold.deciding_tags("<meta>", scanner.MARKS)
+        untold.deciding_tags("<meta>", MARKS)
     with pytest.raises(RuntimeError, match="configure_heads"):
         untold.read_tag("<meta>")
     untold.configure_heads((*SIGNAL_TAGS, "base"), (*RAW_TEXT, "textarea"), ("caption",))
     head = "<BASE href=/canonical><textarea><meta name=robots content=noindex></textarea><link rel=canonical href=/c>"
-    assert untold.deciding_tags(head, scanner.MARKS) == ["<BASE href=/canonical>", "<link rel=canonical href=/c>"]
-    assert untold.deciding_tags_utf8(head.encode(), scanner.MARKS) == untold.deciding_tags(head, scanner.MARKS)
+    assert untold.deciding_tags(head, MARKS) == ["<BASE href=/canonical>", "<link rel=canonical href=/c>"]
+    assert untold.deciding_tags_utf8(head.encode(), MARKS) == untold.deciding_tags(head, MARKS)
     assert untold.read_tag("<BASE href=/canonical>") == ("base", {"href": "/canonical"})
-    assert untold.deciding_tags("<textareax>", scanner.MARKS) is None  # only starts as one: Python's to say
+    assert untold.deciding_tags("<textareax>", MARKS) is None  # only starts as one: Python's to say
     with pytest.raises(ValueError, match="may not"):
         untold.configure_heads(("meta/",), RAW_TEXT, ("title",))
 

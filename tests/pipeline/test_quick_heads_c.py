@@ -386,7 +386,7 @@ def test_a_tag_met_on_one_page_only_is_not_kept(tmp_path: Path) -> None:
     root = tmp_path / "public"
     root.mkdir()
     for i in range(20):
-        tag = f'<meta property="article:modified_time" content="2020-01-{i + 1:02}">'
+        tag = f'<meta name="robots" content="index, max-snippet:{i}">'
         (root / f"{i}.html").write_text(f"<html><head>{tag}</head><body></body></html>")
     (root / "z.html").write_text('<html><head><meta name="robots" content="all"></head></html>')
     (root / "zz.html").write_text('<html><head><meta name="robots" content="all"></head></html>')
@@ -396,6 +396,29 @@ def test_a_tag_met_on_one_page_only_is_not_kept(tmp_path: Path) -> None:
     assert isinstance(batch[0], Block)
     assert len(batch[0].locs) == 22
     assert heads.judge.known == {'<meta name="robots" content="all">': True}  # met twice
+    decider.abort()
+
+
+def test_a_page_s_own_modified_time_is_no_tag_of_a_run(tmp_path: Path) -> None:
+    """A row dated by its mtime shows no modified time: each page's own ``article:modified_time``
+    (its own text, met on no other page) is neither asked of the judge by a run nor read where a
+    page is decided without one."""
+    root = tmp_path / "public"
+    root.mkdir()
+    for i in range(20):
+        tags = f'<link rel="canonical" href="https://example.com/{i}.html">'
+        tags += f'<meta property="article:modified_time" content="2020-01-{i + 1:02}T10:{i:02}:00Z">'
+        (root / f"{i}.html").write_text(f"<html><head>{tags}</head><body></body></html>")
+    decider, heads, blocking = _heads(root)
+    batch, judged = _batch_judged(decider, heads, blocking)
+    assert len(_listed_by_runs(batch)) == 20
+    assert [call.args[0] for call in judged.call_args_list] == [
+        '<link rel="canonical" href="https://example.com/0.html">'
+    ]
+    with mock.patch.object(scanner, "read_found", wraps=scanner.read_found) as read:
+        outcome = heads.decide(("7.html", False))
+    assert read.call_args_list == [mock.call(['<link rel="canonical" href="https://example.com/7.html">'])]
+    assert outcome == decider.decide(("7.html", False))
     decider.abort()
 
 
