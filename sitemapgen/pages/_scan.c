@@ -1673,6 +1673,9 @@ typedef struct {
     const char *root, *base, *frame[4], *kept, *escaped;
     Py_ssize_t root_len, base_len, frame_len[4], max_url, room;
     PyObject *check;
+    /* What the name or the folder of a page `check` is asked of starts with (see `asked`); none: every page. */
+    Name starts[MAX_NAMES];
+    int start_count;
     int drop_index, date_only;
     double low, high;
     long long last_second;
@@ -1686,7 +1689,7 @@ typedef struct {
 } PageConstants;
 
 /* How many constants `mtime_block` takes, and how many more `head_block` does. */
-#define MTIME_CONSTANTS 16
+#define MTIME_CONSTANTS 17
 #define HEAD_CONSTANTS 7
 
 static int bytes_at(PyObject *tuple, Py_ssize_t i, const char **text, Py_ssize_t *len) {
@@ -1720,9 +1723,9 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
         bytes_at(tuple, 4, &c->frame[2], &c->frame_len[2]) < 0 ||
         bytes_at(tuple, 5, &c->frame[3], &c->frame_len[3]) < 0 || bytes_at(tuple, 6, &c->kept, &kept_len) < 0 ||
         bytes_at(tuple, 7, &c->escaped, &escaped_len) < 0 || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 8)) ||
-        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 17)) || !x_default_given(PyTuple_GET_ITEM(tuple, 19)) ||
-                   !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 20)) || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 21)) ||
-                   !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 22))))) {
+        (heads && (!PyTuple_Check(PyTuple_GET_ITEM(tuple, 18)) || !x_default_given(PyTuple_GET_ITEM(tuple, 20)) ||
+                   !PyDict_CheckExact(PyTuple_GET_ITEM(tuple, 21)) || !PyCallable_Check(PyTuple_GET_ITEM(tuple, 22)) ||
+                   !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 23))))) {
         PyErr_SetString(PyExc_TypeError, usage);
         return -1;
     }
@@ -1739,18 +1742,22 @@ static int page_constants(PyObject *tuple, PageConstants *c, int heads, const ch
     c->low = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 13));
     c->high = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 14));
     c->room = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 15));
+    c->start_count = 0;
+    PyObject *starts = PyTuple_GET_ITEM(tuple, 16);
+    if (starts != Py_None && read_names(starts, c->starts, &c->start_count, "starts", "/") < 0)
+        return -1;
     c->heads = heads;
     if (heads) {
-        c->max_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 16));
-        c->probe = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 18));
+        c->max_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 17));
+        c->probe = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 19));
         if ((c->max_bytes < 0 || c->probe < 0) && !PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "head_block: max_bytes and probe >= 0");
-        if (PyErr_Occurred() || read_marks(PyTuple_GET_ITEM(tuple, 17), &c->marks) < 0)
+        if (PyErr_Occurred() || read_marks(PyTuple_GET_ITEM(tuple, 18), &c->marks) < 0)
             return -1;
-        c->x_default = PyTuple_GET_ITEM(tuple, 19);
-        c->known = PyTuple_GET_ITEM(tuple, 20);
-        c->judge = PyTuple_GET_ITEM(tuple, 21);
-        c->own_base = PyTuple_GET_ITEM(tuple, 22);
+        c->x_default = PyTuple_GET_ITEM(tuple, 20);
+        c->known = PyTuple_GET_ITEM(tuple, 21);
+        c->judge = PyTuple_GET_ITEM(tuple, 22);
+        c->own_base = PyTuple_GET_ITEM(tuple, 23);
     }
     if (c->drop_index < 0 || c->date_only < 0 || PyErr_Occurred())
         return -1;
@@ -2242,6 +2249,34 @@ static int answered_by_none(const char *root, size_t root_len, const char *folde
     return none;
 }
 
+/* Whether `text` (`n` bytes) starts with `start`, ASCII letters in any case. */
+static inline int starts_with(const char *text, Py_ssize_t n, const Name *start) {
+    if (n < start->len)
+        return 0;
+    for (Py_ssize_t k = 0; k < start->len; k++)
+        if ((char)ascii_lower((Py_UCS1)text[k]) != start->text[k])
+            return 0;
+    return 1;
+}
+
+/* Whether `check` is asked of the page at the relpath `raw` (`n` bytes): where no starts are
+ * given, of every page; else where its name, or its folder's, starts with one of them, ASCII
+ * letters in any case (the Python side says why no other page is one `check` leaves out). */
+static int asked(const PageConstants *c, const char *raw, Py_ssize_t n) {
+    if (c->start_count == 0)
+        return 1;
+    Py_ssize_t name = n, folder;
+    while (name > 0 && raw[name - 1] != '/')
+        name--;
+    for (folder = name > 0 ? name - 1 : 0; folder > 0 && raw[folder - 1] != '/'; folder--)
+        ;
+    for (int m = 0; m < c->start_count; m++)
+        if (starts_with(raw + name, n - name, &c->starts[m]) ||
+            (name > 0 && starts_with(raw + folder, name - 1 - folder, &c->starts[m])))
+            return 1;
+    return 0;
+}
+
 /* The relpath's page, listed as `quick.MtimeOnly.batch` lists it (or, where `c->heads`,
  * `quick.HeadRead.decide`), appended to the block's lists (`lists`: locs, xmls, keys, texts): 1; 0
  * where it is not such a page, or not one this answers for (nothing appended; where its head was
@@ -2251,18 +2286,20 @@ static int answered_by_none(const char *root, size_t root_len, const char *folde
  * `buffer` is at least `size` bytes. */
 static int list_page(const Told *told, const PageConstants *c, PyObject *relpath, PyObject *const *lists,
                      PyObject *handed, PyObject *noted, char **buffer, size_t *size) {
-    PyObject *said = PyObject_CallOneArg(c->check, relpath);
-    if (said == NULL)
-        return -1;
-    int left_out = said != Py_None;
-    Py_DECREF(said);
-    if (left_out)
-        return 0;
     PyObject *encoded = PyUnicode_EncodeFSDefault(relpath);
     if (encoded == NULL)
         return -1;
     const char *raw = PyBytes_AS_STRING(encoded);
     Py_ssize_t n = PyBytes_GET_SIZE(encoded);
+    if (asked(c, raw, n)) {
+        PyObject *said = PyObject_CallOneArg(c->check, relpath);
+        int left_out = said != NULL && said != Py_None;
+        Py_XDECREF(said);
+        if (said == NULL || left_out) {
+            Py_DECREF(encoded);
+            return said == NULL ? -1 : 0;
+        }
+    }
     int answered = 0;
     char *head = NULL; /* the page's head, where it is read */
     Py_ssize_t head_len = 0;
@@ -2537,7 +2574,10 @@ PyDoc_STRVAR(mtime_block_doc,
              "its hreflang links (none here), the characters a URL keeps, those the element escapes,\n"
              "all bytes; the path rules' `check`, whether an index name is dropped, whether a lastmod\n"
              "is a date only, the longest URL, the first second past the years a lastmod may be in, the\n"
-             "plausible lastmods' bounds, and a block's room). It answers for a page that is no\n"
+             "plausible lastmods' bounds, a block's room, and the starts of the names `check` may leave\n"
+             "out (a tuple of 1 to 4 lower-case ASCII words: `check` is asked only of a page whose name,\n"
+             "or whose folder's, starts with one, in any case), or None (asked of every page)). It\n"
+             "answers for a page that is no\n"
              "symlink, no path rule leaves out, a regular file dated from 1970 on, within the bounds,\n"
              "whose URL is not too long and holds no character the element escapes.");
 

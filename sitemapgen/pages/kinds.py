@@ -32,6 +32,8 @@ PROBE = 262_144
 _NOT_FOUND_DIR = "404"
 _SEARCH = "search"
 _SEARCH_NAMES = tuple(f"{_SEARCH}{suffix}" for suffix in (".html", ".htm"))
+#: What the name of every page `candidate` answers for, or its folder's, starts with, in any case.
+CANDIDATE_STARTS = (_NOT_FOUND_DIR, _SEARCH)
 
 
 def candidate(relpath: str) -> SkipReason | None:

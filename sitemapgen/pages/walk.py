@@ -28,6 +28,8 @@ from sitemapgen.util.safeio import read_regular
 #: Never listed unless a later pattern re-includes them (``!404.html``):
 #: dot-files and dot-directories (``.git``, ``.well-known``) and error pages.
 DEFAULT_EXCLUDE = (".*", "404.html")
+#: What every name `default_excluded` leaves out starts with: each of those, to its '*'.
+EXCLUDED_STARTS = tuple(pattern.partition("*")[0] for pattern in DEFAULT_EXCLUDE)
 IGNORE_FILE = ".sitemapignore"
 
 #: The one page suffix under which no two names of a folder share a URL in the styles that drop

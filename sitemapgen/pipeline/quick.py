@@ -50,7 +50,7 @@ from sitemapgen.pages.compiled import load
 from sitemapgen.pages.head import FRAGMENT_PROBE, facts_of_read, html_lang, read_head_at
 from sitemapgen.pages.scanner import Read, read_fast_utf8
 from sitemapgen.pages.signals import SIGNALS, canonical_said, marks_of
-from sitemapgen.pages.walk import Candidate, Page
+from sitemapgen.pages.walk import EXCLUDED_STARTS, Candidate, Page
 from sitemapgen.pipeline.blocks import Blocking, Gathered
 from sitemapgen.pipeline.decide import X_DEFAULT, Decider, Note, Outcome
 from sitemapgen.pipeline.judge import TagJudge
@@ -72,6 +72,9 @@ _WAIT_MOST = 64  # the most pages `HeadRead.batch` decides without a run after a
 #: ``article:modified_time``, each page's own text, is not read, nor asked of the judge, page after
 #: page (see docs/performance.md).
 _MARKS = marks_of(s for s in SIGNALS if s.name != "modified")
+#: What the name of every page `HeadRead._elsewhere` answers for, or its folder's, starts with
+#: (in any case), where the path rules leave a page out by its name alone.
+_ELSEWHERE_STARTS = (*EXCLUDED_STARTS, *kinds.CANDIDATE_STARTS)
 #: `_scan.mtime_block`: a run of a batch's pages listed in one call, as `MtimeOnly.batch` lists
 #: them (see `_scan.c`), where the compiled module is built (not on Windows); else None. (Tests
 #: set it to None to list them in Python.)
@@ -89,10 +92,15 @@ _KEPT = bytes(b for b in range(1, 128) if url_path("a" + chr(b), UrlStyle.INDEX)
 _ESCAPED = bytes(b for b in range(1, 128) if escape_xml(chr(b)) != chr(b))
 
 
-def _constants(decider: Decider, blocking: Blocking, check: Callable[[str], object]) -> tuple[object, ...] | None:
+def _constants(
+    decider: Decider, blocking: Blocking, check: Callable[[str], object], starts: tuple[str, ...]
+) -> tuple[object, ...] | None:
     """What the compiled runs (`COMPILED`, `COMPILED_HEADS`) are told of this build, with `check`
     (a page it leaves out, the run hands back), where they list pages: URLs of the styles that keep
-    a page's name, a base URL of ASCII; else None."""
+    a page's name, a base URL of ASCII; else None. Where the path rules leave a page out by its name
+    alone (`PathRules.by_name`), `check` is asked only of a page whose name, or folder's, starts
+    with one of `starts` (what the name of every page it leaves out, or its folder's, starts with):
+    a call into Python a page was a sixth of a worker's time (see docs/performance.md)."""
     config = decider.config
     if config.url_style not in (UrlStyle.DIRECTORY, UrlStyle.INDEX) or not config.base_url.isascii():
         return None
@@ -110,6 +118,7 @@ def _constants(decider: Decider, blocking: Blocking, check: Callable[[str], obje
         blocking.low,
         blocking.high,
         blocking.room,
+        starts if decider.path_rules.by_name else None,
     )
 
 
@@ -164,7 +173,7 @@ class MtimeOnly:
         self.style = config.url_style
         self.date_only = config.lastmod_format is LastmodFormat.DATE
         #: What `COMPILED` is told of this build, where it lists a run of pages; else None.
-        self.constants = None if COMPILED is None else _constants(decider, blocking, self.check)
+        self.constants = None if COMPILED is None else _constants(decider, blocking, self.check, EXCLUDED_STARTS)
 
     def batch(self, candidates: Sequence[Candidate]) -> Gathered:
         """The candidates' outcomes in order: each run of pages listed here as one `Block`
@@ -250,7 +259,7 @@ class HeadRead:
         if (
             COMPILED_HEADS is not None
             and scanner.COMPILED is not None  # whose reading of a tag the run's judge asks for
-            and (constants := _constants(decider, blocking, self._elsewhere)) is not None
+            and (constants := _constants(decider, blocking, self._elsewhere, _ELSEWHERE_STARTS)) is not None
         ):
             self.constants = (
                 *constants,

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sitemapgen.pages import kinds
+from sitemapgen.pages.walk import EXCLUDED_STARTS, default_excluded
 from sitemapgen.skips import SkipReason
 
 
@@ -56,3 +61,23 @@ def test_a_not_found_page_is_one_whose_title_says_so(head: bytes, said: str | No
 )
 def test_the_forms_that_send_a_query_in_the_url_and_where(body: bytes, targets: list[str]) -> None:
     assert list(kinds.form_targets(body)) == targets
+
+
+_PIECES = st.sampled_from(["404", "search", "SEARCH", "Search", "index", ".html", ".htm", ".", "x", "\u212a", "\u0130"])
+_PARTS = st.lists(st.one_of(_PIECES, st.text("s4.eArchH\u017f\u212a", max_size=3)), max_size=4).map("".join)
+
+
+@given(st.lists(_PARTS.filter(lambda part: "/" not in part and part), min_size=1, max_size=3))
+def test_a_page_asked_whether_it_is_left_out_by_name_has_a_start_of_its_name_or_folder(parts: list[str]) -> None:
+    """What the compiled runs ask `check` of where the path rules leave out by name alone
+    (`quick._constants`): a page that the defaults leave out, or that is a not-found or search
+    page's candidate, has a name or a folder that starts with one of the starts given, ASCII
+    letters in any case (as the runs compare them)."""
+    relpath = "/".join(parts)
+    name = relpath.rpartition("/")[2]
+    folder = relpath.rpartition("/")[0].rpartition("/")[2]
+    said = [os.fsencode(name).lower(), os.fsencode(folder).lower()]
+    if default_excluded(name):
+        assert any(part.startswith(start.encode()) for part in said[:1] for start in EXCLUDED_STARTS)
+    if kinds.candidate(relpath) is not None:
+        assert any(part.startswith(start.encode()) for part in said for start in kinds.CANDIDATE_STARTS)

@@ -101,6 +101,32 @@ def test_a_batch_is_the_python_batch(
     assert _batch(root, base, style, fmt, compiled=True) == _batch(root, base, style, fmt, compiled=False)
 
 
+@pytest.mark.parametrize(("exclude", "asked"), [((), ["404.html.htm"]), (("b*",), None)], ids=["by-name", "a-pattern"])
+def test_a_run_asks_the_path_rules_only_of_a_page_whose_name_they_may_leave_out(
+    tmp_path: Path, exclude: tuple[str, ...], asked: list[str] | None
+) -> None:
+    """Where only the defaults leave a page out, by its name, a run asks the path rules only of a
+    page whose name starts as one they leave out may (`walk.EXCLUDED_STARTS`); with a pattern of
+    the config's, of every page."""
+    root = tmp_path / "public"
+    for name in ["index.html", "a.html", "b c.html", "404.htm", "404.html.htm", "d/index.html"]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    config = Config(docroot=root, base_url="https://example.com/", read_heads=False, exclude=exclude)
+    decider = Decider(config, warn=lambda _: None, dry_run=True)
+    odd = OddDates(decider.lastmod, datetime.now(UTC))
+    mtime_only = quick.MtimeOnly(decider, Blocking(room=decider.room, low=odd.low, high=odd.high))
+    constants: Any = mtime_only.constants
+    check = mock.Mock(wraps=constants[8])
+    mtime_only.constants = (*constants[:8], check, *constants[9:])
+    candidates = list(Walk(root, prune=decider.path_rules.check_dir).candidates())
+    with mock.patch.object(quick, "COMPILED", None):
+        python = quick.MtimeOnly(decider, mtime_only.blocking).batch(candidates)
+    assert mtime_only.batch(candidates) == python
+    assert sorted(call.args[0] for call in check.call_args_list) == sorted(asked or [c[0] for c in candidates])
+    decider.abort()
+
+
 def test_a_run_lists_the_plain_pages_itself(tmp_path: Path) -> None:
     # A folder of plain pages, one of them dated before the plausible years: the run lists every
     # page up to that one (which it hands back), and what it lists is what Python lists.

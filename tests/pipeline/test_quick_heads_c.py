@@ -93,6 +93,7 @@ _NAMES = st.sampled_from(
     ["index.html", "a.html", "b.html", "b c.htm", "\u00e9.html", "d/index.html", "d/x.html", "e,noindex.html"]
     + ["f&g.html", "it's.html", "search.html", "404/index.html", "x=y.html", "a;b.html", "d.html", "e/f/index.html"]
     + ["g;h/index.html", "g;h/i/j.html"]  # a ';' in a folder: no path from the root holds one (`hrefs.read_href`)
+    + ["Search/index.html", "SEARCH.htm", "404/INDEX.html", "x/404.htm"]  # each asked whether it is left out
 )
 _TAG_LISTS = st.lists(st.sampled_from(range(len(TAGS))), max_size=3)
 #: A page's own tags, after its site's (a template's, the same on every page), and how its head ends.
@@ -419,6 +420,37 @@ def test_a_page_s_own_modified_time_is_no_tag_of_a_run(tmp_path: Path) -> None:
         outcome = heads.decide(("7.html", False))
     assert read.call_args_list == [mock.call(['<link rel="canonical" href="https://example.com/7.html">'])]
     assert outcome == decider.decide(("7.html", False))
+    decider.abort()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "asked"),
+    [
+        pytest.param({}, ["404/index.html", "Search/index.html", "a/SEARCH.htm", "search.html"], id="by-name"),
+        pytest.param({"exclude": ("*.htm",)}, None, id="a-pattern"),
+    ],
+)
+def test_a_run_asks_whether_a_page_is_left_out_only_where_its_name_may_say(
+    tmp_path: Path, overrides: dict[str, Any], asked: list[str] | None
+) -> None:
+    """Where the path rules leave a page out by its name alone, a run asks Python whether a page
+    is decided elsewhere (`HeadRead._elsewhere`) only where its name or its folder's starts as
+    one such may (`quick._ELSEWHERE_STARTS`); with a pattern of the config's, of every page."""
+    root = tmp_path / "public"
+    names = ["index.html", "a/b.html", "404/index.html", "Search/index.html", "a/SEARCH.htm", "search.html", "x4.html"]
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("<html><head><title>t</title></head><body></body></html>")
+    decider, heads, blocking = _heads(root, **overrides)
+    constants: Any = heads.constants
+    elsewhere = mock.Mock(wraps=constants[8])
+    heads.constants = (*constants[:8], elsewhere, *constants[9:])
+    candidates = _candidates(decider)
+    with mock.patch.object(quick, "_WAIT_MOST", 0):
+        batch = heads.batch(candidates)
+    assert each_page(blocking(batch)) == each_page(blocking([decider.decide(c) for c in candidates]))
+    relpaths = [relpath for relpath, _ in candidates]
+    assert sorted(call.args[0] for call in elsewhere.call_args_list) == sorted(asked or relpaths)
     decider.abort()
 
 
