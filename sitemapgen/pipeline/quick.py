@@ -99,8 +99,8 @@ def _constants(
     (a page it leaves out, the run hands back), where they list pages: URLs of the styles that keep
     a page's name, a base URL of ASCII; else None. Where the path rules leave a page out by its name
     alone (`PathRules.by_name`), `check` is asked only of a page whose name, or folder's, starts
-    with one of `starts` (what the name of every page it leaves out, or its folder's, starts with):
-    a call into Python a page was a sixth of a worker's time (see docs/performance.md)."""
+    with one of `starts` (what the name of every page it leaves out, or its folder's, starts with),
+    not through a call into Python a page (see docs/performance.md)."""
     config = decider.config
     if config.url_style not in (UrlStyle.DIRECTORY, UrlStyle.INDEX) or not config.base_url.isascii():
         return None
