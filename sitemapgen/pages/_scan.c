@@ -2259,15 +2259,14 @@ static inline int starts_with(const char *text, Py_ssize_t n, const Name *start)
     return 1;
 }
 
-/* Whether `check` is asked of the page at the relpath `raw` (`n` bytes): where no starts are
- * given, of every page; else where its name, or its folder's, starts with one of them, ASCII
- * letters in any case (the Python side says why no other page is one `check` leaves out). */
-static int asked(const PageConstants *c, const char *raw, Py_ssize_t n) {
+/* Whether `check` is asked of the page at the relpath `raw` (`n` bytes, its name from `name`):
+ * where no starts are given, of every page; else where its name, or its folder's, starts with one
+ * of them, ASCII letters in any case (the Python side says why no other page is one `check` leaves
+ * out). */
+static int asked(const PageConstants *c, const char *raw, Py_ssize_t name, Py_ssize_t n) {
     if (c->start_count == 0)
         return 1;
-    Py_ssize_t name = n, folder;
-    while (name > 0 && raw[name - 1] != '/')
-        name--;
+    Py_ssize_t folder;
     for (folder = name > 0 ? name - 1 : 0; folder > 0 && raw[folder - 1] != '/'; folder--)
         ;
     for (int m = 0; m < c->start_count; m++)
@@ -2291,7 +2290,10 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
         return -1;
     const char *raw = PyBytes_AS_STRING(encoded);
     Py_ssize_t n = PyBytes_GET_SIZE(encoded);
-    if (asked(c, raw, n)) {
+    Py_ssize_t name = n; /* where the page's name starts */
+    while (name > 0 && raw[name - 1] != '/')
+        name--;
+    if (asked(c, raw, name, n)) {
         PyObject *said = PyObject_CallOneArg(c->check, relpath);
         int left_out = said != NULL && said != Py_None;
         Py_XDECREF(said);
@@ -2346,9 +2348,6 @@ static int list_page(const Told *told, const PageConstants *c, PyObject *relpath
     if (seconds < 0 || seconds >= c->last_second)
         goto hand;
     /* The URL: the base, then the path's bytes percent-encoded, an index name dropped. */
-    Py_ssize_t name = n;
-    while (name > 0 && raw[name - 1] != '/')
-        name--;
     Py_ssize_t end = n, dot = name;
     int index = index_rank(told, raw + name, (size_t)(n - name)) < told->indexes;
     if (c->drop_index && index)
