@@ -101,13 +101,17 @@ def title_read(raw: str) -> Read | None:
     return (TITLE, attrs), said_by(TITLE, attrs, READERS)
 
 
-def with_title(found: list[Read], text: str) -> list[Read] | None:
-    """`found` with the first title of plain markup `text` (see `_TITLE`), or None: ask bs4."""
+def with_title(found: list[Read], text: str, cuts: list[int]) -> list[Read] | None:
+    """`found` with the first title of plain markup `text` (see `_TITLE`), or None: ask bs4,
+    as where something was cut from inside the title (`cuts`: where, in `text`): html.parser
+    reads the text on either side of a comment apart, so ``&#8<!-- -->212;`` is no dash."""
     opened = _TITLE_OPEN.search(text)
     if opened is None:
         return found
     title = _TITLE.match(text, opened.start())
-    read = None if title is None else title_read(title.group(1))
+    if title is None or any(title.start() < cut < title.end() for cut in cuts):
+        return None
+    read = title_read(title.group(1))
     if read is None:
         return None
     return [read, *found]

@@ -105,16 +105,18 @@ def may_decide(tag_text: str, labels: bool = False) -> bool:
     return False
 
 
-def _without_skipped(text: str) -> str | None:
+def _without_skipped(text: str) -> tuple[str, list[int]] | None:
     """`text` without its script and style elements and its plain comments, as html.parser
-    skips them; None when that cannot be told here: one seems to open inside another tag
-    (``<meta<script>``, which html.parser does not read as a script or a comment at all),
-    does not end within the head, or is a comment of another kind.
+    skips them, and where in that answer each was; None when that cannot be told here: one
+    seems to open inside another tag (``<meta<script>``, which html.parser does not read as a
+    script or a comment at all), does not end within the head, or is a comment of another kind.
 
     Left to right, as the parser reads: whichever starts first is skipped whole, so a
     comment inside a script is script text, and a script inside a comment comment text.
     """
     pieces: list[str] = []
+    cuts: list[int] = []
+    kept = 0
     done = 0
     left = False  # a "<script", "<style" or "<!--" that starts nothing skipped
     for found in _SKIPPED.finditer(text):
@@ -125,17 +127,16 @@ def _without_skipped(text: str) -> str | None:
         if text.rfind("<", 0, start) > text.rfind(">", 0, start):
             return None
         pieces.append(text[done:start])
+        kept += start - done
+        cuts.append(kept)
         done = found.end()
-    if not done:
-        stripped = text
-    else:
-        pieces.append(text[done:])
-        stripped = "".join(pieces)
+    pieces.append(text[done:])
+    stripped = "".join(pieces)  # `text` itself where nothing was skipped
     # Joining the pieces spells no new "<script" or "<!--": the piece before a skipped part
     # would end in an unclosed "<", refused above. So only one left over needs looking for.
     if left and (_RAW_TEXT_OPEN.search(stripped) or "<!--" in stripped):
         return None
-    return stripped
+    return stripped, cuts
 
 
 def scan_tags_fast(text: str) -> list[Tag] | None:
@@ -187,15 +188,16 @@ def read_fast(text: str, labels: bool = False) -> list[Read] | None:
                 return _read_texts(tags, COMPILED.read_tag)
     if "\x00" in text:
         return None
-    stripped = _without_skipped(text)
-    if stripped is None or _PLAIN_HEAD.fullmatch(stripped) is None:
+    less = _without_skipped(text)
+    if less is None or _PLAIN_HEAD.fullmatch(less[0]) is None:
         return None
+    stripped, cuts = less
     lowered = stripped.lower()
     if len(lowered) != len(stripped):  # a letter whose lower case is longer ("\u0130"): tag by tag
         found = list(_tags_read(stripped, labels))
     else:
         found = _deciding_tags(stripped, lowered, labels)
-    return with_title(found, stripped) if labels else found
+    return with_title(found, stripped, cuts) if labels else found
 
 
 #: The same, labels asked for.
