@@ -68,6 +68,8 @@ class Forms:
         if "?" in href or (rest := path_past_base(href, self.own_base)) is None:
             return None
         name, host = decoded_path(rest), self.host
+        if host is None and name.endswith("/") and self.listings.lack(name):
+            return None  # a folder its parent's listing lacks: no index file answers it
         served = served_name(name, self.config.url_style) if host is None else host.served(href, self.own_base)
         if served is None:
             return None

@@ -16,8 +16,9 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
 
-from sitemapgen import Config
+from sitemapgen import Config, urls
 from sitemapgen.pipeline.forms import Forms
+from sitemapgen.urls import Served, UrlStyle
 
 from .. import hostservers, hostsite
 from ..conftest import BASE, CliRunner
@@ -222,22 +223,31 @@ def test_folders_no_file_answers_are_found_by_their_parent_s_listing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A page linking each language's home, one of them built: once one home is found missing,
-    its parent is listed, and the other homes are known missing without a `stat` of their files."""
+    its parent is listed, and the other homes are known missing without a `stat` of their files,
+    nor the files a server would try for them asked for."""
+    from sitemapgen.pipeline import forms
     from sitemapgen.pipeline.forms import Form
 
     root = _folder_tree(tmp_path / "site")
     looked: list[str] = []
-    isfile = os.path.isfile
+    isfile, served_name = os.path.isfile, urls.served_name
+    asked: list[str] = []
 
     def counted(path: str) -> bool:
         looked.append(path)
         return isfile(path)
 
+    def served(name: str, style: UrlStyle) -> Served:
+        asked.append(name)
+        return served_name(name, style)
+
     monkeypatch.setattr(os.path, "isfile", counted)
+    monkeypatch.setattr(forms, "served_name", served)
     found = Forms(Config(docroot=root, base_url=BASE), None)
     homes = ["da", "de", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "sv", "tr", "uk", "zh"]
     assert [found.listed(f"{BASE}p/{lang}x/") for lang in homes] == [None] * len(homes)
     assert len(looked) == 2  # the first home's index.html and index.htm; the rest none
+    assert asked == ["p/dax/"]
     assert found.listed(BASE + "p/en/") == Form(BASE + "p/en/", False)
 
 
