@@ -324,16 +324,20 @@ class HeadRead:
         it), and `tags`: its deciding tags, found already (as `scanner.read_fast_utf8` finds them)."""
         relpath, is_link = candidate
         path = self.root + relpath
+        kind = None  # a not-found or search page's candidate (`kinds.candidate`), a run never reads
         if read is None:  # else a run read it, having asked what `_elsewhere` asks
-            if is_link or self._elsewhere(relpath):
+            if is_link or self.check(relpath):
                 return self.decider.decide(candidate)
+            kind = kinds.candidate(relpath)
             read = read_head_at(path, self.max_bytes)
             if read is None:
                 return self.decider.decide(candidate)  # which says why
         data, mtime_ns, ended = read
         found = read_fast_utf8(data, _MARKS) if tags is None else self.judge.read(tags)
         outcome = self._plain(relpath, data, found, mtime_ns, ended)
-        if outcome is None:  # the decision's to say what else the page is, read again
+        # The decision's to say what else the page is, read again; and whether a candidate its
+        # head leaves listed is the page it may be (a head's skip comes first, as there).
+        if outcome is None or (kind is not None and outcome.skip is None):
             outcome = self.decider.decided(Page(relpath, path, mtime_ns), None, False)
         return outcome
 

@@ -70,6 +70,10 @@ HEADS: dict[str | bytes, str | bytes] = {
     "search.html": _page("") + '<form action="/search.html"><input name="q"></form>',
     "search/index.html": _page(""),
     "404/index.html": "<html><head><title>404 Not Found</title></head><body>not found</body></html>",
+    # Candidates their heads leave out first (Sphinx's search page says noindex)
+    "docs/search.html": _page('<meta name="robots" content="noindex">') + '<form action="search.html"></form>',
+    "fr/404/index.html": _page('<link rel="canonical" href="/404/index.html">'),
+    "v2/Search/index.html": _page('<meta http-equiv="refresh" content="0; url=/search/">'),
     "nul.html": b"<html><head>\x00<title>t</title></head></html>",
     "utf16.html": _page("").encode("utf-16"),
 }
@@ -166,6 +170,26 @@ def test_a_build_with_heads_on_takes_the_head_frame(tmp_path: Path) -> None:
         assert pipeline._decision(detail=True).args[0].func == pipeline.decider.decide  # type: ignore[attr-defined]
     finally:
         pipeline.abort()
+
+
+def test_a_search_or_not_found_page_its_head_leaves_out_is_decided_in_the_head_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page named as a search or not-found page may be one (`kinds.candidate`), which only the
+    decision reads it again to tell; but a head that leaves the page out says so first, as in the
+    decision: Sphinx's search page, noindex, is left out from its head, read once."""
+    root = _tree(tmp_path / "public")
+    decider, heads = _deciders(root)
+    names = ["docs/search.html", "fr/404/index.html", "v2/Search/index.html"]
+    expected = [decider.decide((name, False)) for name in names]
+    assert all(outcome.skip is not None for outcome in expected)
+
+    def unasked(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the decision asked of {args}")
+
+    monkeypatch.setattr(decider, "decide", unasked)
+    monkeypatch.setattr(decider, "decided", unasked)
+    assert [heads.decide((name, False)) for name in names] == expected
 
 
 def test_a_head_that_cannot_be_read_is_the_decision_s_to_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
